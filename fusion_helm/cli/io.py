@@ -1,0 +1,31 @@
+"""Standard-stream transport shared by the command-line tools: read input, report errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+class InputError(Exception):
+    """An input that cannot be read at all."""
+
+
+def read_input(name: str) -> str:
+    """The text of a file, or of standard input for ``-``."""
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    except OSError as error:
+        raise InputError(f"{name}: cannot read: {error.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{stream_name(name)}: not UTF-8 text (byte {error.start})") from None
+
+
+def stream_name(name: str) -> str:
+    return "standard input" if name == "-" else name
+
+
+def fail(program: str, message: object) -> int:
+    print(f"{program}: {message}", file=sys.stderr)
+    return 1

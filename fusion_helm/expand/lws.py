@@ -1,0 +1,111 @@
+"""One LeaderWorkerSet per role replica, built from the role's stamped pod templates."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand import naming
+from fusion_helm.expand.gang import GangPlan
+from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.model import InferenceService, Role
+
+LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
+
+
+@dataclass(frozen=True)
+class RoleBlueprint:
+    """What every replica of a role shares: the pod templates, stamped with the role's labels,
+    scheduler and PodGroup, and the hash of all that."""
+
+    size: int
+    worker: Mapping[str, Any]
+    leader: Mapping[str, Any] | None
+    spec_hash: str
+
+
+def role_blueprint(
+    service: InferenceService, role: Role, templates: RoleTemplates, plan: GangPlan
+) -> RoleBlueprint:
+    path = f"{role.path}.template"
+
+    def stamp(template: Mapping[str, Any]) -> dict[str, Any]:
+        metadata = template.get("metadata") or {}
+        spec = dict(template["spec"])
+        if plan.scheduler_name:
+            _refuse_override(service, f"{path}.spec.schedulerName", spec.get("schedulerName"),
+                             plan.scheduler_name, "set spec.schedulingStrategy.schedulerName instead")
+            spec["schedulerName"] = plan.scheduler_name
+        return {
+            "metadata": {
+                **metadata,
+                "labels": _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
+                                       naming.role_labels(service, role)),
+                "annotations": _merge_owned(service, f"{path}.metadata.annotations",
+                                            metadata.get("annotations"), plan.shared_annotations()),
+            },
+            **{key: value for key, value in template.items() if key not in ("metadata", "spec")},
+            "spec": spec,
+        }
+
+    worker = stamp(templates.worker)
+    leader = stamp(templates.leader) if templates.leader is not None else None
+    canonical = json.dumps([templates.size, leader, worker], sort_keys=True, separators=(",", ":"))
+    spec_hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash)
+
+
+def leader_worker_set(
+    service: InferenceService, role: Role, blueprint: RoleBlueprint, plan: GangPlan, index: int
+) -> dict[str, Any]:
+    index_label = {naming.LABEL_REPLICA_INDEX: str(index)}
+    replica_annotations = plan.replica_annotations(role, index)
+
+    def for_replica(template: Mapping[str, Any]) -> dict[str, Any]:
+        metadata = template["metadata"]
+        replica_metadata = {**metadata, "labels": {**metadata["labels"], **index_label}}
+        annotations = {**metadata["annotations"], **replica_annotations}
+        if annotations:
+            replica_metadata["annotations"] = annotations
+        else:
+            del replica_metadata["annotations"]
+        return {**template, "metadata": replica_metadata}
+
+    leader_worker_template: dict[str, Any] = {"size": blueprint.size}
+    if blueprint.leader is not None:
+        leader_worker_template["leaderTemplate"] = for_replica(blueprint.leader)
+    leader_worker_template["workerTemplate"] = for_replica(blueprint.worker)
+
+    metadata: dict[str, Any] = {"name": naming.lws_name(service.name, role.name, index)}
+    if service.namespace:
+        metadata["namespace"] = service.namespace
+    metadata["labels"] = {
+        **service.labels,
+        **naming.role_labels(service, role),
+        **index_label,
+        naming.LABEL_SPEC_HASH: blueprint.spec_hash,
+    }
+    return {
+        "apiVersion": LWS_API_VERSION,
+        "kind": "LeaderWorkerSet",
+        "metadata": metadata,
+        "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template},
+    }
+
+
+def _merge_owned(
+    service: InferenceService, path: str, user: Mapping[str, str] | None, ours: Mapping[str, str]
+) -> dict[str, str]:
+    """The user's keys plus ours; a user value that ours would overwrite is an error, not a loss."""
+    user = user or {}
+    for key, value in ours.items():
+        _refuse_override(service, f"{path}.{key}", user.get(key), value, "remove it from the template")
+    return {**user, **ours}
+
+
+def _refuse_override(service: InferenceService, path: str, theirs: Any, ours: Any, hint: str) -> None:
+    if theirs not in (None, ours):
+        raise InvalidSpec(service.where, path, f"is set by the expansion to {ours!r}, not {theirs!r}; {hint}")

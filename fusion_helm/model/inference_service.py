@@ -1,0 +1,142 @@
+"""The typed InferenceService model, parsed and checked from a Kubernetes object."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Mapping
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.model.schema import api_source
+from fusion_helm.model.validation import validate_spec
+
+API_GROUP: str = api_source()["group"]
+API_VERSION = f"{API_GROUP}/{api_source()['version']}"
+KIND: str = api_source()["kind"]
+
+DEFAULT_SERVING_COMMAND = ("vllm", "serve")
+ROUTER_ONLY_FIELDS = ("strategy", "httproute", "gateway", "endpointPickerConfig")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+class ComponentType(StrEnum):
+    WORKER = "worker"
+    PREFILLER = "prefiller"
+    DECODER = "decoder"
+    ROUTER = "router"
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    component_type: ComponentType
+    replicas: int
+    node_count: int
+    serving_command: tuple[str, ...]
+    template: Mapping[str, Any]
+    position: int
+    """Index in ``spec.roles``, for error paths."""
+
+    @property
+    def multinode(self) -> bool:
+        return self.node_count >= 2
+
+    @property
+    def path(self) -> str:
+        return f"spec.roles[{self.position}]"
+
+
+@dataclass(frozen=True)
+class InferenceService:
+    name: str
+    roles: tuple[Role, ...]
+    namespace: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    scheduler_name: str | None = None
+
+    @property
+    def where(self) -> str:
+        """How errors name this document."""
+        return f"{KIND} {self.name}"
+
+
+def is_inference_service(obj: Mapping[str, Any]) -> bool:
+    """True for any version of our kind; other versions are then refused by the parser."""
+    api_version = obj.get("apiVersion")
+    return (
+        obj.get("kind") == KIND
+        and isinstance(api_version, str)
+        and api_version.split("/")[0] == API_GROUP
+    )
+
+
+def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
+    """Validate an InferenceService object and return its model; InvalidSpec on bad input."""
+    metadata = obj.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    where = f"{KIND} {name}" if isinstance(name, str) and name else KIND
+    if obj.get("apiVersion") != API_VERSION:
+        raise InvalidSpec(where, "apiVersion", f"must be {API_VERSION}, got {obj.get('apiVersion')!r}")
+    if not isinstance(name, str) or not name:
+        raise InvalidSpec(where, "metadata.name", "is required")
+    if len(name) > 63 or not _DNS_LABEL.match(name):
+        raise InvalidSpec(
+            where, "metadata.name",
+            f"must be a DNS label (at most 63 lowercase letters, digits and '-'), got {name!r}",
+        )
+    spec = obj.get("spec")
+    if spec is None:
+        raise InvalidSpec(where, "spec", "is required")
+    validate_spec(spec, where)
+    roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"]))
+    _check_unique_names(roles, where)
+    assert isinstance(metadata, Mapping)
+    return InferenceService(
+        name=name,
+        roles=roles,
+        namespace=metadata.get("namespace"),
+        labels=dict(metadata.get("labels") or {}),
+        scheduler_name=(spec.get("schedulingStrategy") or {}).get("schedulerName"),
+    )
+
+
+def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
+    path = f"spec.roles[{position}]"
+    component_type = ComponentType(raw["componentType"])
+    if component_type is ComponentType.ROUTER:
+        raise InvalidSpec(
+            where, f"{path}.componentType",
+            "router roles are not supported yet; remove the role or use worker, prefiller or decoder",
+        )
+    for router_field in ROUTER_ONLY_FIELDS:
+        if router_field in raw:
+            raise InvalidSpec(
+                where, f"{path}.{router_field}",
+                f"only allowed on componentType router, not {component_type}",
+            )
+    if "template" not in raw:
+        raise InvalidSpec(where, f"{path}.template", f"is required for componentType {component_type}")
+    if "spec" not in raw["template"]:
+        raise InvalidSpec(where, f"{path}.template.spec", "is required")
+    multinode = raw.get("multinode") or {}
+    return Role(
+        name=raw["name"],
+        component_type=component_type,
+        replicas=raw.get("replicas", 1),
+        node_count=multinode.get("nodeCount", 1),
+        serving_command=tuple(multinode.get("servingCommand", DEFAULT_SERVING_COMMAND)),
+        template=raw["template"],
+        position=position,
+    )
+
+
+def _check_unique_names(roles: tuple[Role, ...], where: str) -> None:
+    first_seen: dict[str, Role] = {}
+    for role in roles:
+        first = first_seen.setdefault(role.name, role)
+        if first is not role:
+            raise InvalidSpec(
+                where, f"{role.path}.name",
+                f"duplicate role name {role.name!r} (also spec.roles[{first.position}])",
+            )

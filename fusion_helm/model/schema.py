@@ -1,0 +1,65 @@
+"""Loads the API's schema source and derives the draft-07 JSON Schema from it.
+
+The source is an OpenAPI v3 *structural* schema (what a CRD carries). JSON Schema draft-07 is what
+Helm validates values with and what the post-renderer validates InferenceServices with; the two
+dialects differ only in a few Kubernetes extensions, translated here.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+import yaml
+
+SOURCE = "inferenceservice.v1alpha1.yaml"
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+
+@functools.cache
+def api_source() -> dict[str, Any]:
+    """The schema source: group, names, printer columns and the spec/status schemas."""
+    text = resources.files("fusion_helm.model").joinpath("schemas", SOURCE).read_text()
+    loaded: dict[str, Any] = yaml.load(text, Loader=yaml.CSafeLoader)
+    return loaded
+
+
+def to_draft07(node: Any) -> Any:
+    """Translate a structural schema into JSON Schema draft-07 that rejects unknown fields.
+
+    An object with ``properties`` and without ``x-kubernetes-preserve-unknown-fields`` gets
+    ``additionalProperties: false``: the API server prunes such fields or, with strict field
+    validation, rejects them, so they must not pass here silently.
+    """
+    if isinstance(node, list):
+        return [to_draft07(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key.startswith("x-kubernetes-"):
+            continue
+        if key in ("properties", "definitions"):
+            out[key] = {name: to_draft07(sub) for name, sub in value.items()}
+        elif key == "format" and value in ("int32", "int64"):
+            continue
+        else:
+            out[key] = to_draft07(value)
+    if node.get("x-kubernetes-int-or-string"):
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if (
+        node.get("type") == "object"
+        and "properties" in node
+        and not node.get("x-kubernetes-preserve-unknown-fields")
+        and "additionalProperties" not in node
+    ):
+        out["additionalProperties"] = False
+    return out
+
+
+@functools.cache
+def spec_schema() -> dict[str, Any]:
+    """Draft-07 schema of ``InferenceService.spec``."""
+    schema: dict[str, Any] = to_draft07(api_source()["spec"])
+    return {"$schema": DRAFT_07, **schema}
