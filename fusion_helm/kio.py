@@ -74,16 +74,17 @@ def read_documents(text: str) -> list[Document]:
         source = _SOURCE.search(chunk)
         unparsed = Document(obj=None, raw=chunk, source=source[1].strip() if source else None,
                             position=position)
-        documents.append(replace(unparsed, obj=_parse(chunk, unparsed)))
+        first_line = text.count("\n", 0, starts[position - 1]) + 1
+        documents.append(replace(unparsed, obj=_parse(chunk, unparsed, first_line)))
     return documents
 
 
-def _parse(chunk: str, document: Document) -> Any:
+def _parse(chunk: str, document: Document, first_line: int) -> Any:
     try:
         obj = yaml.load(chunk, Loader=yaml.CSafeLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
-        at = f" (line {mark.line + 1} of the document)" if mark is not None else ""
+        at = f" (line {first_line + mark.line} of the input)" if mark is not None else ""
         raise InvalidSpec(document.describe(), "", f"malformed YAML: {error.problem}{at}") from None
     except yaml.YAMLError as error:
         raise InvalidSpec(document.describe(), "", f"malformed YAML: {error}") from None

@@ -1,0 +1,54 @@
+# Everything installs itself: a virtualenv in .venv, the helm 3 and 4 binaries in $(CACHE).
+SHELL := /bin/bash
+PYTHON ?= python3
+CACHE ?= $(or $(FUSION_CACHE),$(HOME)/.cache/fusioninfer)
+HELM3 := $(CACHE)/helm/v3.17.3/helm
+HELM4 := $(CACHE)/helm/v4.1.4/helm
+VENV := .venv
+BIN := $(VENV)/bin
+STORY ?= values/story2-pd-qwen3-8b.yaml
+export FUSION_HELM3 := $(HELM3)
+export FUSION_HELM4 := $(HELM4)
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: demo test lint bench generate helm4-plugin setup clean
+
+## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
+demo: setup
+	$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
+
+## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1
+test: setup lint
+	$(BIN)/pytest
+
+lint: setup
+	$(BIN)/ruff check fusion_helm tests ci
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/python -m fusion_helm.schemagen --check
+
+## bench: helm template with and without the post-renderer; expansion at 10/100/1000 replicas
+bench: setup
+	$(BIN)/python ci/bench.py
+
+## generate: rewrite the CRD and values.schema.json from the schema source
+generate: setup
+	$(BIN)/python -m fusion_helm.schemagen
+
+## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4)
+helm4-plugin: setup
+	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/plugins/fusion-postrender
+
+setup: $(VENV)/.installed $(HELM3) $(HELM4)
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+$(HELM3) $(HELM4): ci/fetch-helm.sh
+	HELM_CACHE=$(CACHE)/helm ci/fetch-helm.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info

@@ -1,0 +1,73 @@
+"""Drives the real helm binaries, each major version in its own HELM_* homes.
+
+Helm 3 runs the post-renderer as an executable on PATH; Helm 4 only as a postrenderer/v1 plugin,
+installed here from plugins/fusion-postrender. (A Helm 3 sharing Helm 4's plugin directory fails
+to load the v1 plugin.yaml, hence the separate homes.)
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHART = ROOT / "charts" / "fusioninfer"
+VALUES = ROOT / "values"
+PLUGIN = ROOT / "plugins" / "fusion-postrender"
+CACHE = Path(os.environ.get("FUSION_CACHE", Path.home() / ".cache" / "fusioninfer"))
+VERSIONS = {3: "v3.17.3", 4: "v4.1.4"}
+
+
+def binary(major: int) -> Path:
+    path = Path(os.environ.get(f"FUSION_HELM{major}", CACHE / "helm" / VERSIONS[major] / "helm"))
+    if not path.is_file():
+        raise RuntimeError(f"helm {VERSIONS[major]} not found at {path}: run `make setup` "
+                           f"(ci/fetch-helm.sh fetches it)")
+    return path
+
+
+def tool_path() -> str:
+    """PATH with this interpreter's scripts (fusion-postrender) first."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
+@dataclass(frozen=True)
+class Helm:
+    major: int
+    path: Path
+    home: Path
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HELM_")}
+        env.update(PATH=tool_path(), HELM_CONFIG_HOME=str(self.home / "config"),
+                   HELM_CACHE_HOME=str(self.home / "cache"), HELM_DATA_HOME=str(self.home / "data"))
+        return env
+
+    def run(self, *args: str | Path, check: bool = True, stdin: str | None = None
+            ) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run([str(self.path), *map(str, args)], env=self.env(), text=True,
+                                capture_output=True, input=stdin)
+        if check and result.returncode != 0:
+            raise AssertionError(f"helm {self.major} {' '.join(map(str, args))} failed:\n{result.stderr}")
+        return result
+
+    def template(self, *values: Path, chart: Path = CHART, post_render: bool = True,
+                 check: bool = True, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+        args: list[str | Path] = ["template", "release", chart]
+        for path in values:
+            args += ["-f", path]
+        if post_render:
+            args += ["--post-renderer", "fusion-postrender"]
+        return self.run(*args, *extra, check=check)
+
+
+def make_helm(major: int, home: Path) -> Helm:
+    helm = Helm(major, binary(major), home)
+    version = helm.run("version", "--template", "{{.Version}}").stdout.strip()
+    assert version == VERSIONS[major], f"expected helm {VERSIONS[major]}, got {version}"
+    if major == 4:
+        helm.run("plugin", "install", PLUGIN)
+    return helm

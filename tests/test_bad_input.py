@@ -1,0 +1,159 @@
+"""Bad input: one clear error naming the document and field path, non-zero exit, empty stdout."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.helm import VALUES, Helm, tool_path
+
+STORY4 = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
+
+
+def service(name: str = "qwen", roles: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+            "metadata": {"name": name}, "spec": {"roles": copy.deepcopy(roles or STORY4["roles"])}}
+
+
+def postrender(text: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["fusion-postrender"], input=text, text=True, capture_output=True,
+                          env={"PATH": tool_path()})
+
+
+def with_role_change(path: str, value: Any, name: str = "qwen") -> str:
+    """Story 4 with one field of role 1 (decode) set, e.g. ``multinode.nodeCount``."""
+    obj = service(name)
+    *parents, last = path.split(".")
+    node = obj["spec"]["roles"][1]
+    for key in parents:
+        node = node[key]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return yaml.safe_dump(obj)
+
+
+DELETE = object()
+
+CASES = {
+    "unknown componentType": (
+        with_role_change("componentType", "encoder"),
+        "InferenceService qwen: spec.roles[1].componentType: must be one of worker, prefiller, "
+        "decoder, router, got 'encoder'"),
+    "duplicate role names": (
+        with_role_change("name", "prefill"),
+        "InferenceService qwen: spec.roles[1].name: duplicate role name 'prefill' (also spec.roles[0])"),
+    "nodeCount 0": (
+        with_role_change("multinode.nodeCount", 0),
+        "InferenceService qwen: spec.roles[1].multinode.nodeCount: must be >= 1, got 0"),
+    "negative replicas": (
+        with_role_change("replicas", -1),
+        "InferenceService qwen: spec.roles[1].replicas: must be >= 0, got -1"),
+    "missing template": (
+        with_role_change("template", DELETE),
+        "InferenceService qwen: spec.roles[1].template: is required for componentType decoder"),
+    "missing containers": (
+        with_role_change("template.spec.containers", DELETE),
+        "InferenceService qwen: spec.roles[1].template.spec.containers: is required"),
+    "empty containers": (
+        with_role_change("template.spec.containers", []),
+        "InferenceService qwen: spec.roles[1].template.spec.containers: must have at least 1 item(s), got 0"),
+    "unknown field": (
+        with_role_change("replica", 2),
+        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: componentType, "
+        "endpointPickerConfig, gateway, httproute, multinode, name, replicas, strategy, template)"),
+    "router role": (
+        with_role_change("componentType", "router"),
+        "InferenceService qwen: spec.roles[1].componentType: router roles are not supported yet; "
+        "remove the role or use worker, prefiller or decoder"),
+    "LWS name over 63": (
+        with_role_change("name", "d" * 60, name="svc"),
+        f"InferenceService svc: spec.roles[1].name: LeaderWorkerSet name 'svc-{'d' * 60}-1' would be "
+        "66 characters, over the limit of 63; shorten the InferenceService or role name"),
+    "worker pod name over 63": (
+        with_role_change("name", "d" * 53, name="svc"),
+        f"InferenceService svc: spec.roles[1].name: StatefulSet name 'svc-{'d' * 53}-1' would be "
+        "59 characters, over the limit of 52; shorten the InferenceService or role name"),
+    "not a mapping": (
+        "---\n# Source: chart/templates/x.yaml\n- a\n- b\n",
+        "document 1 (chart/templates/x.yaml): not a mapping: a Kubernetes object is a mapping, got list"),
+    "malformed YAML": (
+        "---\napiVersion: v1\nkind: ConfigMap\n---\n# Source: chart/templates/y.yaml\nmetadata: {name: [x\n",
+        "document 2 (chart/templates/y.yaml): malformed YAML: did not find expected ',' or ']' "
+        "(line 7 of the input)"),
+    "shell-form command on a multi-node role": (
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
+                                                       "command": ["sh", "-c"], "args": ["vllm serve m"]}]),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].command: a multi-node role needs "
+        "the server's command in exec form (a list of words), not a shell script: the leader runs it "
+        "after `ray start` and appends --distributed-executor-backend ray to it"),
+    "bad quantity": (
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
+                                                       "resources": {"requests": {"cpu": "lots"}}}]),
+        "InferenceService qwen: spec.roles[1].template.spec: not a quantity: 'lots'"),
+    "scheduler override": (
+        with_role_change("template.spec.schedulerName", "default-scheduler"),
+        "InferenceService qwen: spec.roles[1].template.spec.schedulerName: is set by the expansion to "
+        "'volcano', not 'default-scheduler'; set spec.schedulingStrategy.schedulerName instead"),
+    "wrong version": (
+        yaml.safe_dump({**service(), "apiVersion": "fusioninfer.io/v2"}),
+        "InferenceService qwen: apiVersion: must be fusioninfer.io/v1alpha1, got 'fusioninfer.io/v2'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_gives_one_clear_error(case: str) -> None:
+    text, message = CASES[case]
+    result = postrender(text)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == f"fusion-postrender: {message}\n"
+
+
+def test_the_valid_baseline_renders() -> None:
+    result = postrender(yaml.safe_dump(service()))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("kind: LeaderWorkerSet") == 3
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"roles": [{"name": "a", "componentType": "worker", "multinode": {"nodeCount": 0},
+                 "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]}, "nodeCount"),
+    ({"roles": [{"name": "a", "componentType": "encoder"}]}, "componentType"),
+    ({"roles": [{"name": "a", "componentType": "worker", "replicas": -1}]}, "replicas"),
+    ({"rolez": []}, "rolez"),
+])
+def test_chart_values_schema_rejects_bad_values(helm: Helm, tmp_path, values, message: str) -> None:
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    result = helm.template(path, post_render=False, check=False)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "values don't meet the specifications of the schema" in result.stderr
+
+
+def test_helm_applies_nothing_when_the_post_renderer_fails(helm: Helm, tmp_path) -> None:
+    values = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
+    values["roles"][1]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c"]
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    message = ("InferenceService deepseek-r1-disagg: spec.roles[1].template.spec.containers[0].command: "
+               "a multi-node role needs the server's command in exec form")
+    result = helm.template(path, check=False)
+    assert result.returncode != 0
+    assert result.stdout == ""
+    if helm.major == 3:
+        assert message in result.stderr
+        return
+    # Helm 4.1 drops a post-renderer plugin's standard error; the README's way to read it:
+    assert 'plugin "fusion-postrender" exited with error' in result.stderr
+    raw = helm.template(path, post_render=False).stdout
+    validated = subprocess.run(["fusion-helm", "validate", "-"], input=raw, text=True,
+                               capture_output=True, env={"PATH": tool_path()})
+    assert validated.returncode == 1
+    assert validated.stderr.startswith(f"fusion-helm: standard input: {message}")
