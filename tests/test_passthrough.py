@@ -1,0 +1,97 @@
+"""What the post-renderer does not own comes out byte for byte; output is deterministic; Helm 4's
+hooks and file annotations are respected."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helm import ROOT, VALUES, Helm, tool_path
+
+MIXED_CHART = ROOT / "tests" / "fixtures" / "mixed-chart"
+
+
+def postrender(text: str, **env: str) -> str:
+    result = subprocess.run(["fusion-postrender"], input=text, text=True, capture_output=True,
+                            env={"PATH": tool_path(), **env})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def kinds(text: str) -> list[str]:
+    return [doc["kind"] for doc in yaml.safe_load_all(text) if doc]
+
+
+def test_documents_we_do_not_own_pass_byte_for_byte(helm: Helm) -> None:
+    raw = helm.template(chart=MIXED_CHART, post_render=False).stdout
+    service_at = raw.index("---\n# Source: mixed/templates/service.yaml")
+    service_end = raw.index("\n---", service_at + 4) + 1
+    before, service, after = raw[:service_at], raw[service_at:service_end], raw[service_end:]
+    # Put the InferenceService in the middle of the stream, between documents it does not own.
+    stream = service + before + after
+    out = postrender(stream)
+    assert out.startswith(service)
+    assert out.endswith(before + after)
+    generated = out[len(service):len(out) - len(before + after)]
+    assert kinds(generated) == ["PodGroup", "LeaderWorkerSet", "LeaderWorkerSet"]
+    assert generated.count("# Source: mixed/templates/service.yaml\n") == 3
+    assert "kserve-owned" in before + after and "--- not a separator" in before + after
+
+
+def test_empty_and_comment_only_documents_pass_through() -> None:
+    stream = "---\n# Source: c/templates/empty.yaml\n---\n# just a comment\n---\napiVersion: v1\nkind: List\nitems: []\n"
+    assert postrender(stream) == stream
+
+
+def test_the_same_input_gives_byte_identical_output() -> None:
+    stream = (VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text()
+    values = yaml.safe_load(stream)
+    service = yaml.safe_dump({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                              "metadata": {"name": values["name"]}, "spec": {"roles": values["roles"]}})
+    outputs = {postrender(service, PYTHONHASHSEED=seed) for seed in ("0", "1", "12345")}
+    assert len(outputs) == 1
+    assert "kind: LeaderWorkerSet" in outputs.pop()
+
+
+def test_helm4_post_renders_hooks_and_we_leave_them_untouched(
+    helm4: Helm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent, returned = tmp_path / "sent.yaml", tmp_path / "returned.yaml"
+    tee = tmp_path / "tee-postrender"
+    tee.write_text(f"#!/bin/sh\ntee {sent} | fusion-postrender | tee {returned}\n")
+    tee.chmod(0o755)
+    monkeypatch.setenv("FUSION_POSTRENDER", str(tee))  # the plugin's wrapper runs this instead
+    rendered = helm4.template(chart=MIXED_CHART).stdout
+
+    def hook_text(stream: str) -> str:
+        [chunk] = [c for c in stream.split("\n---") if "kind: Job" in c]
+        return chunk.lstrip("-\n")
+
+    assert "helm.sh/hook" in hook_text(sent.read_text()), "helm 4 sends hooks through the post-renderer"
+    assert hook_text(returned.read_text()) == hook_text(sent.read_text())
+    plain = helm4.template(chart=MIXED_CHART, post_render=False).stdout
+    assert yaml.safe_load(hook_text(rendered)) == yaml.safe_load(hook_text(plain))
+
+
+def test_helm4_files_generated_objects_under_the_services_template(helm4: Helm) -> None:
+    out = helm4.template(VALUES / "story2-pd-qwen3-8b.yaml").stdout
+    assert "generated-by-postrender" not in out
+    assert out.count("# Source: fusioninfer/templates/inferenceservice.yaml\n") == 1 + 6 + 1
+    assert "postrenderer.helm.sh/postrender-filename" not in out  # helm 4 strips it again
+
+
+def test_the_helm4_file_annotation_is_copied_onto_generated_objects() -> None:
+    annotation = "postrenderer.helm.sh/postrender-filename"
+    service = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+               "metadata": {"name": "svc", "annotations": {annotation: "chart/templates/svc.yaml"}},
+               "spec": {"roles": [{"name": "p", "componentType": "prefiller",
+                                   "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]}}
+    objects = [doc for doc in yaml.safe_load_all(postrender(yaml.safe_dump(service))) if doc]
+    assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet"]
+    for obj in objects:
+        assert obj["metadata"]["annotations"] == {annotation: "chart/templates/svc.yaml"}
+    pod_annotations = objects[2]["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["annotations"]
+    assert annotation not in pod_annotations
