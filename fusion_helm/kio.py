@@ -66,7 +66,7 @@ def read_documents(text: str) -> list[Document]:
     starts = [match.start() for match in _SEPARATOR.finditer(text)]
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
-    chunks = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)])]
+    chunks = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)], strict=True)]
     documents = []
     for position, chunk in enumerate(chunks, start=1):
         if not chunk:

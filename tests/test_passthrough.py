@@ -42,7 +42,8 @@ def test_documents_we_do_not_own_pass_byte_for_byte(helm: Helm) -> None:
 
 
 def test_empty_and_comment_only_documents_pass_through() -> None:
-    stream = "---\n# Source: c/templates/empty.yaml\n---\n# just a comment\n---\napiVersion: v1\nkind: List\nitems: []\n"
+    stream = ("---\n# Source: c/templates/empty.yaml\n---\n# just a comment\n"
+              "---\napiVersion: v1\nkind: List\nitems: []\n")
     assert postrender(stream) == stream
 
 

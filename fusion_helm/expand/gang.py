@@ -5,8 +5,9 @@ Every decision about PodGroups lives here, so a change of layout is a change to 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming, resources

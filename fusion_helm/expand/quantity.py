@@ -1,6 +1,6 @@
 """Exact arithmetic on Kubernetes resource quantities ("500m", "16Gi", "1e3").
 
-Values are kept as Fractions, so 3 × 500m is exactly 1500m, never a float near 1.5.
+Values are kept as Fractions, so 3 x 500m is exactly 1500m, never a float near 1.5.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
@@ -30,12 +31,14 @@ def validate_spec(spec: Any, where: str) -> None:
 
 def _describe(error: ValidationError) -> tuple[list[str | int], str]:
     path: list[str | int] = list(error.absolute_path)
-    rule, expected, got = error.validator, error.validator_value, error.instance
+    # jsonschema types these as possibly "unset"; for an error that was raised they are set.
+    rule, expected, got = error.validator, cast(Any, error.validator_value), cast(Any, error.instance)
+    schema = cast(Mapping[str, Any], error.schema)
     if rule == "required":
         missing = next(name for name in expected if name not in got)
         return [*path, missing], "is required"
     if rule == "additionalProperties":
-        allowed = set(error.schema.get("properties", {}))
+        allowed = set(schema.get("properties", {}))
         unknown = sorted(name for name in got if name not in allowed)[0]
         return [*path, unknown], f"unknown field (allowed: {', '.join(sorted(allowed))})"
     if rule == "minimum":

@@ -1,0 +1,64 @@
+"""The chart: lints strictly on both helm versions, and its generated files match the schema source."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+import yaml
+
+from fusion_helm.schemagen import crd, values_schema
+from tests.helm import CHART, VALUES, Helm
+
+STORIES = sorted(path.name for path in VALUES.glob("story*.yaml"))
+
+
+@pytest.mark.parametrize("values", [None, *STORIES])
+def test_helm_lint_strict(helm: Helm, values: str | None) -> None:
+    args = ["lint", "--strict", str(CHART)] + (["-f", str(VALUES / values)] if values else [])
+    result = helm.run(*args, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 chart(s) failed" in result.stdout
+
+
+def test_generated_artifacts_are_up_to_date() -> None:
+    result = subprocess.run([sys.executable, "-m", "fusion_helm.schemagen", "--check", str(CHART)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    on_disk = yaml.safe_load((CHART / "crds" / "fusioninfer.io_inferenceservices.yaml").read_text())
+    assert on_disk == crd()
+    assert json.loads((CHART / "values.schema.json").read_text()) == values_schema()
+
+
+def test_the_values_schema_is_draft07_and_takes_every_story() -> None:
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+    jsonschema.Draft7Validator.check_schema(schema)
+    validator = jsonschema.Draft7Validator(schema)
+    for story in STORIES:
+        assert list(validator.iter_errors(yaml.safe_load((VALUES / story).read_text()))) == []
+    assert list(validator.iter_errors({"roles": [], "unknown": 1}))
+
+
+def test_the_crd_is_served_with_status_short_name_and_columns() -> None:
+    spec = crd()["spec"]
+    [version] = spec["versions"]
+    assert version["subresources"] == {"status": {}}
+    assert spec["names"]["shortNames"] == ["fisvc"]
+    assert [c["name"] for c in version["additionalPrinterColumns"]] == ["Roles", "Ready", "Age"]
+    roles = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["roles"]
+    assert roles["items"]["properties"]["template"]["x-kubernetes-preserve-unknown-fields"] is True
+
+
+def test_crd_values_schema_and_validation_share_one_source() -> None:
+    from fusion_helm.model.schema import api_source, spec_schema, to_draft07
+    from fusion_helm.model.validation import _spec_validator
+
+    source = api_source()["spec"]
+    served = crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    assert served is source
+    assert _spec_validator().schema == spec_schema() == {**to_draft07(source), "$schema": spec_schema()["$schema"]}
+    assert values_schema()["properties"]["roles"] == spec_schema()["properties"]["roles"]

@@ -1,0 +1,73 @@
+"""The command-line tools as a user runs them."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from tests.helm import VALUES, Helm, tool_path
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(args), input=stdin, text=True, capture_output=True, env={"PATH": tool_path()})
+
+
+def rendered_stream(helm: Helm, story: str) -> str:
+    return helm.template(VALUES / story, post_render=False).stdout
+
+
+def test_render_files_and_stdin_match_the_post_renderer(helm: Helm, tmp_path: Path) -> None:
+    raw = rendered_stream(helm, "story2-pd-qwen3-8b.yaml")
+    (tmp_path / "a.yaml").write_text(raw)
+    via_file = run("fusion-helm", "render", str(tmp_path / "a.yaml"))
+    via_stdin = run("fusion-helm", "render", "-", stdin=raw)
+    via_postrender = run("fusion-postrender", stdin=raw)
+    assert via_file.returncode == via_stdin.returncode == 0
+    assert via_file.stdout == via_stdin.stdout == via_postrender.stdout
+    assert via_file.stdout.count("kind: LeaderWorkerSet") == 6
+
+
+def test_render_several_files_in_order(helm: Helm, tmp_path: Path) -> None:
+    for story in ("story1-monolithic-qwen3-8b.yaml", "story3-multinode-deepseek-r1.yaml"):
+        (tmp_path / story).write_text(rendered_stream(helm, story))
+    result = run("fusion-helm", "render", str(tmp_path / "story1-monolithic-qwen3-8b.yaml"),
+                 str(tmp_path / "story3-multinode-deepseek-r1.yaml"))
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(result.stdout) if d and d["kind"] != "PodGroup"]
+    assert names == ["qwen-inference", "qwen-inference-inference-0", "deepseek-r1-inference",
+                     "deepseek-r1-inference-inference-0", "deepseek-r1-inference-inference-1"]
+
+
+def test_validate_reports_per_file(helm: Helm, tmp_path: Path) -> None:
+    (tmp_path / "s4.yaml").write_text(rendered_stream(helm, "story4-pd-multinode-deepseek-r1.yaml"))
+    result = run("fusion-helm", "validate", str(tmp_path / "s4.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{tmp_path / 's4.yaml'}: valid (1 InferenceService(s), 4 generated object(s))\n"
+
+
+def test_errors_name_the_file_and_print_nothing_else(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    bad.write_text("apiVersion: fusioninfer.io/v1alpha1\nkind: InferenceService\nmetadata: {name: s}\n"
+                   "spec: {roles: [{name: a, componentType: worker, replicas: -2}]}\n")
+    for command in ("render", "validate"):
+        result = run("fusion-helm", command, str(good), str(bad))
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert result.stderr == (f"fusion-helm: {bad}: InferenceService s: spec.roles[0].replicas: "
+                                 "must be >= 0, got -2\n")
+    missing = run("fusion-helm", "render", str(tmp_path / "nope.yaml"))
+    assert missing.returncode == 1
+    assert missing.stderr == f"fusion-helm: {tmp_path / 'nope.yaml'}: cannot read: No such file or directory\n"
+    not_text = run("fusion-postrender", stdin=None)
+    assert not_text.returncode == 0 and not_text.stdout == ""
+
+
+def test_help_explains_each_command() -> None:
+    assert "Helm 4:  helm plugin install" in run("fusion-postrender", "--help").stdout
+    top = run("fusion-helm", "--help").stdout
+    assert "render" in top and "validate" in top
+    assert "Use - for standard input" in run("fusion-helm", "render", "--help").stdout
+    assert "Exits non-zero with the first error" in run("fusion-helm", "validate", "--help").stdout
+    assert run("fusion-helm").returncode == 2

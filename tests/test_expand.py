@@ -1,0 +1,146 @@
+"""The pure expansion, through the public API: InferenceService object → generated objects."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from fusion_helm import InvalidSpec, expand, parse_inference_service
+from fusion_helm.kio import dump
+
+
+def role(name: str, component_type: str = "decoder", replicas: int = 1, nodes: int = 1,
+         **container: Any) -> dict[str, Any]:
+    spec = {"name": name, "componentType": component_type, "replicas": replicas,
+            "template": {"spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                                                  "args": ["--model", "m"], **container}]}}}
+    if nodes > 1:
+        spec["multinode"] = {"nodeCount": nodes}
+    return spec
+
+
+def service(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+            "metadata": {"name": "svc", "namespace": "llm", "labels": {"team": "a"}},
+            "spec": {"roles": list(roles), **spec}}
+
+
+def render(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f"{o['kind']}/{o['metadata']['name']}": o for o in expand(parse_inference_service(obj))}
+
+
+def test_scaling_one_role_leaves_every_other_replica_byte_identical() -> None:
+    before = render(service(role("prefill", "prefiller", 2), role("decode", replicas=4, nodes=2)))
+    after = render(service(role("prefill", "prefiller", 2), role("decode", replicas=6, nodes=2)))
+    lws_before = {k: dump(v) for k, v in before.items() if k.startswith("LeaderWorkerSet/")}
+    lws_after = {k: dump(v) for k, v in after.items() if k.startswith("LeaderWorkerSet/")}
+    assert lws_after.keys() - lws_before.keys() == {"LeaderWorkerSet/svc-decode-4", "LeaderWorkerSet/svc-decode-5"}
+    assert all(lws_after[name] == text for name, text in lws_before.items())
+    assert after["PodGroup/svc"]["spec"]["minTaskMember"]["decode-5"] == 2
+    down = render(service(role("prefill", "prefiller", 1), role("decode", replicas=4, nodes=2)))
+    assert "LeaderWorkerSet/svc-prefill-1" not in down
+    assert dump(down["LeaderWorkerSet/svc-prefill-0"]) == lws_before["LeaderWorkerSet/svc-prefill-0"]
+
+
+def test_a_template_change_rehashes_only_that_role() -> None:
+    def hashes(decode_image: str) -> dict[str, str]:
+        objects = render(service(role("prefill", "prefiller"), role("decode", image=decode_image)))
+        return {k: v["metadata"]["labels"]["fusioninfer.io/spec-hash"]
+                for k, v in objects.items() if k.startswith("LeaderWorkerSet/")}
+    old, new = hashes("a:1"), hashes("a:2")
+    assert old["LeaderWorkerSet/svc-prefill-0"] == new["LeaderWorkerSet/svc-prefill-0"]
+    assert old["LeaderWorkerSet/svc-decode-0"] != new["LeaderWorkerSet/svc-decode-0"]
+
+
+def test_min_resources_are_exact_sums_over_every_pod() -> None:
+    resources = {"requests": {"cpu": "500m", "memory": "16Gi"}, "limits": {"nvidia.com/gpu": "1"}}
+    objects = render(service(role("prefill", "prefiller", replicas=3, resources=resources)))
+    assert objects["PodGroup/svc"]["spec"]["minResources"] == {
+        "cpu": "1500m", "memory": "48Gi", "nvidia.com/gpu": "3"}
+
+
+def test_init_containers_and_sidecars_count_as_the_scheduler_counts_them() -> None:
+    decode = role("decode", resources={"requests": {"cpu": "1"}})
+    decode["template"]["spec"]["initContainers"] = [
+        {"name": "proxy", "image": "p", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m"}}},
+        {"name": "fetch", "image": "f", "resources": {"requests": {"cpu": "2"}}},
+    ]
+    objects = render(service(decode))
+    # max(app 1 + sidecar 0.25, init 2 + sidecar 0.25) = 2.25 CPUs
+    assert objects["PodGroup/svc"]["spec"]["minResources"] == {"cpu": "2250m"}
+
+
+@pytest.mark.parametrize("roles,gang", [
+    ([role("a", "worker")], False),
+    ([role("a", "worker", replicas=3), role("b", "worker")], False),
+    ([role("a", "worker", nodes=2)], True),
+    ([role("p", "prefiller"), role("d", "decoder")], True),
+])
+def test_gang_only_where_the_design_asks_for_it(roles, gang: bool) -> None:
+    objects = render(service(*roles))
+    assert ("PodGroup/svc" in objects) is gang
+    for obj in objects.values():
+        if obj["kind"] == "LeaderWorkerSet":
+            spec = obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
+            assert spec.get("schedulerName") == ("volcano" if gang else None)
+
+
+def test_scheduling_strategy_names_the_scheduler() -> None:
+    objects = render(service(role("a", "worker"), schedulingStrategy={"schedulerName": "custom"}))
+    spec = objects["LeaderWorkerSet/svc-a-0"]["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
+    assert spec["schedulerName"] == "custom"
+
+
+def test_metadata_labels_go_on_objects_never_on_pod_templates() -> None:
+    decode = role("decode")
+    decode["template"]["metadata"] = {"labels": {"app": "x"}, "annotations": {"note": "y"}}
+    lws = render(service(decode))["LeaderWorkerSet/svc-decode-0"]
+    assert lws["metadata"]["namespace"] == "llm"
+    assert lws["metadata"]["labels"]["team"] == "a"
+    template = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+    assert template["metadata"]["labels"] == {
+        "app": "x", "fusioninfer.io/service": "svc", "fusioninfer.io/component-type": "decoder",
+        "fusioninfer.io/role-name": "decode", "fusioninfer.io/replica-index": "0"}
+    assert template["metadata"]["annotations"] == {
+        "note": "y", "scheduling.k8s.io/group-name": "svc", "volcano.sh/task-spec": "decode-0"}
+
+
+def test_a_user_label_we_would_overwrite_is_an_error() -> None:
+    decode = role("decode")
+    decode["template"]["metadata"] = {"labels": {"fusioninfer.io/role-name": "other"}}
+    with pytest.raises(InvalidSpec) as error:
+        render(service(decode))
+    assert str(error.value) == (
+        "InferenceService svc: spec.roles[0].template.metadata.labels.fusioninfer.io/role-name: is set by "
+        "the expansion to 'decode', not 'other'; remove it from the template")
+
+
+def test_zero_replicas_make_no_objects_for_the_role() -> None:
+    objects = render(service(role("prefill", "prefiller", replicas=0), role("decode", replicas=1)))
+    assert sorted(objects) == ["LeaderWorkerSet/svc-decode-0", "PodGroup/svc"]
+    assert objects["PodGroup/svc"]["spec"]["minTaskMember"] == {"decode-0": 1}
+
+
+def test_serving_command_comes_from_the_container_or_the_role() -> None:
+    explicit = role("a", "worker", nodes=2, command=["python3", "-m", "vllm.entrypoints.openai.api_server"])
+    custom = role("b", "worker", nodes=2)
+    custom["multinode"]["servingCommand"] = ["sglang", "serve"]
+    objects = render(service(explicit, custom))
+
+    def leader_args(name: str) -> list[str]:
+        template = objects[f"LeaderWorkerSet/{name}"]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
+        return template["spec"]["containers"][0]["args"]
+    assert leader_args("svc-a-0") == ["ray start --head --port=6379 && python3 -m "
+                                      "vllm.entrypoints.openai.api_server --model m "
+                                      "--distributed-executor-backend ray"]
+    assert leader_args("svc-b-0") == ["ray start --head --port=6379 && sglang serve --model m "
+                                      "--distributed-executor-backend ray"]
+
+
+def test_expansion_does_not_modify_its_input() -> None:
+    obj = service(role("a", "worker", nodes=3, readinessProbe={"httpGet": {"port": 8000}}))
+    original = copy.deepcopy(obj)
+    render(obj)
+    assert obj == original
