@@ -44,7 +44,7 @@ setup: $(VENV)/.installed $(HELM3) $(HELM4)
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --config-settings editable_mode=compat -e '.[dev]'
 	touch $@
 
 $(HELM3) $(HELM4): ci/fetch-helm.sh

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 
 class InputError(Exception):
@@ -13,7 +12,11 @@ class InputError(Exception):
 def read_input(name: str) -> str:
     """The text of a file, or of standard input for ``-``."""
     try:
-        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+        if name == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(name, "rb") as file:
+                data = file.read()
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror}") from None
     try:

@@ -8,7 +8,7 @@ dialects differ only in a few Kubernetes extensions, translated here.
 from __future__ import annotations
 
 import functools
-from importlib import resources
+import os
 from typing import Any
 
 import yaml
@@ -20,8 +20,9 @@ DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 @functools.cache
 def api_source() -> dict[str, Any]:
     """The schema source: group, names, printer columns and the spec/status schemas."""
-    text = resources.files("fusion_helm.model").joinpath("schemas", SOURCE).read_text()
-    loaded: dict[str, Any] = yaml.load(text, Loader=yaml.CSafeLoader)
+    # A plain path, not importlib.resources: the post-renderer's start-up time matters.
+    with open(os.path.join(os.path.dirname(__file__), "schemas", SOURCE), encoding="utf-8") as source:
+        loaded: dict[str, Any] = yaml.load(source, Loader=yaml.CSafeLoader)
     return loaded
 
 

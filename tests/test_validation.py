@@ -1,0 +1,85 @@
+"""The post-renderer's validator agrees with jsonschema, the reference, on every variant of the stories'
+specs that one mutation can make: wrong types, missing and unknown fields, out-of-range values."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from fusion_helm.model.schema import spec_schema
+from fusion_helm.model.validation import first_error
+from tests.helm import VALUES
+
+REPLACEMENTS: list[Any] = [None, True, -1, 0, 1.5, "", "x", "UPPER", "a" * 64, [], [{}], {}, {"k": 1}]
+
+
+def story_specs() -> Iterator[dict[str, Any]]:
+    for path in sorted(VALUES.glob("story*.yaml")):
+        values = yaml.safe_load(path.read_text())
+        yield {"roles": values["roles"], "schedulingStrategy": {"schedulerName": "volcano"}}
+
+
+def paths(node: Any, prefix: tuple = ()) -> Iterator[tuple]:
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from paths(value, (*prefix, index))
+
+
+def mutations(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for path in list(paths(spec))[1:]:
+        *parent_path, last = path
+        for replacement in [*REPLACEMENTS, "DELETE", "ADD"]:
+            variant = copy.deepcopy(spec)
+            parent = variant
+            for key in parent_path:
+                parent = parent[key]
+            if replacement == "DELETE":
+                if isinstance(parent, dict):
+                    del parent[last]
+                else:
+                    parent.pop(last)
+            elif replacement == "ADD":
+                if not isinstance(parent, dict):
+                    continue
+                parent["unexpectedField"] = 1
+            else:
+                parent[last] = replacement
+            yield variant
+
+
+def variants() -> list[dict[str, Any]]:
+    return [variant for spec in story_specs() for variant in [spec, *mutations(spec)]]
+
+
+VARIANTS = variants()
+
+
+def test_there_are_enough_variants_to_mean_something() -> None:
+    assert len(VARIANTS) > 2000
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_agrees_with_jsonschema(chunk: int) -> None:
+    reference = jsonschema.Draft7Validator(spec_schema())
+    invalid = 0
+    for variant in VARIANTS[chunk::8]:
+        ours = first_error(spec_schema(), variant)
+        theirs = list(reference.iter_errors(variant))
+        assert (ours is None) == (not theirs), (variant, ours, [e.message for e in theirs])
+        if ours is None:
+            continue
+        invalid += 1
+        path, message = ours
+        if message == "is required" or message.startswith("unknown field"):
+            path = path[:-1]  # jsonschema reports these on the object that holds the field
+        assert path in {tuple(error.absolute_path) for error in theirs}, (variant, ours)
+    assert invalid > 0
