@@ -15,7 +15,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
-	$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
+	@$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
 
 ## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1
 test: setup lint
@@ -41,10 +41,15 @@ helm4-plugin: setup
 
 setup: $(VENV)/.installed $(HELM3) $(HELM4)
 
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# A regular (not editable) install: what users get, and an editable one's import hook costs start-up
+# time on every helm call. Reinstalled whenever the package changes.
+PACKAGE_FILES := $(shell find fusion_helm -name '*.py' -o -name '*.yaml')
+
+$(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
+	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --config-settings editable_mode=compat -e '.[dev]'
+	$(BIN)/pip install --quiet '.[dev]'
+	rm -rf build
 	touch $@
 
 $(HELM3) $(HELM4): ci/fetch-helm.sh
