@@ -42,8 +42,9 @@ class Document:
     @property
     def filename(self) -> str | None:
         """The chart file it came from, per Helm 4's annotation."""
-        annotations = (self.obj or {}).get("metadata", {}).get("annotations") or {}
-        name = annotations.get(FILENAME_ANNOTATION)
+        metadata = self.obj.get("metadata") if isinstance(self.obj, dict) else None
+        annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+        name = annotations.get(FILENAME_ANNOTATION) if isinstance(annotations, dict) else None
         return name if isinstance(name, str) else None
 
     def describe(self) -> str:

@@ -100,6 +100,23 @@ CASES = {
         with_role_change("template.spec.schedulerName", "default-scheduler"),
         "InferenceService qwen: spec.roles[1].template.spec.schedulerName: is set by the expansion to "
         "'volcano', not 'default-scheduler'; set spec.schedulingStrategy.schedulerName instead"),
+    "resources not a map": (
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
+                                                       "resources": {"limits": "8"}}]),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].resources.limits: must be of type "
+        "object, got string"),
+    "fractional number as a quantity": (
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
+                                                       "resources": {"requests": {"cpu": 0.5}}}]),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].resources.requests.cpu: must be of "
+        "type integer or string, got number"),
+    "ports not a list": (
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x", "ports": "8000"}]),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].ports: must be of type array, "
+        "got string"),
+    "labels that are not strings": (
+        yaml.safe_dump({**service(), "metadata": {"name": "qwen", "labels": {"tier": 1}}}),
+        "InferenceService qwen: metadata.labels: must be a map of strings"),
     "wrong version": (
         yaml.safe_dump({**service(), "apiVersion": "fusioninfer.io/v2"}),
         "InferenceService qwen: apiVersion: must be fusioninfer.io/v1alpha1, got 'fusioninfer.io/v2'"),

@@ -117,6 +117,19 @@ def test_a_user_label_we_would_overwrite_is_an_error() -> None:
         "the expansion to 'decode', not 'other'; remove it from the template")
 
 
+@pytest.mark.parametrize("metadata,field", [
+    ({"labels": {"fusioninfer.io/replica-index": "0"}}, "labels.fusioninfer.io/replica-index"),
+    ({"annotations": {"volcano.sh/task-spec": "mine"}}, "annotations.volcano.sh/task-spec"),
+])
+def test_a_per_replica_key_in_the_template_is_an_error(metadata, field: str) -> None:
+    decode = role("decode")
+    decode["template"]["metadata"] = metadata
+    with pytest.raises(InvalidSpec) as error:
+        render(service(decode))
+    assert str(error.value) == (f"InferenceService svc: spec.roles[0].template.metadata.{field}: is set for "
+                                "each replica by the expansion; remove it from the template")
+
+
 def test_zero_replicas_make_no_objects_for_the_role() -> None:
     objects = render(service(role("prefill", "prefiller", replicas=0), role("decode", replicas=1)))
     assert sorted(objects) == ["LeaderWorkerSet/svc-decode-0", "PodGroup/svc"]

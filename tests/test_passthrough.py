@@ -47,6 +47,11 @@ def test_empty_and_comment_only_documents_pass_through() -> None:
     assert postrender(stream) == stream
 
 
+def test_objects_of_any_shape_pass_through() -> None:
+    stream = "metadata: not-a-map\nkind: Foo\n---\nmetadata: {annotations: null}\n---\n{}\n"
+    assert postrender(stream) == stream
+
+
 def test_the_same_input_gives_byte_identical_output() -> None:
     stream = (VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text()
     values = yaml.safe_load(stream)

@@ -28,7 +28,7 @@ def test_sums_mix_binary_and_decimal_exactly() -> None:
     assert str(parse_quantity("100Mi") + parse_quantity("1G")) == "1104857600"
 
 
-@pytest.mark.parametrize("bad", ["lots", "1.2.3", "5 Gi", "Gi", "1gi", True])
+@pytest.mark.parametrize("bad", ["lots", "1.2.3", "5 Gi", "Gi", "1gi", True, 0.5, None])
 def test_rejects_what_the_api_server_rejects(bad) -> None:
     with pytest.raises(ValueError, match="not a quantity"):
         parse_quantity(bad)

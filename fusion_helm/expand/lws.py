@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,14 +40,16 @@ def role_blueprint(
             _refuse_override(service, f"{path}.spec.schedulerName", spec.get("schedulerName"),
                              plan.scheduler_name, "set spec.schedulingStrategy.schedulerName instead")
             spec["schedulerName"] = plan.scheduler_name
+        labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
+                              naming.role_labels(service, role), per_replica=[naming.LABEL_REPLICA_INDEX])
+        annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),
+                                   plan.shared_annotations(), per_replica=plan.replica_annotations(role, 0))
+        stamped_metadata = {**metadata, "labels": labels}
+        stamped_metadata.pop("annotations", None)
+        if annotations:
+            stamped_metadata["annotations"] = annotations
         return {
-            "metadata": {
-                **metadata,
-                "labels": _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
-                                       naming.role_labels(service, role)),
-                "annotations": _merge_owned(service, f"{path}.metadata.annotations",
-                                            metadata.get("annotations"), plan.shared_annotations()),
-            },
+            "metadata": stamped_metadata,
             **{key: value for key, value in template.items() if key not in ("metadata", "spec")},
             "spec": spec,
         }
@@ -68,11 +70,8 @@ def leader_worker_set(
     def for_replica(template: Mapping[str, Any]) -> dict[str, Any]:
         metadata = template["metadata"]
         replica_metadata = {**metadata, "labels": {**metadata["labels"], **index_label}}
-        annotations = {**metadata["annotations"], **replica_annotations}
-        if annotations:
-            replica_metadata["annotations"] = annotations
-        else:
-            del replica_metadata["annotations"]
+        if replica_annotations:
+            replica_metadata["annotations"] = {**metadata.get("annotations", {}), **replica_annotations}
         return {**template, "metadata": replica_metadata}
 
     leader_worker_template: dict[str, Any] = {"size": blueprint.size}
@@ -98,12 +97,17 @@ def leader_worker_set(
 
 
 def _merge_owned(
-    service: InferenceService, path: str, user: Mapping[str, str] | None, ours: Mapping[str, str]
+    service: InferenceService, path: str, user: Mapping[str, str] | None, ours: Mapping[str, str],
+    per_replica: Iterable[str],
 ) -> dict[str, str]:
     """The user's keys plus ours; a user value that ours would overwrite is an error, not a loss."""
     user = user or {}
     for key, value in ours.items():
         _refuse_override(service, f"{path}.{key}", user.get(key), value, "remove it from the template")
+    for key in per_replica:
+        if key in user:
+            raise InvalidSpec(service.where, f"{path}.{key}",
+                              "is set for each replica by the expansion; remove it from the template")
     return {**user, **ours}
 
 

@@ -36,15 +36,11 @@ class Quantity:
 ZERO = Quantity(Fraction(0))
 
 
-def parse_quantity(text: str | int | float) -> Quantity:
-    """Parse a quantity as the API server accepts it; ValueError if it is not one."""
-    if isinstance(text, bool):
-        raise ValueError(f"not a quantity: {text!r}")
-    if isinstance(text, int):
+def parse_quantity(text: str | int) -> Quantity:
+    """Parse a quantity as the API server accepts it (a string, or an integer); ValueError if not one."""
+    if isinstance(text, int) and not isinstance(text, bool):
         return Quantity(Fraction(text))
-    if isinstance(text, float):
-        return Quantity(Fraction(str(text)))
-    match = _QUANTITY.match(text.strip())
+    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
     if not match:
         raise ValueError(f"not a quantity: {text!r}")
     number = Fraction(match["number"])

@@ -75,7 +75,9 @@ def is_inference_service(obj: Mapping[str, Any]) -> bool:
 def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
     """Validate an InferenceService object and return its model; InvalidSpec on bad input."""
     metadata = obj.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    if not isinstance(metadata, Mapping):
+        metadata = {}
+    name = metadata.get("name")
     where = f"{KIND} {name}" if isinstance(name, str) and name else KIND
     if obj.get("apiVersion") != API_VERSION:
         raise InvalidSpec(where, "apiVersion", f"must be {API_VERSION}, got {obj.get('apiVersion')!r}")
@@ -89,15 +91,17 @@ def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
     spec = obj.get("spec")
     if spec is None:
         raise InvalidSpec(where, "spec", "is required")
+    labels = metadata.get("labels") or {}
+    if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
+        raise InvalidSpec(where, "metadata.labels", "must be a map of strings")
     validate_spec(spec, where)
     roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"]))
     _check_unique_names(roles, where)
-    assert isinstance(metadata, Mapping)
     return InferenceService(
         name=name,
         roles=roles,
         namespace=metadata.get("namespace"),
-        labels=dict(metadata.get("labels") or {}),
+        labels=dict(labels),
         scheduler_name=(spec.get("schedulingStrategy") or {}).get("schedulerName"),
     )
 

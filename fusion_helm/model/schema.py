@@ -47,7 +47,7 @@ def to_draft07(node: Any) -> Any:
             continue
         else:
             out[key] = to_draft07(value)
-    if node.get("x-kubernetes-int-or-string"):
+    if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     if (
         node.get("type") == "object"

@@ -18,7 +18,7 @@ from fusion_helm.model.schema import spec_schema
 Path = tuple[str | int, ...]
 KEYWORDS = frozenset({
     "$schema", "description", "default", "type", "properties", "required", "additionalProperties",
-    "items", "enum", "minimum", "maximum", "minItems", "minLength", "maxLength", "pattern",
+    "items", "enum", "minimum", "maximum", "minItems", "minLength", "maxLength", "pattern", "anyOf",
 })
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
@@ -50,9 +50,15 @@ def _keywords(schema: Mapping[str, Any]) -> Iterator[str]:
     for key in ("items", "additionalProperties"):
         if isinstance(schema.get(key), Mapping):
             yield from _keywords(schema[key])
+    for alternative in schema.get("anyOf", ()):
+        yield from _keywords(alternative)
 
 
 def first_error(schema: Mapping[str, Any], value: Any, path: Path = ()) -> tuple[Path, str] | None:
+    alternatives = schema.get("anyOf")
+    if alternatives and all(first_error(alternative, value, path) for alternative in alternatives):
+        kinds = " or ".join(str(alternative.get("type", "the schema")) for alternative in alternatives)
+        return path, f"must be of type {kinds}, got {_type_name(value)}"
     expected = schema.get("type")
     if expected is not None and not _is_type(value, expected):
         return path, f"must be of type {expected}, got {_type_name(value)}"
