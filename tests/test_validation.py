@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
+from fusion_helm import InvalidSpec, render
 from fusion_helm.model.schema import spec_schema
 from fusion_helm.model.validation import first_error
 from tests.helm import VALUES
@@ -83,3 +84,23 @@ def test_agrees_with_jsonschema(chunk: int) -> None:
             path = path[:-1]  # jsonschema reports these on the object that holds the field
         assert path in {tuple(error.absolute_path) for error in theirs}, (variant, ours)
     assert invalid > 0
+
+
+def service_variants() -> Iterator[dict[str, Any]]:
+    for spec in story_specs():
+        obj = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+               "metadata": {"name": "svc", "labels": {"team": "a"}}, "spec": spec}
+        yield obj
+        yield from mutations(obj)
+
+
+def test_any_single_mutation_renders_or_gives_one_clear_error() -> None:
+    outcomes = {"rendered": 0, "refused": 0}
+    for variant in service_variants():
+        try:
+            render(yaml.safe_dump(variant))
+            outcomes["rendered"] += 1
+        except InvalidSpec as error:
+            assert str(error).startswith(("InferenceService", "document")), str(error)
+            outcomes["refused"] += 1
+    assert outcomes["rendered"] > 100 and outcomes["refused"] > 1000, outcomes
