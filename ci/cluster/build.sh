@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Build the local test control plane from upstream Go modules, into a cache outside the clone:
+#   $CLUSTER_CACHE/bin/<component>-<version>
+# k8s.io/kubernetes (and modules that import it) cannot be `go install`ed: each gets a wrapper go.mod
+# that requires it and replaces every k8s.io staging module with the matching v0.Y.Z, generated from
+# the upstream go.mod itself (the pattern kubernetes-sigs/scheduler-plugins uses).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+. "$here/versions.env"
+cache="${CLUSTER_CACHE:-${FUSION_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusioninfer}/cluster}"
+bin="$cache/bin"
+mkdir -p "$bin" "$cache/src"
+export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
+
+staging_minor() { echo "v0.${1#v1.}"; }   # v1.35.3 -> v0.35.3
+
+# wrapper DIR MODULE VERSION [LOCAL=VERSION ...]: a module in DIR that requires MODULE@VERSION and
+# keeps its replace directives: `=> ./staging/src/k8s.io/x` becomes k8s.io/x at the release's v0.Y.Z,
+# other local replaces take the LOCAL=VERSION given (LOCAL=- drops one), pinned replaces (grpc, otel, ...) are kept as is.
+wrapper() {
+  local dir=$1 module=$2 version=$3
+  shift 3
+  mkdir -p "$dir"
+  local gomod
+  gomod=$(cd "$dir" && go mod download -json "$module@$version" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  {
+    echo "module fusioninfer.test/$(basename "$dir")"
+    echo "go 1.26"
+    echo "require $module $version"
+    sed -n '/^replace (/,/^)/p; /^replace [^(]/p' "$gomod" | sed 's/^replace //' |
+      awk -v staging="$(staging_minor "$KUBERNETES_VERSION")" -v locals="$*" '
+        BEGIN { n = split(locals, pairs, " "); for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); local[kv[1]] = kv[2] } }
+        $2 != "=>" { next }
+        $3 ~ /^\.\/staging\/src\/k8s\.io\// { print "replace " $1 " => " $1 " " staging; next }
+        $3 ~ /^\./ { if (!($1 in local)) { print "wrapper: no version for local replace " $1 > "/dev/stderr"; exit 1 }
+                     if (local[$1] != "-") print "replace " $1 " => " $1 " " local[$1]; next }
+        NF >= 4 { print "replace " $1 " => " $3 " " $4 }'
+  } > "$dir/go.mod.tmp"
+  mv "$dir/go.mod.tmp" "$dir/go.mod"
+}
+
+build() {  # build DIR OUTPUT PACKAGE [LDFLAGS]
+  local dir=$1 out=$2 package=$3 ldflags=${4:-}
+  [ -x "$bin/$out" ] && return 0
+  echo "building $out" >&2
+  (cd "$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$bin/$out.tmp" "$package")
+  mv "$bin/$out.tmp" "$bin/$out"
+}
+
+kube_ldflags() {
+  local v=$KUBERNETES_VERSION minor=${KUBERNETES_VERSION#v1.}
+  minor=${minor%%.*}
+  echo "-X k8s.io/component-base/version.gitVersion=$v -X k8s.io/component-base/version.gitMajor=1" \
+       "-X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+}
+
+# install OUTPUT PACKAGE@VERSION: modules without replace directives can be `go install`ed as they are.
+install() {
+  local out=$1 package=$2
+  [ -x "$bin/$out" ] && return 0
+  echo "building $out" >&2
+  local gobin="$cache/src/gobin-$out"
+  GOBIN="$gobin" go install -trimpath -ldflags "-s -w" "$package"
+  mv "$gobin"/* "$bin/$out"
+  rmdir "$gobin"
+}
+
+# share COMPONENT-VERSION MODULE@VERSION FILE...: copy the manifests the control plane reads at start-up
+# (webhook configurations, CRDs, kwok stages) out of the module, so starting needs no module cache.
+share() {
+  local into="$cache/share/$1" dir
+  dir=$(cd "$cache/src" && go mod download -json "$2" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  shift 2
+  mkdir -p "$into"
+  local pattern
+  for pattern in "$@"; do
+    # shellcheck disable=SC2086 # a pattern may be a glob
+    cp $dir/$pattern "$into/"
+  done
+  chmod -R u+w "$into"
+}
+
+components=${*:-etcd kubernetes kwok lws volcano}
+for component in $components; do
+  case $component in
+    etcd)
+      src="$cache/src/etcd-$ETCD_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" go.etcd.io/etcd/server/v3 "$ETCD_VERSION" \
+        "go.etcd.io/etcd/api/v3=$ETCD_VERSION" "go.etcd.io/etcd/client/pkg/v3=$ETCD_VERSION" \
+        "go.etcd.io/etcd/client/v3=$ETCD_VERSION" "go.etcd.io/etcd/pkg/v3=$ETCD_VERSION" \
+        go.etcd.io/etcd=- go.etcd.io/tests/v3=-
+      build "$src" "etcd-$ETCD_VERSION" go.etcd.io/etcd/server/v3 ;;
+    kubernetes)
+      src="$cache/src/kubernetes-$KUBERNETES_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" k8s.io/kubernetes "$KUBERNETES_VERSION"
+      for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+        build "$src" "$cmd-$KUBERNETES_VERSION" "k8s.io/kubernetes/cmd/$cmd" "$(kube_ldflags)"
+      done ;;
+    kwok)
+      install "kwok-$KWOK_VERSION" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+      share "kwok-$KWOK_VERSION" "sigs.k8s.io/kwok@$KWOK_VERSION" kustomize/stage/node/fast/node-initialize.yaml \
+        kustomize/stage/pod/fast/pod-ready.yaml kustomize/stage/pod/fast/pod-complete.yaml \
+        kustomize/stage/pod/fast/pod-delete.yaml ;;
+    lws)
+      install "lws-controller-$LWS_VERSION" "sigs.k8s.io/lws/cmd@$LWS_VERSION"
+      share "lws-$LWS_VERSION" "sigs.k8s.io/lws@$LWS_VERSION" config/webhook/manifests.yaml \
+        config/webhook/mutating-patch.yaml config/webhook/validating-patch.yaml \
+        config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml ;;
+    volcano)
+      src="$cache/src/volcano-$VOLCANO_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" volcano.sh/volcano "$VOLCANO_VERSION" "volcano.sh/apis=$VOLCANO_APIS_VERSION"
+      build "$src" "vc-scheduler-$VOLCANO_VERSION" volcano.sh/volcano/cmd/scheduler
+      build "$src" "vc-controller-manager-$VOLCANO_VERSION" volcano.sh/volcano/cmd/controller-manager
+      share "volcano-$VOLCANO_VERSION" "volcano.sh/volcano@$VOLCANO_VERSION" 'config/crd/volcano/bases/*.yaml' ;;
+    *) echo "build.sh: unknown component $component" >&2; exit 2 ;;
+  esac
+done
