@@ -55,17 +55,6 @@ kube_ldflags() {
        "-X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
 }
 
-# install OUTPUT PACKAGE@VERSION: modules without replace directives can be `go install`ed as they are.
-install() {
-  local out=$1 package=$2
-  [ -x "$bin/$out" ] && return 0
-  echo "building $out" >&2
-  local gobin="$cache/src/gobin-$out"
-  GOBIN="$gobin" go install -trimpath -ldflags "-s -w" "$package"
-  mv "$gobin"/* "$bin/$out"
-  rmdir "$gobin"
-}
-
 # share COMPONENT-VERSION MODULE@VERSION FILE...: copy the manifests the control plane reads at start-up
 # (webhook configurations, CRDs, kwok stages) out of the module, so starting needs no module cache.
 share() {
@@ -98,12 +87,17 @@ for component in $components; do
         build "$src" "$cmd-$KUBERNETES_VERSION" "k8s.io/kubernetes/cmd/$cmd" "$(kube_ldflags)"
       done ;;
     kwok)
-      install "kwok-$KWOK_VERSION" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+      src="$cache/src/kwok-$KWOK_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/kwok "$KWOK_VERSION"
+      build "$src" "kwok-$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
       share "kwok-$KWOK_VERSION" "sigs.k8s.io/kwok@$KWOK_VERSION" kustomize/stage/node/fast/node-initialize.yaml \
+        kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
         kustomize/stage/pod/fast/pod-ready.yaml kustomize/stage/pod/fast/pod-complete.yaml \
         kustomize/stage/pod/fast/pod-delete.yaml ;;
     lws)
-      install "lws-controller-$LWS_VERSION" "sigs.k8s.io/lws/cmd@$LWS_VERSION"
+      src="$cache/src/lws-$LWS_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/lws "$LWS_VERSION"
+      build "$src" "lws-controller-$LWS_VERSION" sigs.k8s.io/lws/cmd
       share "lws-$LWS_VERSION" "sigs.k8s.io/lws@$LWS_VERSION" config/webhook/manifests.yaml \
         config/webhook/mutating-patch.yaml config/webhook/validating-patch.yaml \
         config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml ;;
@@ -112,7 +106,8 @@ for component in $components; do
       [ -f "$src/go.mod" ] || wrapper "$src" volcano.sh/volcano "$VOLCANO_VERSION" "volcano.sh/apis=$VOLCANO_APIS_VERSION"
       build "$src" "vc-scheduler-$VOLCANO_VERSION" volcano.sh/volcano/cmd/scheduler
       build "$src" "vc-controller-manager-$VOLCANO_VERSION" volcano.sh/volcano/cmd/controller-manager
-      share "volcano-$VOLCANO_VERSION" "volcano.sh/volcano@$VOLCANO_VERSION" 'config/crd/volcano/bases/*.yaml' ;;
+      share "volcano-$VOLCANO_VERSION" "volcano.sh/volcano@$VOLCANO_VERSION" 'config/crd/volcano/bases/*.yaml' \
+        installer/helm/chart/volcano/config/volcano-scheduler.conf ;;
     *) echo "build.sh: unknown component $component" >&2; exit 2 ;;
   esac
 done

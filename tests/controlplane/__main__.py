@@ -1,0 +1,37 @@
+"""`python -m tests.controlplane up|down [DIR]`: the test control plane for a person to poke at."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tests.controlplane import ControlPlane, ControlPlaneError, set_gpu_nodes, start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.controlplane", description=__doc__)
+    parser.add_argument("action", choices=["up", "down"])
+    parser.add_argument("workdir", type=Path, nargs="?", default=Path(".cluster"))
+    parser.add_argument("--gpu-nodes", type=int, default=10, help="kwok nodes with 8 GPUs each (up)")
+    args = parser.parse_args(argv)
+    workdir: Path = args.workdir.resolve()
+    if args.action == "down":
+        ControlPlane(workdir).stop()
+        print(f"stopped the control plane in {workdir}")
+        return 0
+    if ControlPlane(workdir).pid_file.exists():
+        print(f"a control plane is already recorded in {workdir}: `make cluster-down` first", file=sys.stderr)
+        return 1
+    try:
+        cp = start(workdir)
+        set_gpu_nodes(cp, args.gpu_nodes)
+    except ControlPlaneError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"export KUBECONFIG={cp.kubeconfig}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Where ci/cluster/build.sh put the control plane's binaries and the upstream manifests it copied."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "ci" / "cluster" / "build.sh"
+VERSIONS = dict(line.split("=", 1) for line in (ROOT / "ci" / "cluster" / "versions.env").read_text().split()
+                if "=" in line and not line.startswith("#"))
+CACHE = Path(os.environ.get("CLUSTER_CACHE", Path(os.environ.get(
+    "FUSION_CACHE", Path.home() / ".cache" / "fusioninfer")) / "cluster"))
+SHARED_CRDS = Path(os.environ.get("FUSION_SHARED_CRDS", ROOT.parent / "shared" / "crds"))
+
+# binary → the version it is built at
+_COMPONENT = {
+    "etcd": "ETCD", "kube-apiserver": "KUBERNETES", "kube-controller-manager": "KUBERNETES",
+    "kube-scheduler": "KUBERNETES", "kubectl": "KUBERNETES", "kwok": "KWOK", "lws-controller": "LWS",
+    "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO",
+}
+
+
+class MissingBuild(RuntimeError):
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} is missing: build the test control plane with `make cluster-build` "
+                         f"({BUILD.relative_to(ROOT)}; needs Go and the Go module proxy)")
+
+
+def binary(name: str) -> Path:
+    path = CACHE / "bin" / f"{name}-{VERSIONS[_COMPONENT[name] + '_VERSION']}"
+    if not path.is_file():
+        raise MissingBuild(path)
+    return path
+
+
+def shared(component: str, filename: str) -> Path:
+    """A manifest build.sh copied out of COMPONENT's module (kwok stages, LWS webhooks, Volcano CRDs)."""
+    key = component.upper() + "_VERSION"
+    path = CACHE / "share" / f"{component}-{VERSIONS[key]}" / filename
+    if not path.is_file():
+        raise MissingBuild(path)
+    return path
+
+
+def shared_dir(component: str) -> Path:
+    path = CACHE / "share" / f"{component}-{VERSIONS[component.upper() + '_VERSION']}"
+    if not path.is_dir():
+        raise MissingBuild(path)
+    return path

@@ -1,0 +1,170 @@
+"""Start each component of the test control plane on loopback, in the order they depend on each other."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.controlplane.builds import SHARED_CRDS, binary, shared, shared_dir
+from tests.controlplane.processes import TOKEN, ControlPlane, free_port, write_kubeconfig
+
+KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+
+
+def openssl(*args: str | Path) -> None:
+    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
+
+
+def self_signed_cert(directory: Path, name: str) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that is its own CA: for webhooks served on loopback."""
+    directory.mkdir(parents=True, exist_ok=True)
+    cert, key = directory / f"{name}.crt", directory / f"{name}.key"
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", f"/CN={name}",
+            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert)
+    return cert, key
+
+
+def http_ok(url: str) -> bool:
+    with urllib.request.urlopen(url, timeout=2) as response:
+        return bool(response.status == 200)
+
+
+def etcd(cp: ControlPlane) -> None:
+    client, peer = free_port(), free_port()
+    cp.ports["etcd"] = client
+    cp.spawn("etcd", [
+        binary("etcd"), "--name", "fusioninfer-test", "--data-dir", cp.workdir / "etcd",
+        "--listen-client-urls", f"http://127.0.0.1:{client}", "--advertise-client-urls", f"http://127.0.0.1:{client}",
+        "--listen-peer-urls", f"http://127.0.0.1:{peer}", "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+        "--initial-cluster", f"fusioninfer-test=http://127.0.0.1:{peer}",
+        "--listen-metrics-urls", f"http://127.0.0.1:{free_port()}",
+        "--unsafe-no-fsync",  # a throw-away store: durability only costs time
+    ])
+    cp.wait("etcd", lambda: http_ok(f"http://127.0.0.1:{client}/health"), "etcd")
+
+
+def kubernetes(cp: ControlPlane) -> None:
+    """kube-apiserver (token auth, RBAC), kube-controller-manager and kube-scheduler."""
+    pki = cp.workdir / "pki"
+    pki.mkdir(exist_ok=True)
+    openssl("genrsa", "-out", pki / "sa.key", "2048")
+    openssl("rsa", "-in", pki / "sa.key", "-pubout", "-out", pki / "sa.pub")
+    (pki / "tokens.csv").write_text(f'{TOKEN},admin,admin,"system:masters"\n')
+    cp.ports["apiserver"] = free_port()
+    cp.server = f"https://127.0.0.1:{cp.ports['apiserver']}"
+    write_kubeconfig(cp.kubeconfig, cp.server)
+    cp.spawn("kube-apiserver", [
+        binary("kube-apiserver"), "--etcd-servers", f"http://127.0.0.1:{cp.ports['etcd']}",
+        "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+        "--secure-port", str(cp.ports["apiserver"]), "--cert-dir", pki / "apiserver",
+        "--token-auth-file", pki / "tokens.csv", "--authorization-mode", "RBAC",
+        "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
+        "--service-account-key-file", pki / "sa.pub", "--service-account-signing-key-file", pki / "sa.key",
+        "--service-cluster-ip-range", "10.96.0.0/16", "--allow-privileged=true",
+    ])
+    cp.wait("kube-apiserver /readyz", lambda: cp.get("/readyz")[0] == 200, "kube-apiserver")
+    common = ["--kubeconfig", cp.kubeconfig, "--leader-elect=false", "--bind-address", "127.0.0.1",
+              "--secure-port", "0"]
+    cp.spawn("kube-controller-manager", [
+        binary("kube-controller-manager"), *common, "--service-account-private-key-file", pki / "sa.key",
+        "--root-ca-file", pki / "apiserver" / "apiserver.crt", "--use-service-account-credentials=false",
+        # No cloud and no CNI: node IPAM and the cloud controllers have nothing to do.
+        "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle",
+    ])
+    cp.spawn("kube-scheduler", [binary("kube-scheduler"), *common])
+    cp.wait("the default namespace and service account",
+            lambda: cp.get("/api/v1/namespaces/default/serviceaccounts/default")[0] == 200,
+            "kube-controller-manager")
+
+
+def crds(cp: ControlPlane) -> None:
+    """The upstream CRDs of every kind the control plane serves (ours come with `helm install`)."""
+    upstream = [SHARED_CRDS / "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
+                SHARED_CRDS / "scheduling.volcano.sh_podgroups.yaml",
+                shared("lws", "disaggregatedset.x-k8s.io_disaggregatedsets.yaml")]
+    upstream += sorted(p for p in shared_dir("volcano").glob("*.yaml") if p.name != upstream[1].name)
+    for path in upstream:
+        cp.apply(path.read_text())
+    cp.kubectl("wait", "--for", "condition=Established", "--timeout", "60s", "crd", "--all")
+
+
+def kwok(cp: ControlPlane) -> None:
+    """kwok manages the nodes annotated kwok.x-k8s.io/node=fake: they turn Ready and renew their
+    leases, so the node lifecycle controller lifts their not-ready taint; their pods turn Ready."""
+    stages = [shared("kwok", name).read_text() for name in (
+        "node-initialize.yaml", "node-heartbeat-with-lease.yaml", "pod-ready.yaml", "pod-complete.yaml",
+        "pod-delete.yaml")]
+    config = cp.workdir / "kwok.yaml"
+    config.write_text("\n---\n".join(stages))
+    cp.spawn("kwok", [
+        binary("kwok"), "--kubeconfig", cp.kubeconfig, "--config", config, "--manage-all-nodes=false",
+        "--manage-nodes-with-annotation-selector", f"{KWOK_NODE_ANNOTATION}=fake",
+        "--server-address", f"127.0.0.1:{free_port()}", "--cidr", "10.244.0.1/16", "--node-ip", "10.0.0.1",
+        "--node-lease-duration-seconds", "40",
+    ])
+
+
+def _webhook_configurations(port: int, ca_bundle: str) -> list[dict[str, Any]]:
+    """LWS's webhook configurations with their kustomize patches applied, pointed at loopback.
+
+    Upstream they call the in-cluster Service `webhook-service`; there is no Service network here, so
+    each clientConfig becomes `url: https://127.0.0.1:PORT/<path>` with our own CA bundle.
+    """
+    configurations = list(yaml.safe_load_all(shared("lws", "manifests.yaml").read_text()))
+    patches = {"MutatingWebhookConfiguration": "mutating-patch.yaml",
+               "ValidatingWebhookConfiguration": "validating-patch.yaml"}
+    for configuration in configurations:
+        for operation in yaml.safe_load(shared("lws", patches[configuration["kind"]]).read_text()):
+            assert operation["op"] == "replace", operation
+            index = int(operation["path"].removeprefix("/webhooks/"))
+            configuration["webhooks"][index] = operation["value"]
+        configuration["metadata"]["name"] = "lws-" + configuration["metadata"]["name"]
+        for webhook in configuration["webhooks"]:
+            path = webhook["clientConfig"]["service"]["path"]
+            webhook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{path}", "caBundle": ca_bundle}
+    return configurations
+
+
+def leaderworkerset(cp: ControlPlane) -> None:
+    """The LWS controller with its webhooks, serving on loopback with a certificate made here.
+
+    Its internal certificate management is off: it writes a Secret for a Service that does not exist.
+    """
+    certs = cp.workdir / "lws-certs"
+    cert, key = self_signed_cert(certs, "lws-webhook")
+    cert.rename(certs / "tls.crt")
+    key.rename(certs / "tls.key")
+    webhook, health = free_port(), free_port()
+    config = cp.workdir / "lws-config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "config.lws.x-k8s.io/v1alpha1", "kind": "Configuration",
+        "leaderElection": {"leaderElect": False}, "internalCertManagement": {"enable": False},
+        "webhook": {"host": "127.0.0.1", "port": webhook, "certDir": str(certs)},
+        "metrics": {"bindAddress": "0"}, "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
+    }))
+    cp.spawn("lws-controller", [binary("lws-controller"), "--config", config, "--kubeconfig", cp.kubeconfig])
+    cp.wait("the LWS controller /readyz", lambda: http_ok(f"http://127.0.0.1:{health}/readyz"), "lws-controller")
+    ca_bundle = base64.b64encode((certs / "tls.crt").read_bytes()).decode()
+    cp.apply(_webhook_configurations(webhook, ca_bundle))
+
+
+def volcano(cp: ControlPlane) -> None:
+    """Volcano's scheduler (the upstream chart's scheduler configuration) and its PodGroup and Queue
+    controllers. The admission webhook manager is left out: it only validates Volcano Jobs and Queues."""
+    common = ["--kubeconfig", cp.kubeconfig, "--leader-elect=false",
+              "--listen-address", f"127.0.0.1:{free_port()}"]
+    cp.spawn("vc-scheduler", [
+        binary("vc-scheduler"), *common, "--scheduler-conf", shared("volcano", "volcano-scheduler.conf"),
+        "--healthz-address", f"127.0.0.1:{free_port()}", "--schedule-period", "500ms",
+    ])
+    cp.spawn("vc-controller-manager", [
+        binary("vc-controller-manager"), *common, "--controllers", "pg-controller,queue-controller",
+        "--healthz-address", f"127.0.0.1:{free_port()}",
+    ])
+    cp.wait("Volcano's default queue", lambda: cp.get(
+        "/apis/scheduling.volcano.sh/v1beta1/queues/default")[0] == 200, "vc-scheduler")
