@@ -11,15 +11,27 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test lint bench generate helm4-plugin setup clean
+.PHONY: demo test lint bench generate helm4-plugin setup cluster-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
 	@$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
 
-## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1
-test: setup lint
+## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1, cluster tests
+## included (on the local control plane: the first run builds it, see docs/test-cluster.md)
+test: setup cluster-build lint
 	$(BIN)/pytest
+
+## cluster-build: build etcd, Kubernetes, kwok, LWS and Volcano from the Go module proxy, into $(CACHE)/cluster
+cluster-build:
+	FUSION_CACHE=$(CACHE) ci/cluster/build.sh
+
+## cluster-up: start the test control plane in .cluster/ with ten 8-GPU nodes; cluster-down stops it
+cluster-up: setup cluster-build
+	@FUSION_CACHE=$(CACHE) $(BIN)/python -m tests.controlplane up .cluster
+
+cluster-down: setup
+	@$(BIN)/python -m tests.controlplane down .cluster
 
 lint: setup
 	$(BIN)/ruff check fusion_helm tests ci

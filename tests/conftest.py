@@ -1,15 +1,16 @@
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
+import kubernetes
 import pytest
 import yaml
 
-from tests.helm import ROOT, Helm, make_helm
-
-SHARED_CRDS = Path(os.environ.get("FUSION_SHARED_CRDS", ROOT.parent / "shared" / "crds"))
+from tests.cluster import GPU_NODES, Cluster
+from tests.controlplane import set_gpu_nodes, start
+from tests.controlplane.builds import SHARED_CRDS
+from tests.helm import Helm, make_helm
 
 
 @pytest.fixture(scope="session", params=[3, 4], ids=["helm3", "helm4"])
@@ -36,3 +37,20 @@ def upstream_crds() -> dict[tuple[str, str], dict[str, Any]]:
         for version in crd["spec"]["versions"]:
             schemas[(f"{group}/{version['name']}", kind)] = version["schema"]["openAPIV3Schema"]
     return schemas
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """The local control plane with the upstream CRDs and ten 8-GPU kwok nodes, for the session.
+
+    Fails (not skips) when the control plane is not built: `make cluster-build` builds it.
+    """
+    control_plane = start(tmp_path_factory.mktemp("cluster"))
+    try:
+        set_gpu_nodes(control_plane, GPU_NODES)
+        config = kubernetes.client.Configuration()
+        kubernetes.config.load_kube_config(str(control_plane.kubeconfig), client_configuration=config)
+        with kubernetes.client.ApiClient(config) as api:
+            yield Cluster(control_plane, api)
+    finally:
+        control_plane.stop()

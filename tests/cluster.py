@@ -1,0 +1,115 @@
+"""What cluster tests hold: the control plane, a Kubernetes client on it, and helm releases in it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import kubernetes
+import yaml
+
+from tests.controlplane import ControlPlane
+from tests.helm import CHART, Helm
+
+T = TypeVar("T")
+
+LWS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
+# 8-GPU kwok nodes the session starts with: enough for the largest story (80 GPUs).
+GPU_NODES = 10
+
+
+def eventually(what: str, probe: Callable[[], T | None], timeout: float = 90, interval: float = 0.5) -> T:
+    """Poll PROBE until it returns something truthy; fail naming WHAT and the last value seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+@dataclass
+class Cluster:
+    control_plane: ControlPlane
+    api: kubernetes.client.ApiClient
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.control_plane.kubeconfig
+
+    @property
+    def core(self) -> kubernetes.client.CoreV1Api:
+        return kubernetes.client.CoreV1Api(self.api)
+
+    @property
+    def apps(self) -> kubernetes.client.AppsV1Api:
+        return kubernetes.client.AppsV1Api(self.api)
+
+    def custom(self, resource: tuple[str, str, str], namespace: str) -> list[dict[str, Any]]:
+        group, version, plural = resource
+        listed = kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object(
+            group, version, namespace, plural)
+        items: list[dict[str, Any]] = listed["items"]
+        return items
+
+    def pods(self, namespace: str) -> list[kubernetes.client.V1Pod]:
+        return list(self.core.list_namespaced_pod(namespace).items)
+
+    def leftovers(self, namespace: str) -> dict[str, list[str]]:
+        """The LeaderWorkerSets, StatefulSets, PodGroups and pods still in NAMESPACE."""
+        found = {
+            "LeaderWorkerSet": [o["metadata"]["name"] for o in self.custom(LWS, namespace)],
+            "StatefulSet": [s.metadata.name for s in self.apps.list_namespaced_stateful_set(namespace).items],
+            "PodGroup": [o["metadata"]["name"] for o in self.custom(PODGROUP, namespace)],
+            "Pod": [p.metadata.name for p in self.pods(namespace)],
+        }
+        return {kind: names for kind, names in found.items() if names}
+
+
+def ready(pod: kubernetes.client.V1Pod) -> bool:
+    conditions = pod.status.conditions or []
+    return any(c.type == "Ready" and c.status == "True" for c in conditions)
+
+
+@dataclass
+class Release:
+    """One `helm install` of the chart, through the post-renderer, into its own namespace."""
+
+    cluster: Cluster
+    helm: Helm
+    name: str
+    namespace: str
+
+    def run(self, *args: str | Path) -> str:
+        return self.helm.run(*args, "--namespace", self.namespace, "--kubeconfig", self.cluster.kubeconfig).stdout
+
+    def install(self, values: Path, verb: str = "install") -> None:
+        extra = ["--create-namespace"] if verb == "install" else []
+        self.run(verb, self.name, CHART, "-f", values, "--post-renderer", "fusion-postrender", *extra)
+
+    def manifest(self) -> list[dict[str, Any]]:
+        """The objects helm applied (post-rendered), as helm recorded them."""
+        return [doc for doc in yaml.safe_load_all(self.run("get", "manifest", self.name)) if doc]
+
+    def uninstall(self) -> None:
+        self.run("uninstall", self.name, "--wait")
+
+
+@contextmanager
+def release(cluster: Cluster, helm: Helm, name: str, namespace: str) -> Iterator[Release]:
+    """A release that is uninstalled afterwards, and whose pods are gone before the next test runs:
+    cluster tests share the GPU nodes."""
+    installed = Release(cluster, helm, name, namespace)
+    try:
+        yield installed
+    finally:
+        if name in installed.run("list", "--short", "--all"):
+            installed.uninstall()
+        eventually(f"the pods of {namespace}/{name} to be deleted", lambda: not cluster.pods(namespace))

@@ -1,0 +1,177 @@
+"""The stories installed, scaled and uninstalled with real helm on a real control plane: kube-apiserver,
+the LWS controller and its webhooks, kube-scheduler, Volcano's scheduler and kwok's GPU nodes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import kubernetes
+import pytest
+import yaml
+
+from tests.cluster import GPU_NODES, LWS, PODGROUP, Cluster, eventually, ready, release
+from tests.controlplane import set_gpu_nodes
+from tests.helm import VALUES, Helm
+
+pytestmark = pytest.mark.cluster
+
+STORIES = sorted(VALUES.glob("story*.yaml"))
+TASK = "volcano.sh/task-spec"
+GROUP = "scheduling.k8s.io/group-name"
+
+
+def expected_pods(values: Path) -> int:
+    roles = yaml.safe_load(values.read_text())["roles"]
+    return sum(role["replicas"] * role.get("multinode", {}).get("nodeCount", 1) for role in roles)
+
+
+def api_path(obj: dict[str, Any], namespace: str) -> str:
+    group_version, kind = obj["apiVersion"], obj["kind"]
+    base = f"/api/{group_version}" if "/" not in group_version else f"/apis/{group_version}"
+    plural = {"PodGroup": "podgroups", "LeaderWorkerSet": "leaderworkersets",
+              "InferenceService": "inferenceservices"}[kind]
+    return f"{base}/namespaces/{namespace}/{plural}/{obj['metadata']['name']}"
+
+
+def tasks(pods: list[kubernetes.client.V1Pod]) -> dict[str, list[kubernetes.client.V1Pod]]:
+    by_task: dict[str, list[kubernetes.client.V1Pod]] = defaultdict(list)
+    for pod in pods:
+        by_task[(pod.metadata.annotations or {}).get(TASK, pod.metadata.name)].append(pod)
+    return dict(by_task)
+
+
+@pytest.mark.parametrize("story", STORIES, ids=[p.stem.split("-")[0] for p in STORIES])
+def test_story_installs_runs_and_uninstalls(cluster: Cluster, helm: Helm, story: Path) -> None:
+    namespace = f"{story.stem.split('-')[0]}-helm{helm.major}"
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(story)
+
+        manifest = installed.manifest()
+        for obj in manifest:
+            status, body = cluster.control_plane.get(api_path(obj, namespace))
+            assert status == 200, f"{obj['kind']} {obj['metadata']['name']} not on the API server: {body!r}"
+        lws_names = {o["metadata"]["name"] for o in manifest if o["kind"] == "LeaderWorkerSet"}
+        assert lws_names
+
+        want = expected_pods(story)
+        pods = eventually(f"{want} Ready pods in {namespace}", lambda: (
+            found if len(found := cluster.pods(namespace)) == want and all(map(ready, found)) else None))
+        # Every pod belongs to one of our LeaderWorkerSets, through the StatefulSets the LWS controller made.
+        owners = {p.metadata.labels["leaderworkerset.sigs.k8s.io/name"] for p in pods}
+        assert owners == lws_names
+        statefulsets = {s.metadata.name for s in cluster.apps.list_namespaced_stateful_set(namespace).items}
+        assert lws_names <= statefulsets
+        for pod in pods:
+            assert cluster.core.read_node(pod.spec.node_name).metadata.annotations["kwok.x-k8s.io/node"] == "fake"
+
+        installed.uninstall()
+        eventually(f"nothing of the release left in {namespace}", lambda: not cluster.leftovers(namespace))
+
+
+def scaled(values: Path, replicas: dict[str, int], into: Path) -> Path:
+    spec = yaml.safe_load(values.read_text())
+    for role in spec["roles"]:
+        role["replicas"] = replicas.get(role["name"], role["replicas"])
+    into.write_text(yaml.safe_dump(spec))
+    return into
+
+
+def pods_by_lws(pods: list[kubernetes.client.V1Pod]) -> dict[str, dict[str, str]]:
+    """LeaderWorkerSet → {pod name: pod UID}."""
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+    for pod in pods:
+        found[pod.metadata.labels["leaderworkerset.sigs.k8s.io/name"]][pod.metadata.name] = pod.metadata.uid
+    return dict(found)
+
+
+@pytest.mark.parametrize(("story", "replicas"), [
+    ("story2", {"prefill": 3, "decode": 2}),   # one role up, one down
+    ("story3", {"inference": 1}),              # a multi-node role down
+])
+def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
+        cluster: Cluster, helm: Helm, tmp_path: Path, story: str, replicas: dict[str, int]) -> None:
+    values = next(p for p in STORIES if p.stem.startswith(story))
+    namespace = f"scale-{story}-helm{helm.major}"
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(values)
+        want = expected_pods(values)
+        before = pods_by_lws(eventually(f"{want} Ready pods", lambda: (
+            found if len(found := cluster.pods(namespace)) == want and all(map(ready, found)) else None)))
+
+        new_values = scaled(values, replicas, tmp_path / "scaled.yaml")
+        installed.install(new_values, verb="upgrade")
+        after_lws = {o["metadata"]["name"] for o in installed.manifest() if o["kind"] == "LeaderWorkerSet"}
+        want = expected_pods(new_values)
+        after = pods_by_lws(eventually(f"{want} Ready pods after the upgrade", lambda: (
+            found if len(found := cluster.pods(namespace)) == want and all(map(ready, found))
+            and {p.metadata.labels["leaderworkerset.sigs.k8s.io/name"] for p in found} == after_lws
+            else None)))
+
+        kept, removed = before.keys() & after_lws, before.keys() - after_lws
+        assert kept and removed, "the scenario must keep some replicas and remove others"
+        for lws in kept:
+            assert after[lws] == before[lws], f"pods of untouched replica {lws} were replaced"
+        assert set(after) == after_lws
+        live_lws = {o["metadata"]["name"] for o in cluster.custom(LWS, namespace)}
+        live_sts = {s.metadata.name for s in cluster.apps.list_namespaced_stateful_set(namespace).items}
+        for lws in removed:
+            assert lws not in live_lws
+            assert not {s for s in live_sts if s == lws or s.startswith(f"{lws}-")}, f"{lws}'s StatefulSets remain"
+        podgroups = cluster.custom(PODGROUP, namespace)
+        assert [pg["spec"]["minMember"] for pg in podgroups] == [want]
+
+
+# The design's "Scheduling Behavior Table" for story 4 (prefill-0: 2 pods, decode-0 and decode-1: 4 pods
+# each, 8 GPUs a pod, 8-GPU nodes): cluster GPUs → the replicas that get bound.
+DESIGN_TABLE: dict[int, set[str]] = {
+    80: {"prefill-0", "decode-0", "decode-1"},
+    64: {"prefill-0", "decode-0"},
+    48: {"prefill-0", "decode-0"},
+    32: set(),
+    16: set(),
+}
+# Rows the current PodGroup layout does not deliver, and what it does instead: one PodGroup whose
+# minMember counts every pod of the service binds all of it or nothing.
+CURRENT_LAYOUT: dict[int, set[str]] = {64: set(), 48: set()}
+
+
+def settled(cluster: Cluster, namespace: str) -> bool:
+    """Volcano has decided on every PodGroup: all its pods are bound, or it reports the group
+    Unschedulable with every unbound pod counted as Pending (its message: "..., N Pending, ...")."""
+    pods = cluster.pods(namespace)
+    for podgroup in cluster.custom(PODGROUP, namespace):
+        members = [p for p in pods if (p.metadata.annotations or {}).get(GROUP) == podgroup["metadata"]["name"]]
+        unbound = sum(not p.spec.node_name for p in members)
+        verdicts = [c.get("message", "") for c in podgroup.get("status", {}).get("conditions", [])
+                    if c["type"] == "Unschedulable" and c["status"] == "True"]
+        if unbound and not any(f" {unbound} Pending" in message for message in verdicts):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("gpus", sorted(DESIGN_TABLE, reverse=True))
+def test_gang_scheduling_binds_whole_replicas_or_nothing(
+        cluster: Cluster, helm: Helm, gpus: int, record_property: Any) -> None:
+    story = next(p for p in STORIES if p.stem.startswith("story4"))
+    namespace = f"gang-{gpus}-helm{helm.major}"
+    set_gpu_nodes(cluster.control_plane, gpus // 8)
+    try:
+        with release(cluster, helm, "svc", namespace) as installed:
+            installed.install(story)
+            want = expected_pods(story)
+            eventually(f"{want} pods", lambda: len(cluster.pods(namespace)) == want)
+            expected = CURRENT_LAYOUT.get(gpus, DESIGN_TABLE[gpus])
+            if expected == set(tasks(cluster.pods(namespace))):
+                eventually("every pod bound", lambda: all(p.spec.node_name for p in cluster.pods(namespace)))
+            eventually("Volcano's verdict on every PodGroup", lambda: settled(cluster, namespace))
+            bound = {task for task, pods in tasks(cluster.pods(namespace)).items()
+                     if any(p.spec.node_name for p in pods)}
+            record_property("bound", sorted(bound))
+            print(f"{gpus} GPUs: bound {sorted(bound)}; design table: {sorted(DESIGN_TABLE[gpus])}")
+            for task, pods in tasks(cluster.pods(namespace)).items():
+                assert len({bool(p.spec.node_name) for p in pods}) == 1, f"replica {task} partly bound"
+            assert bound == expected
+    finally:
+        set_gpu_nodes(cluster.control_plane, GPU_NODES)
