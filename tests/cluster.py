@@ -87,8 +87,13 @@ class Release:
     name: str
     namespace: str
 
-    def run(self, *args: str | Path) -> str:
-        return self.helm.run(*args, "--namespace", self.namespace, "--kubeconfig", self.cluster.kubeconfig).stdout
+    def run(self, *args: str | Path, check: bool = True) -> str:
+        result = self.helm.run(*args, "--namespace", self.namespace, "--kubeconfig", self.cluster.kubeconfig,
+                               check=check)
+        return result.stdout if result.returncode == 0 else ""
+
+    def exists(self) -> bool:
+        return bool(self.run("status", self.name, check=False))
 
     def install(self, values: Path, verb: str = "install") -> None:
         extra = ["--create-namespace"] if verb == "install" else []
@@ -110,6 +115,6 @@ def release(cluster: Cluster, helm: Helm, name: str, namespace: str) -> Iterator
     try:
         yield installed
     finally:
-        if name in installed.run("list", "--short", "--all"):
+        if installed.exists():
             installed.uninstall()
         eventually(f"the pods of {namespace}/{name} to be deleted", lambda: not cluster.pods(namespace))
