@@ -55,13 +55,15 @@ def kubernetes(cp: ControlPlane) -> None:
     openssl("genrsa", "-out", pki / "sa.key", "2048")
     openssl("rsa", "-in", pki / "sa.key", "-pubout", "-out", pki / "sa.pub")
     (pki / "tokens.csv").write_text(f'{TOKEN},admin,admin,"system:masters"\n')
+    cert, key = self_signed_cert(pki, "apiserver")
     cp.ports["apiserver"] = free_port()
     cp.server = f"https://127.0.0.1:{cp.ports['apiserver']}"
-    write_kubeconfig(cp.kubeconfig, cp.server)
+    cp.ca = cert
+    write_kubeconfig(cp.kubeconfig, cp.server, cert)
     cp.spawn("kube-apiserver", [
         binary("kube-apiserver"), "--etcd-servers", f"http://127.0.0.1:{cp.ports['etcd']}",
         "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
-        "--secure-port", str(cp.ports["apiserver"]), "--cert-dir", pki / "apiserver",
+        "--secure-port", str(cp.ports["apiserver"]), "--tls-cert-file", cert, "--tls-private-key-file", key,
         "--token-auth-file", pki / "tokens.csv", "--authorization-mode", "RBAC",
         "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
         "--service-account-key-file", pki / "sa.pub", "--service-account-signing-key-file", pki / "sa.key",
@@ -72,7 +74,7 @@ def kubernetes(cp: ControlPlane) -> None:
               "--secure-port", "0"]
     cp.spawn("kube-controller-manager", [
         binary("kube-controller-manager"), *common, "--service-account-private-key-file", pki / "sa.key",
-        "--root-ca-file", pki / "apiserver" / "apiserver.crt", "--use-service-account-credentials=false",
+        "--root-ca-file", cert, "--use-service-account-credentials=false",
         # No cloud and no CNI: node IPAM and the cloud controllers have nothing to do.
         "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle",
     ])

@@ -6,6 +6,7 @@ process (`make cluster-up`) started.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -43,6 +44,7 @@ def free_port() -> int:
 class ControlPlane:
     workdir: Path
     server: str = ""
+    ca: Path | None = None
     ports: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -114,7 +116,7 @@ class ControlPlane:
 
     def get(self, path: str) -> tuple[int, bytes]:
         request = urllib.request.Request(f"{self.server}{path}", headers={"Authorization": f"Bearer {TOKEN}"})
-        context = ssl._create_unverified_context()  # loopback, the API server's self-signed certificate
+        context = ssl.create_default_context(cafile=self.ca)
         try:
             with urllib.request.urlopen(request, context=context, timeout=5) as response:
                 return response.status, response.read()
@@ -142,11 +144,11 @@ class ControlPlane:
         return items
 
 
-def write_kubeconfig(path: Path, server: str) -> None:
+def write_kubeconfig(path: Path, server: str, ca: Path) -> None:
     path.write_text(yaml.safe_dump({
         "apiVersion": "v1", "kind": "Config", "current-context": "fusioninfer-test",
-        "clusters": [{"name": "fusioninfer-test",
-                      "cluster": {"server": server, "insecure-skip-tls-verify": True}}],
+        "clusters": [{"name": "fusioninfer-test", "cluster": {
+            "server": server, "certificate-authority-data": base64.b64encode(ca.read_bytes()).decode()}}],
         "users": [{"name": "admin", "user": {"token": TOKEN}}],
         "contexts": [{"name": "fusioninfer-test",
                       "context": {"cluster": "fusioninfer-test", "user": "admin", "namespace": "default"}}],
