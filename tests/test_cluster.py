@@ -27,12 +27,20 @@ def expected_pods(values: Path) -> int:
     return sum(role["replicas"] * role.get("multinode", {}).get("nodeCount", 1) for role in roles)
 
 
-def api_path(obj: dict[str, Any], namespace: str) -> str:
-    group_version, kind = obj["apiVersion"], obj["kind"]
-    base = f"/api/{group_version}" if "/" not in group_version else f"/apis/{group_version}"
-    plural = {"PodGroup": "podgroups", "LeaderWorkerSet": "leaderworkersets",
-              "InferenceService": "inferenceservices"}[kind]
-    return f"{base}/namespaces/{namespace}/{plural}/{obj['metadata']['name']}"
+def owner(pod: kubernetes.client.V1Pod) -> str:
+    """The LeaderWorkerSet a pod belongs to (a label LWS's pod webhook sets)."""
+    name: str = pod.metadata.labels["leaderworkerset.sigs.k8s.io/name"]
+    return name
+
+
+def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | None = None
+               ) -> list[kubernetes.client.V1Pod]:
+    """Wait for exactly WANT pods in NAMESPACE, all Ready (and all of the LeaderWorkerSets OWNERS)."""
+    def probe() -> list[kubernetes.client.V1Pod] | None:
+        pods = cluster.pods(namespace)
+        settled = len(pods) == want and all(map(ready, pods))
+        return pods if settled and (owners is None or {owner(p) for p in pods} == owners) else None
+    return eventually(f"{want} Ready pods in {namespace}", probe)
 
 
 def tasks(pods: list[kubernetes.client.V1Pod]) -> dict[str, list[kubernetes.client.V1Pod]]:
@@ -49,18 +57,15 @@ def test_story_installs_runs_and_uninstalls(cluster: Cluster, helm: Helm, story:
         installed.install(story)
 
         manifest = installed.manifest()
-        for obj in manifest:
-            status, body = cluster.control_plane.get(api_path(obj, namespace))
-            assert status == 200, f"{obj['kind']} {obj['metadata']['name']} not on the API server: {body!r}"
+        on_server = cluster.control_plane.kubectl("get", "--namespace", namespace, "-o", "name", "-f", "-",
+                                                  stdin=yaml.safe_dump_all(manifest)).stdout.split()
+        assert len(on_server) == len(manifest) == len(set(on_server))
         lws_names = {o["metadata"]["name"] for o in manifest if o["kind"] == "LeaderWorkerSet"}
         assert lws_names
 
-        want = expected_pods(story)
-        pods = eventually(f"{want} Ready pods in {namespace}", lambda: (
-            found if len(found := cluster.pods(namespace)) == want and all(map(ready, found)) else None))
+        pods = ready_pods(cluster, namespace, expected_pods(story))
         # Every pod belongs to one of our LeaderWorkerSets, through the StatefulSets the LWS controller made.
-        owners = {p.metadata.labels["leaderworkerset.sigs.k8s.io/name"] for p in pods}
-        assert owners == lws_names
+        assert {owner(p) for p in pods} == lws_names
         statefulsets = {s.metadata.name for s in cluster.apps.list_namespaced_stateful_set(namespace).items}
         assert lws_names <= statefulsets
         for pod in pods:
@@ -82,7 +87,7 @@ def pods_by_lws(pods: list[kubernetes.client.V1Pod]) -> dict[str, dict[str, str]
     """LeaderWorkerSet → {pod name: pod UID}."""
     found: dict[str, dict[str, str]] = defaultdict(dict)
     for pod in pods:
-        found[pod.metadata.labels["leaderworkerset.sigs.k8s.io/name"]][pod.metadata.name] = pod.metadata.uid
+        found[owner(pod)][pod.metadata.name] = pod.metadata.uid
     return dict(found)
 
 
@@ -96,18 +101,13 @@ def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
     namespace = f"scale-{story}-helm{helm.major}"
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(values)
-        want = expected_pods(values)
-        before = pods_by_lws(eventually(f"{want} Ready pods", lambda: (
-            found if len(found := cluster.pods(namespace)) == want and all(map(ready, found)) else None)))
+        before = pods_by_lws(ready_pods(cluster, namespace, expected_pods(values)))
 
         new_values = scaled(values, replicas, tmp_path / "scaled.yaml")
         installed.install(new_values, verb="upgrade")
         after_lws = {o["metadata"]["name"] for o in installed.manifest() if o["kind"] == "LeaderWorkerSet"}
         want = expected_pods(new_values)
-        after = pods_by_lws(eventually(f"{want} Ready pods after the upgrade", lambda: (
-            found if len(found := cluster.pods(namespace)) == want and all(map(ready, found))
-            and {p.metadata.labels["leaderworkerset.sigs.k8s.io/name"] for p in found} == after_lws
-            else None)))
+        after = pods_by_lws(ready_pods(cluster, namespace, want, owners=after_lws))
 
         kept, removed = before.keys() & after_lws, before.keys() - after_lws
         assert kept and removed, "the scenario must keep some replicas and remove others"
@@ -168,8 +168,11 @@ def test_gang_scheduling_binds_whole_replicas_or_nothing(
             eventually("Volcano's verdict on every PodGroup", lambda: settled(cluster, namespace))
             bound = {task for task, pods in tasks(cluster.pods(namespace)).items()
                      if any(p.spec.node_name for p in pods)}
-            record_property("bound", sorted(bound))
-            print(f"{gpus} GPUs: bound {sorted(bound)}; design table: {sorted(DESIGN_TABLE[gpus])}")
+            bound_pods = sorted(f"{p.metadata.name}@{p.spec.node_name}" for p in cluster.pods(namespace)
+                                if p.spec.node_name)
+            record_property("bound_pods", bound_pods)
+            print(f"\n{gpus} GPUs: bound replicas {sorted(bound)} (design table: {sorted(DESIGN_TABLE[gpus])}); "
+                  f"bound pods: {bound_pods}")
             for task, pods in tasks(cluster.pods(namespace)).items():
                 assert len({bool(p.spec.node_name) for p in pods}) == 1, f"replica {task} partly bound"
             assert bound == expected
