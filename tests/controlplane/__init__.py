@@ -21,8 +21,8 @@ def start(workdir: Path) -> ControlPlane:
     workdir.mkdir(parents=True, exist_ok=True)
     cp = ControlPlane(workdir)
     try:
-        for component in (components.etcd, components.kubernetes, components.crds, components.kwok,
-                          components.leaderworkerset, components.volcano):
+        for component in (components.etcd, components.apiserver, components.crds, components.controllers,
+                          components.kwok, components.leaderworkerset, components.volcano):
             component(cp)
     except BaseException:
         cp.stop()

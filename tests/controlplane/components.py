@@ -48,8 +48,8 @@ def etcd(cp: ControlPlane) -> None:
     cp.wait("etcd", lambda: http_ok(f"http://127.0.0.1:{client}/health"), "etcd")
 
 
-def kubernetes(cp: ControlPlane) -> None:
-    """kube-apiserver (token auth, RBAC), kube-controller-manager and kube-scheduler."""
+def apiserver(cp: ControlPlane) -> None:
+    """kube-apiserver: one token-authenticated admin, RBAC, a serving certificate made here."""
     pki = cp.workdir / "pki"
     pki.mkdir(exist_ok=True)
     openssl("genrsa", "-out", pki / "sa.key", "2048")
@@ -70,11 +70,18 @@ def kubernetes(cp: ControlPlane) -> None:
         "--service-cluster-ip-range", "10.96.0.0/16", "--allow-privileged=true",
     ])
     cp.wait("kube-apiserver /readyz", lambda: cp.get("/readyz")[0] == 200, "kube-apiserver")
+
+
+def controllers(cp: ControlPlane) -> None:
+    """kube-controller-manager and kube-scheduler. Started after the CRDs are in: the garbage collector
+    learns of new kinds only on its next discovery resync (30 s), so cascading deletes of LWS objects
+    would stall until then."""
+    pki = cp.workdir / "pki"
     common = ["--kubeconfig", cp.kubeconfig, "--leader-elect=false", "--bind-address", "127.0.0.1",
               "--secure-port", "0"]
     cp.spawn("kube-controller-manager", [
         binary("kube-controller-manager"), *common, "--service-account-private-key-file", pki / "sa.key",
-        "--root-ca-file", cert, "--use-service-account-credentials=false",
+        "--root-ca-file", pki / "apiserver.crt", "--use-service-account-credentials=false",
         # No cloud and no CNI: node IPAM and the cloud controllers have nothing to do.
         "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle",
     ])
