@@ -12,6 +12,7 @@ cache="${CLUSTER_CACHE:-${FUSION_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusionin
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/src"
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
+command -v go >/dev/null || { echo "build.sh: the test control plane is built with Go (>= 1.26) and the Go module proxy; no go on PATH" >&2; exit 1; }
 
 staging_minor() { echo "v0.${1#v1.}"; }   # v1.35.3 -> v0.35.3
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -23,6 +24,11 @@ def main(argv: list[str] | None = None) -> int:
     if ControlPlane(workdir).pid_file.exists():
         print(f"a control plane is already recorded in {workdir}: `make cluster-down` first", file=sys.stderr)
         return 1
+    if workdir.exists() and any(workdir.iterdir()):
+        if not (workdir / "kubeconfig").exists() or not (workdir / "etcd").is_dir():
+            print(f"{workdir} is not empty and holds no earlier control plane: choose another", file=sys.stderr)
+            return 1
+        shutil.rmtree(workdir)  # an earlier, stopped control plane: start afresh
     try:
         cp = start(workdir)
         set_gpu_nodes(cp, args.gpu_nodes)
