@@ -3,32 +3,12 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import pytest
 
-from fusion_helm import InvalidSpec, expand, parse_inference_service
+from fusion_helm import InvalidSpec
 from fusion_helm.kio import dump
-
-
-def role(name: str, component_type: str = "decoder", replicas: int = 1, nodes: int = 1,
-         **container: Any) -> dict[str, Any]:
-    spec = {"name": name, "componentType": component_type, "replicas": replicas,
-            "template": {"spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
-                                                  "args": ["--model", "m"], **container}]}}}
-    if nodes > 1:
-        spec["multinode"] = {"nodeCount": nodes}
-    return spec
-
-
-def service(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
-            "metadata": {"name": "svc", "namespace": "llm", "labels": {"team": "a"}},
-            "spec": {"roles": list(roles), **spec}}
-
-
-def render(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {f"{o['kind']}/{o['metadata']['name']}": o for o in expand(parse_inference_service(obj))}
+from tests.builders import render, role, service
 
 
 def test_scaling_one_role_leaves_every_other_replica_byte_identical() -> None:
@@ -38,7 +18,7 @@ def test_scaling_one_role_leaves_every_other_replica_byte_identical() -> None:
     lws_after = {k: dump(v) for k, v in after.items() if k.startswith("LeaderWorkerSet/")}
     assert lws_after.keys() - lws_before.keys() == {"LeaderWorkerSet/svc-decode-4", "LeaderWorkerSet/svc-decode-5"}
     assert all(lws_after[name] == text for name, text in lws_before.items())
-    assert after["PodGroup/svc"]["spec"]["minTaskMember"]["decode-5"] == 2
+    assert after["PodGroup/svc"] == before["PodGroup/svc"], "at level role scaling leaves the atomic minimum alone"
     down = render(service(role("prefill", "prefiller", 1), role("decode", replicas=4, nodes=2)))
     assert "LeaderWorkerSet/svc-prefill-1" not in down
     assert dump(down["LeaderWorkerSet/svc-prefill-0"]) == lws_before["LeaderWorkerSet/svc-prefill-0"]
@@ -56,20 +36,21 @@ def test_a_template_change_rehashes_only_that_role() -> None:
 
 def test_min_resources_are_exact_sums_over_every_pod() -> None:
     resources = {"requests": {"cpu": "500m", "memory": "16Gi"}, "limits": {"nvidia.com/gpu": "1"}}
-    objects = render(service(role("prefill", "prefiller", replicas=3, resources=resources)))
+    objects = render(service(role("prefill", "prefiller", replicas=3, resources=resources),
+                             gangSchedule={"level": "group"}))
     assert objects["PodGroup/svc"]["spec"]["minResources"] == {
         "cpu": "1500m", "memory": "48Gi", "nvidia.com/gpu": "3"}
 
 
 def test_init_containers_and_sidecars_count_as_the_scheduler_counts_them() -> None:
-    decode = role("decode", resources={"requests": {"cpu": "1"}})
+    decode = role("decode", replicas=2, resources={"requests": {"cpu": "1"}})
     decode["template"]["spec"]["initContainers"] = [
         {"name": "proxy", "image": "p", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m"}}},
         {"name": "fetch", "image": "f", "resources": {"requests": {"cpu": "2"}}},
     ]
-    objects = render(service(decode))
-    # max(app 1 + sidecar 0.25, init 2 + sidecar 0.25) = 2.25 CPUs
-    assert objects["PodGroup/svc"]["spec"]["minResources"] == {"cpu": "2250m"}
+    objects = render(service(decode, gangSchedule={"level": "group"}))
+    # 2 replicas * max(app 1 + sidecar 0.25, init 2 + sidecar 0.25) = 2 * 2.25 CPUs
+    assert objects["PodGroup/svc"]["spec"]["minResources"] == {"cpu": "4500m"}
 
 
 @pytest.mark.parametrize("roles,gang", [
@@ -96,7 +77,7 @@ def test_scheduling_strategy_names_the_scheduler() -> None:
 def test_metadata_labels_go_on_objects_never_on_pod_templates() -> None:
     decode = role("decode")
     decode["template"]["metadata"] = {"labels": {"app": "x"}, "annotations": {"note": "y"}}
-    lws = render(service(decode))["LeaderWorkerSet/svc-decode-0"]
+    lws = render(service(decode, role("prefill", "prefiller")))["LeaderWorkerSet/svc-decode-0"]
     assert lws["metadata"]["namespace"] == "llm"
     assert lws["metadata"]["labels"]["team"] == "a"
     template = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]
@@ -125,15 +106,14 @@ def test_a_per_replica_key_in_the_template_is_an_error(metadata, field: str) -> 
     decode = role("decode")
     decode["template"]["metadata"] = metadata
     with pytest.raises(InvalidSpec) as error:
-        render(service(decode))
+        render(service(decode, role("prefill", "prefiller")))
     assert str(error.value) == (f"InferenceService svc: spec.roles[0].template.metadata.{field}: is set for "
                                 "each replica by the expansion; remove it from the template")
 
 
 def test_zero_replicas_make_no_objects_for_the_role() -> None:
     objects = render(service(role("prefill", "prefiller", replicas=0), role("decode", replicas=1)))
-    assert sorted(objects) == ["LeaderWorkerSet/svc-decode-0", "PodGroup/svc"]
-    assert objects["PodGroup/svc"]["spec"]["minTaskMember"] == {"decode-0": 1}
+    assert sorted(objects) == ["LeaderWorkerSet/svc-decode-0"]
 
 
 def test_serving_command_comes_from_the_container_or_the_role() -> None:

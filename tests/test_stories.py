@@ -12,25 +12,25 @@ from tests.helm import VALUES, Helm
 
 LWS = "LeaderWorkerSet"
 
-# story file → (service, [(LWS name, size)], PodGroup minTaskMember or None, total GPUs)
-STORIES: dict[str, tuple[str, list[tuple[str, int]], dict[str, int] | None, str]] = {
+# story file → (service, [(LWS name, size)],
+#               PodGroup subgroups {role: (subGroupSize, minSubGroups)} or None, GPUs of the atomic minimum)
+STORIES: dict[str, tuple[str, list[tuple[str, int]], dict[str, tuple[int, int]] | None, str]] = {
     "story1-monolithic-qwen3-8b.yaml": (
         "qwen-inference", [("qwen-inference-inference-0", 1)], None, "1"),
     "story2-pd-qwen3-8b.yaml": (
         "qwen-inference-service",
         [(f"qwen-inference-service-prefill-{i}", 1) for i in range(2)]
         + [(f"qwen-inference-service-decode-{i}", 1) for i in range(4)],
-        {"prefill-0": 1, "prefill-1": 1, "decode-0": 1, "decode-1": 1, "decode-2": 1, "decode-3": 1},
-        "6"),
+        {"prefill": (1, 1), "decode": (1, 1)}, "2"),
     "story3-multinode-deepseek-r1.yaml": (
         "deepseek-r1-inference",
         [("deepseek-r1-inference-inference-0", 4), ("deepseek-r1-inference-inference-1", 4)],
-        {"inference-0": 4, "inference-1": 4}, "64"),
+        {"inference": (4, 1)}, "32"),
     "story4-pd-multinode-deepseek-r1.yaml": (
         "deepseek-r1-disagg",
         [("deepseek-r1-disagg-prefill-0", 2), ("deepseek-r1-disagg-decode-0", 4),
          ("deepseek-r1-disagg-decode-1", 4)],
-        {"prefill-0": 2, "decode-0": 4, "decode-1": 4}, "80"),
+        {"prefill": (2, 1), "decode": (4, 1)}, "48"),
 }
 
 
@@ -50,7 +50,7 @@ def pod_templates(lws: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("story", sorted(STORIES))
 def test_story_objects(helm: Helm, story: str) -> None:
-    service, expected_lws, min_task_member, gpus = STORIES[story]
+    service, expected_lws, subgroups, gpus = STORIES[story]
     objects = render(helm, story)
 
     assert [o["metadata"]["name"] for o in of_kind(objects, "InferenceService")] == [service]
@@ -61,7 +61,7 @@ def test_story_objects(helm: Helm, story: str) -> None:
     assert {o["kind"] for o in objects} <= {"InferenceService", LWS, "PodGroup"}
 
     groups = of_kind(objects, "PodGroup")
-    if min_task_member is None:
+    if subgroups is None:
         assert groups == []
         for obj in lws:
             for template in pod_templates(obj):
@@ -70,8 +70,14 @@ def test_story_objects(helm: Helm, story: str) -> None:
         return
     [group] = groups
     assert group["metadata"]["name"] == service
-    assert group["spec"]["minTaskMember"] == min_task_member
-    assert group["spec"]["minMember"] == sum(min_task_member.values())
+    policies = group["spec"]["subGroupPolicy"]
+    assert {p["name"]: (p["subGroupSize"], p["minSubGroups"]) for p in policies} == subgroups
+    for policy in policies:
+        assert policy["labelSelector"] == {"matchLabels": {
+            "fusioninfer.io/service": service, "fusioninfer.io/role-name": policy["name"]}}
+        assert policy["matchLabelKeys"] == ["fusioninfer.io/replica-index"]
+    assert "minTaskMember" not in group["spec"]
+    assert group["spec"]["minMember"] == sum(size * minimum for size, minimum in subgroups.values())
     assert group["spec"]["minResources"] == {"nvidia.com/gpu": gpus}
     for obj in lws:
         role, index = obj["metadata"]["labels"]["fusioninfer.io/role-name"], \
@@ -121,11 +127,12 @@ def test_ray_leader_and_worker_commands(helm: Helm, story: str) -> None:
         assert leader["resources"] == worker["resources"] == {"limits": {"nvidia.com/gpu": "8"}}
 
 
-def test_story4_exactly_as_the_design(helm: Helm) -> None:
+def test_story4_as_the_design_with_its_table_s_gang(helm: Helm) -> None:
+    """The design's objects for story 4, except the PodGroup: its minMember 10 would forbid the 1P + 1D
+    partial service its own scheduling table promises; the atomic minimum is prefill-0 + one decode."""
     objects = render(helm, "story4-pd-multinode-deepseek-r1.yaml")
     [group] = of_kind(objects, "PodGroup")
-    assert group["spec"]["minMember"] == 10
-    assert group["spec"]["minTaskMember"] == {"prefill-0": 2, "decode-0": 4, "decode-1": 4}
+    assert group["spec"]["minMember"] == 6
     leader = of_kind(objects, LWS)[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
     assert leader["spec"]["containers"][0]["args"] == [
         "ray start --head --port=6379 && vllm serve --model deepseek-ai/DeepSeek-R1 "

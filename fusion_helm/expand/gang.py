@@ -6,13 +6,13 @@ Every decision about PodGroups lives here, so a change of layout is a change to 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.model import ComponentType, InferenceService, Role
+from fusion_helm.model import ComponentType, GangLevel, GangSchedule, InferenceService, Role
 
 POD_GROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
 ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
@@ -24,9 +24,11 @@ DISAGGREGATED = (ComponentType.PREFILLER, ComponentType.DECODER)
 @dataclass(frozen=True)
 class GangPlan:
     group_name: str | None
-    """The shared PodGroup, or None when the service needs no gang scheduling."""
+    """The service's PodGroup, or None when it is not gang-scheduled."""
     scheduler_name: str | None
     """schedulerName for every pod, or None to leave the template's (the cluster default)."""
+    minimum: Mapping[str, int] = field(default_factory=dict)
+    """Role name → how many of its first replicas belong to the atomic minimum."""
 
     def shared_annotations(self) -> dict[str, str]:
         return {ANNOTATION_GROUP_NAME: self.group_name} if self.group_name else {}
@@ -36,28 +38,62 @@ class GangPlan:
 
 
 def plan_gang(service: InferenceService) -> GangPlan:
-    """A single-node monolithic service needs no gang; multi-node or P/D services share one PodGroup."""
-    needs_gang = any(role.multinode or role.component_type in DISAGGREGATED for role in service.roles)
-    if not needs_gang:
+    """Whether the service is gang-scheduled, and which replicas form its atomic minimum.
+
+    Without ``spec.gangSchedule``, multi-node and prefill/decode services are, at level role, and
+    single-node monolithic ones are not.
+    """
+    gang = service.gang_schedule
+    if gang is None:
+        enabled = any(role.multinode or role.component_type in DISAGGREGATED for role in service.roles)
+        gang = GangSchedule(enable=enabled, level=GangLevel.ROLE, min_role_replicas={})
+    if not gang.enable:
         return GangPlan(group_name=None, scheduler_name=service.scheduler_name)
-    return GangPlan(group_name=service.name, scheduler_name=service.scheduler_name or GANG_SCHEDULER)
+    minimum = {role.name: role.replicas if gang.level is GangLevel.GROUP
+               else min(gang.min_role_replicas.get(role.name, 1), role.replicas) for role in service.roles}
+    if sum(minimum[role.name] * role.node_count for role in service.roles) <= 1 and not any(
+            role.multinode for role in service.roles):
+        if service.gang_schedule is None:
+            return GangPlan(group_name=None, scheduler_name=service.scheduler_name)
+        raise InvalidSpec(service.where, "spec.gangSchedule",
+                          "no gang is possible: the atomic minimum is a single pod and every replica is one "
+                          "pod; remove gangSchedule, or raise replicas or minRoleReplicas")
+    if service.scheduler_name not in (None, GANG_SCHEDULER):
+        raise InvalidSpec(service.where, "spec.schedulingStrategy.schedulerName",
+                          f"must be {GANG_SCHEDULER} for a gang-scheduled service (only Volcano reads its "
+                          f"PodGroup), got {service.scheduler_name!r}; or set spec.gangSchedule.enable: false")
+    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum)
 
 
 def pod_groups(
     service: InferenceService, plan: GangPlan, templates: Mapping[str, RoleTemplates]
 ) -> list[dict[str, Any]]:
-    """The PodGroup: every pod of every replica, each replica its own task (``{role}-{index}``)."""
+    """One PodGroup; one subGroupPolicy per role, each replica a subgroup of its pods.
+
+    A subgroup (the pods of one replica, by their replica-index label) is placed whole or not at
+    all; the job starts once each role has ``minSubGroups`` subgroups placed (``minMember`` pods,
+    ``minResources``); the remaining subgroups follow, whole, as capacity allows, lowest index first.
+    Why this layout and not minTaskMember: docs/gang-scheduling.md.
+    """
     if plan.group_name is None:
         return []
-    min_task_member: dict[str, int] = {}
+    policies: list[dict[str, Any]] = []
     requests: list[resources.Resources] = []
     for role in service.roles:
-        per_replica = _replica_requests(service, role, templates[role.name])
-        for index in range(role.replicas):
-            min_task_member[naming.task_name(role.name, index)] = role.node_count
-            requests.append(per_replica)
-    spec: dict[str, Any] = {"minMember": sum(min_task_member.values()),
-                            "minTaskMember": min_task_member}
+        minimum = plan.minimum[role.name]
+        policies.append({
+            "name": role.name,
+            "subGroupSize": role.node_count,
+            "minSubGroups": minimum,
+            "labelSelector": {"matchLabels": {naming.LABEL_SERVICE: service.name, naming.LABEL_ROLE_NAME: role.name}},
+            "matchLabelKeys": [naming.LABEL_REPLICA_INDEX],
+        })
+        if minimum:
+            requests.append(resources.scale(_replica_requests(service, role, templates[role.name]), minimum))
+    spec: dict[str, Any] = {
+        "minMember": sum(plan.minimum[role.name] * role.node_count for role in service.roles),
+        "subGroupPolicy": policies,
+    }
     total = resources.add(requests)
     if total:
         spec["minResources"] = resources.to_manifest(total)

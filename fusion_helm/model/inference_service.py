@@ -28,6 +28,22 @@ class ComponentType(StrEnum):
     ROUTER = "router"
 
 
+class GangLevel(StrEnum):
+    GROUP = "group"
+    """Every replica of every role together: all or nothing."""
+    ROLE = "role"
+    """The first minRoleReplicas replicas of each role together; further replicas as capacity allows."""
+
+
+@dataclass(frozen=True)
+class GangSchedule:
+    """``spec.gangSchedule`` as written (the service did not omit it)."""
+
+    enable: bool
+    level: GangLevel
+    min_role_replicas: Mapping[str, int]
+
+
 @dataclass(frozen=True)
 class Role:
     name: str
@@ -55,6 +71,8 @@ class InferenceService:
     namespace: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     scheduler_name: str | None = None
+    gang_schedule: GangSchedule | None = None
+    """None when the spec omits it: the expansion then decides from the roles."""
 
     @property
     def where(self) -> str:
@@ -103,7 +121,27 @@ def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
         namespace=metadata.get("namespace"),
         labels=dict(labels),
         scheduler_name=(spec.get("schedulingStrategy") or {}).get("schedulerName"),
+        gang_schedule=_parse_gang_schedule(spec.get("gangSchedule"), roles, where),
     )
+
+
+def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...], where: str
+                         ) -> GangSchedule | None:
+    if raw is None:
+        return None
+    gang = GangSchedule(enable=raw.get("enable", True), level=GangLevel(raw.get("level", GangLevel.ROLE)),
+                        min_role_replicas=dict(raw.get("minRoleReplicas") or {}))
+    by_name = {role.name: role for role in roles}
+    for role_name, count in gang.min_role_replicas.items():
+        path = f"spec.gangSchedule.minRoleReplicas.{role_name}"
+        role = by_name.get(role_name)
+        if role is None:
+            raise InvalidSpec(where, path, f"names no role (roles: {', '.join(by_name)})")
+        if gang.level is GangLevel.GROUP:
+            raise InvalidSpec(where, path, "only applies to level role; level group requires every replica")
+        if count > role.replicas:
+            raise InvalidSpec(where, path, f"must be at most the role's replicas ({role.replicas}), got {count}")
+    return gang
 
 
 def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
