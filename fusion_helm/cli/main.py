@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import TypeVar
 
+from fusion_helm import capacity
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.filters.expand_services import expand_services
@@ -42,6 +44,26 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(args: argparse.Namespace) -> int:
+    if args.gpus is not None:
+        if args.gpus % args.gpus_per_node:
+            raise InputError(f"--gpus {args.gpus} is not a whole number of {args.gpus_per_node}-GPU nodes "
+                             "(set --gpus-per-node)")
+        nodes = args.gpus // args.gpus_per_node
+    else:
+        nodes = args.nodes
+    objects = []
+    for name in args.files:
+        documents = _in_file(name, expand_services, _in_file(name, read_documents, read_input(name)))
+        objects += [doc.obj for doc in documents if doc.obj is not None]
+    plans = capacity.plan(objects, nodes, args.gpus_per_node)
+    if args.output == "json":
+        print(json.dumps(capacity.to_json(plans, nodes, args.gpus_per_node), indent=2))
+    else:
+        sys.stdout.write(capacity.to_tree(plans, nodes, args.gpus_per_node))
+    return 0
+
+
 def _in_file(name: str, step: Callable[[T], U], value: T) -> U:
     """Run one step on a file's content; its errors are reported under the file's name."""
     try:
@@ -73,7 +95,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate_cmd.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
     validate_cmd.set_defaults(run=_validate)
+    plan_cmd = commands.add_parser(
+        "plan", help="preview which replicas a cluster of identical GPU nodes can place",
+        description="Expand the InferenceServices in the given files and play the generated PodGroups and "
+                    "LeaderWorkerSets onto identical GPU nodes as Volcano would: which replicas are "
+                    "placed, and each service's state (full capacity, partial, blocked). Counts "
+                    "nvidia.com/gpu only. Use - for standard input.",
+    )
+    plan_cmd.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
+    size = plan_cmd.add_mutually_exclusive_group(required=True)
+    size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
+    size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
+    plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
+    plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
+    plan_cmd.set_defaults(run=_plan)
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,247 @@
+"""A capacity preview: which replicas Volcano would place on N identical GPU nodes, and why.
+
+It reads the generated objects — each service's PodGroup and LeaderWorkerSets — and plays the rules
+docs/gang-scheduling.md cites from Volcano's source: a replica (a subgroup of its pods) is placed
+whole or not at all; the atomic minimum (each role's first ``minSubGroups`` replicas) is placed
+together or the service waits; the other replicas follow, lowest index first, each as capacity
+allows. A service without a PodGroup has its pods placed one by one. Only ``nvidia.com/gpu`` is
+counted; services take capacity in the order they come.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from fusion_helm.expand import naming, resources
+from fusion_helm.expand.quantity import ZERO
+
+GPU = "nvidia.com/gpu"
+
+
+class State(StrEnum):
+    FULL = "full capacity"
+    PARTIAL = "partial"
+    BLOCKED = "blocked"
+
+
+@dataclass(frozen=True)
+class Pod:
+    name: str
+    gpus: int
+    node: str | None = None
+
+
+@dataclass(frozen=True)
+class Replica:
+    role: str
+    index: int
+    required: bool
+    """Part of the atomic minimum."""
+    pods: tuple[Pod, ...]
+
+    @property
+    def name(self) -> str:
+        return naming.task_name(self.role, self.index)
+
+    @property
+    def placed(self) -> bool:
+        return all(pod.node is not None for pod in self.pods)
+
+    @property
+    def gpus(self) -> int:
+        return sum(pod.gpus for pod in self.pods)
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    component_type: str
+    replicas: tuple[Replica, ...]
+
+
+@dataclass(frozen=True)
+class ServicePlan:
+    name: str
+    gang: bool
+    roles: tuple[Role, ...]
+
+    @property
+    def replicas(self) -> list[Replica]:
+        return [replica for role in self.roles for replica in role.replicas]
+
+    @property
+    def state(self) -> State:
+        pods = [pod for replica in self.replicas for pod in replica.pods]
+        placed = [pod for pod in pods if pod.node is not None]
+        if len(placed) == len(pods):
+            return State.FULL
+        return State.PARTIAL if placed else State.BLOCKED
+
+
+@dataclass
+class Cluster:
+    """Identical nodes; each knows its free GPUs."""
+
+    gpus_per_node: int
+    free: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, nodes: int, gpus_per_node: int) -> Cluster:
+        width = len(str(max(nodes - 1, 0)))
+        return cls(gpus_per_node, {f"node-{i:0{width}d}": gpus_per_node for i in range(nodes)})
+
+    def place(self, pods: Iterable[Pod]) -> list[Pod] | None:
+        """Place every pod (best fit: the fullest node with room), or none; returns them placed."""
+        free = dict(self.free)
+        placed = []
+        for pod in pods:
+            fits = [node for node, gpus in free.items() if gpus >= pod.gpus]
+            if not fits:
+                return None
+            node = min(fits, key=lambda n: (free[n], n))
+            free[node] -= pod.gpus
+            placed.append(Pod(pod.name, pod.gpus, node))
+        self.free = free
+        return placed
+
+
+def plan(objects: Iterable[Mapping[str, Any]], nodes: int, gpus_per_node: int) -> list[ServicePlan]:
+    """Play every service in OBJECTS (generated PodGroups and LeaderWorkerSets) onto the cluster."""
+    cluster = Cluster.of(nodes, gpus_per_node)
+    return [_place(service, cluster) for service in _services(objects)]
+
+
+def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
+    """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
+    by_key = {(o.get("kind"), (o.get("metadata") or {}).get("namespace"), (o.get("metadata") or {}).get("name")): o
+              for o in objects if o.get("kind") in ("PodGroup", "LeaderWorkerSet")}
+    minimum: dict[str, dict[str, int]] = {}
+    for obj in by_key.values():
+        if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {}):
+            minimum[obj["metadata"]["name"]] = {
+                policy["name"]: policy.get("minSubGroups", 0) for policy in obj["spec"].get("subGroupPolicy", [])}
+    roles: dict[str, dict[str, list[Replica]]] = {}
+    component_types: dict[tuple[str, str], str] = {}
+    for obj in by_key.values():
+        labels = obj["metadata"].get("labels", {})
+        if obj["kind"] != "LeaderWorkerSet" or naming.LABEL_SERVICE not in labels:
+            continue
+        service, role, index = labels[naming.LABEL_SERVICE], labels[naming.LABEL_ROLE_NAME], \
+            int(labels[naming.LABEL_REPLICA_INDEX])
+        required = index < minimum.get(service, {}).get(role, 0)
+        roles.setdefault(service, {}).setdefault(role, []).append(
+            Replica(role, index, required, _pods(obj)))
+        component_types[service, role] = labels[naming.LABEL_COMPONENT_TYPE]
+    return [ServicePlan(service, service in minimum, tuple(
+        Role(role, component_types[service, role], tuple(sorted(replicas, key=lambda r: r.index)))
+        for role, replicas in service_roles.items()))
+        for service, service_roles in roles.items()]
+
+
+def _pods(lws: Mapping[str, Any]) -> tuple[Pod, ...]:
+    """LWS ``x`` runs leader pod ``x-0`` and workers ``x-0-1`` … ``x-0-(size-1)``."""
+    template = lws["spec"]["leaderWorkerTemplate"]
+    size = template.get("size", 1)
+    name = lws["metadata"]["name"]
+    leader = template.get("leaderTemplate") or template["workerTemplate"]
+    pods = [Pod(f"{name}-0", _gpus(leader["spec"]))]
+    pods += [Pod(f"{name}-0-{worker}", _gpus(template["workerTemplate"]["spec"])) for worker in range(1, size)]
+    return tuple(pods)
+
+
+def _gpus(pod_spec: Mapping[str, Any]) -> int:
+    return math.ceil(resources.pod_requests(pod_spec).get(GPU, ZERO).value)
+
+
+def _place(service: ServicePlan, cluster: Cluster) -> ServicePlan:
+    replicas = service.replicas
+    placed: dict[str, Pod] = {}
+    if not service.gang:
+        for pod in (pod for replica in replicas for pod in replica.pods):
+            placed.update((p.name, p) for p in cluster.place([pod]) or [])
+        return _with(service, placed)
+    required = [replica for replica in replicas if replica.required]
+    minimum = cluster.place(pod for replica in required for pod in replica.pods)
+    if minimum is None:
+        return service
+    placed.update((pod.name, pod) for pod in minimum)
+    for replica in sorted((r for r in replicas if not r.required), key=lambda r: r.index):
+        placed.update((pod.name, pod) for pod in cluster.place(replica.pods) or [])
+    return _with(service, placed)
+
+
+def _with(service: ServicePlan, placed: Mapping[str, Pod]) -> ServicePlan:
+    return ServicePlan(service.name, service.gang, tuple(
+        Role(role.name, role.component_type, tuple(
+            Replica(r.role, r.index, r.required, tuple(placed.get(p.name, p) for p in r.pods))
+            for r in role.replicas))
+        for role in service.roles))
+
+
+def summary(service: ServicePlan) -> str:
+    """E.g. "1 prefill + 1 decode of 1 prefill + 2 decode"."""
+    def count(pick: Iterable[Replica]) -> str:
+        chosen = list(pick)
+        return " + ".join(f"{sum(r.role == role.name for r in chosen)} {role.name}" for role in service.roles)
+    return f"{count(r for r in service.replicas if r.placed)} of {count(service.replicas)}"
+
+
+def to_json(plans: list[ServicePlan], nodes: int, gpus_per_node: int) -> dict[str, Any]:
+    return {
+        "cluster": {"nodes": nodes, "gpusPerNode": gpus_per_node, "gpus": nodes * gpus_per_node},
+        "services": [{
+            "name": service.name,
+            "state": service.state.value,
+            "gang": service.gang,
+            "roles": [{
+                "name": role.name,
+                "componentType": role.component_type,
+                "replicas": [{
+                    "name": replica.name,
+                    "placed": replica.placed,
+                    "required": replica.required,
+                    "gpus": replica.gpus,
+                    "pods": [{"name": pod.name, "gpus": pod.gpus, "node": pod.node} for pod in replica.pods],
+                } for replica in role.replicas],
+            } for role in service.roles],
+        } for service in plans],
+    }
+
+
+def to_tree(plans: list[ServicePlan], nodes: int, gpus_per_node: int) -> str:
+    """service → role → replica → pods, like the design's diagrams."""
+    lines = [f"cluster: {nodes} nodes x {gpus_per_node} GPUs = {nodes * gpus_per_node} GPUs"]
+    for service in plans:
+        wanted = sum(replica.gpus for replica in service.replicas)
+        used = sum(replica.gpus for replica in service.replicas if replica.placed)
+        lines.append(f"{service.name}: {service.state.value} ({summary(service)}; {used} of {wanted} GPUs)")
+        for role_last, role in _last(service.roles):
+            lines.append(f"{_branch(role_last)}{role.name} ({role.component_type})")
+            role_indent = _indent(role_last)
+            for replica_last, replica in _last(role.replicas):
+                mark = "placed" if replica.placed else "waits for capacity"
+                minimum = ", atomic minimum" if replica.required else ""
+                lines.append(f"{role_indent}{_branch(replica_last)}{replica.name}: {mark} "
+                             f"({len(replica.pods)} pods, {replica.gpus} GPUs{minimum})")
+                pod_indent = role_indent + _indent(replica_last)
+                for pod_last, pod in _last(replica.pods):
+                    where = f"on {pod.node}" if pod.node else "pending"
+                    lines.append(f"{pod_indent}{_branch(pod_last)}{pod.name}  {pod.gpus} GPUs  {where}")
+    return "\n".join(lines) + "\n"
+
+
+def _last(items: Iterable[Any]) -> list[tuple[bool, Any]]:
+    listed = list(items)
+    return [(i == len(listed) - 1, item) for i, item in enumerate(listed)]
+
+
+def _branch(last: bool) -> str:
+    return "└── " if last else "├── "
+
+
+def _indent(last: bool) -> str:
+    return "    " if last else "│   "
