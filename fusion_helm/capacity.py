@@ -23,9 +23,13 @@ GPU = "nvidia.com/gpu"
 
 
 class State(StrEnum):
-    FULL = "full capacity"
+    FULL = "full"
     PARTIAL = "partial"
     BLOCKED = "blocked"
+
+    @property
+    def description(self) -> str:
+        return {"full": "full capacity", "partial": "partial", "blocked": "blocked"}[self.value]
 
 
 @dataclass(frozen=True)
@@ -218,7 +222,7 @@ def to_tree(plans: list[ServicePlan], nodes: int, gpus_per_node: int) -> str:
     for service in plans:
         wanted = sum(replica.gpus for replica in service.replicas)
         used = sum(replica.gpus for replica in service.replicas if replica.placed)
-        lines.append(f"{service.name}: {service.state.value} ({summary(service)}; {used} of {wanted} GPUs)")
+        lines.append(f"{service.name}: {service.state.description} ({summary(service)}; {used} of {wanted} GPUs)")
         for role_last, role in _last(service.roles):
             lines.append(f"{_branch(role_last)}{role.name} ({role.component_type})")
             role_indent = _indent(role_last)

@@ -95,9 +95,10 @@ class Release:
     def exists(self) -> bool:
         return bool(self.run("status", self.name, check=False))
 
-    def install(self, values: Path, verb: str = "install") -> None:
+    def install(self, *values: Path, verb: str = "install") -> None:
         extra = ["--create-namespace"] if verb == "install" else []
-        self.run(verb, self.name, CHART, "-f", values, "--post-renderer", "fusion-postrender", *extra)
+        files = [arg for path in values for arg in ("-f", path)]
+        self.run(verb, self.name, CHART, *files, "--post-renderer", "fusion-postrender", *extra)
 
     def manifest(self) -> list[dict[str, Any]]:
         """The objects helm applied (post-rendered), as helm recorded them."""

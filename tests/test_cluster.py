@@ -3,6 +3,9 @@ the LWS controller and its webhooks, kube-scheduler, Volcano's scheduler and kwo
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -14,12 +17,12 @@ import yaml
 from tests.cluster import GPU_NODES, LWS, PODGROUP, Cluster, eventually, ready, release
 from tests.controlplane import set_gpu_nodes
 from tests.helm import VALUES, Helm
+from tests.scheduling_table import STORY4, TABLES
 
 pytestmark = pytest.mark.cluster
 
 STORIES = sorted(VALUES.glob("story*.yaml"))
 TASK = "volcano.sh/task-spec"
-GROUP = "scheduling.k8s.io/group-name"
 
 
 def expected_pods(values: Path) -> int:
@@ -118,62 +121,54 @@ def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
         for lws in removed:
             assert lws not in live_lws
             assert not {s for s in live_sts if s == lws or s.startswith(f"{lws}-")}, f"{lws}'s StatefulSets remain"
-        podgroups = cluster.custom(PODGROUP, namespace)
-        assert [pg["spec"]["minMember"] for pg in podgroups] == [want]
-
-
-# The design's "Scheduling Behavior Table" for story 4 (prefill-0: 2 pods, decode-0 and decode-1: 4 pods
-# each, 8 GPUs a pod, 8-GPU nodes): cluster GPUs → the replicas that get bound.
-DESIGN_TABLE: dict[int, set[str]] = {
-    80: {"prefill-0", "decode-0", "decode-1"},
-    64: {"prefill-0", "decode-0"},
-    48: {"prefill-0", "decode-0"},
-    32: set(),
-    16: set(),
-}
-# Rows the current PodGroup layout does not deliver, and what it does instead: one PodGroup whose
-# minMember counts every pod of the service binds all of it or nothing.
-CURRENT_LAYOUT: dict[int, set[str]] = {64: set(), 48: set()}
+        [rendered] = [o for o in installed.manifest() if o["kind"] == "PodGroup"]
+        live = cluster.custom(PODGROUP, namespace)
+        assert [pg["spec"]["subGroupPolicy"] for pg in live] == [rendered["spec"]["subGroupPolicy"]]
 
 
 def settled(cluster: Cluster, namespace: str) -> bool:
-    """Volcano has decided on every PodGroup: all its pods are bound, or it reports the group
-    Unschedulable with every unbound pod counted as Pending (its message: "..., N Pending, ...")."""
-    pods = cluster.pods(namespace)
-    for podgroup in cluster.custom(PODGROUP, namespace):
-        members = [p for p in pods if (p.metadata.annotations or {}).get(GROUP) == podgroup["metadata"]["name"]]
-        unbound = sum(not p.spec.node_name for p in members)
-        verdicts = [c.get("message", "") for c in podgroup.get("status", {}).get("conditions", [])
-                    if c["type"] == "Unschedulable" and c["status"] == "True"]
-        if unbound and not any(f" {unbound} Pending" in message for message in verdicts):
-            return False
-    return True
+    """The schedulers have decided on every pod: bound, or marked unschedulable (PodScheduled False)."""
+    def decided(pod: kubernetes.client.V1Pod) -> bool:
+        return bool(pod.spec.node_name) or any(
+            c.type == "PodScheduled" and c.status == "False" and c.reason == "Unschedulable"
+            for c in pod.status.conditions or [])
+    return all(map(decided, cluster.pods(namespace)))
 
 
-@pytest.mark.parametrize("gpus", sorted(DESIGN_TABLE, reverse=True))
-def test_gang_scheduling_binds_whole_replicas_or_nothing(
-        cluster: Cluster, helm: Helm, gpus: int, record_property: Any) -> None:
-    story = next(p for p in STORIES if p.stem.startswith("story4"))
-    namespace = f"gang-{gpus}-helm{helm.major}"
+def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
+    """What `fusion-helm plan` says of the objects helm applied."""
+    result = subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), "plan", "-", "--gpus", str(gpus),
+                             "-o", "json"], input=yaml.safe_dump_all(manifest), text=True, capture_output=True,
+                            check=True)
+    [service] = json.loads(result.stdout)["services"]
+    replicas = [replica for role in service["roles"] for replica in role["replicas"]]
+    return service["state"], {replica["name"] for replica in replicas if replica["placed"]}
+
+
+@pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
+@pytest.mark.parametrize("level", sorted(TABLES))
+def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, level: str, gpus: int,
+                                            record_property: Any) -> None:
+    state, expected = TABLES[level][gpus]
+    namespace = f"gang-{level}-{gpus}-helm{helm.major}"
+    level_values = tmp_path / "level.yaml"
+    level_values.write_text(yaml.safe_dump({"gangSchedule": {"level": level}}))
     set_gpu_nodes(cluster.control_plane, gpus // 8)
     try:
         with release(cluster, helm, "svc", namespace) as installed:
-            installed.install(story)
-            want = expected_pods(story)
+            installed.install(STORY4, level_values)
+            want = expected_pods(STORY4)
             eventually(f"{want} pods", lambda: len(cluster.pods(namespace)) == want)
-            expected = CURRENT_LAYOUT.get(gpus, DESIGN_TABLE[gpus])
-            if expected == set(tasks(cluster.pods(namespace))):
-                eventually("every pod bound", lambda: all(p.spec.node_name for p in cluster.pods(namespace)))
-            eventually("Volcano's verdict on every PodGroup", lambda: settled(cluster, namespace))
-            bound = {task for task, pods in tasks(cluster.pods(namespace)).items()
-                     if any(p.spec.node_name for p in pods)}
-            bound_pods = sorted(f"{p.metadata.name}@{p.spec.node_name}" for p in cluster.pods(namespace)
-                                if p.spec.node_name)
+            eventually("every pod bound or marked unschedulable", lambda: settled(cluster, namespace))
+            pods = cluster.pods(namespace)
+            by_replica = tasks(pods)
+            bound = {task for task, members in by_replica.items() if any(p.spec.node_name for p in members)}
+            bound_pods = sorted(f"{p.metadata.name}@{p.spec.node_name}" for p in pods if p.spec.node_name)
             record_property("bound_pods", bound_pods)
-            print(f"\n{gpus} GPUs: bound replicas {sorted(bound)} (design table: {sorted(DESIGN_TABLE[gpus])}); "
-                  f"bound pods: {bound_pods}")
-            for task, pods in tasks(cluster.pods(namespace)).items():
-                assert len({bool(p.spec.node_name) for p in pods}) == 1, f"replica {task} partly bound"
+            print(f"\nlevel {level}, {gpus} GPUs: bound {sorted(bound)}; pods {bound_pods}")
+            for task, members in by_replica.items():
+                assert len({bool(p.spec.node_name) for p in members}) == 1, f"replica {task} partly bound"
             assert bound == expected
+            assert planned(installed.manifest(), gpus) == (state, expected)
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)

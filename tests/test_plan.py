@@ -1,0 +1,77 @@
+"""`fusion-helm plan` on the chart's real helm output: the design's scheduling table, row by row."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helm import VALUES, Helm
+from tests.scheduling_table import STORY4, TABLES
+
+FUSION_HELM = [str(Path(sys.executable).parent / "fusion-helm")]
+
+def plan(stdin: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*FUSION_HELM, "plan", "-", *args], input=stdin, text=True, capture_output=True,
+                          check=check)
+
+
+def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
+    [service] = report["services"]
+    replicas = [r for role in service["roles"] for r in role["replicas"]]
+    assert all(r["placed"] == all(p["node"] for p in r["pods"]) for r in replicas)
+    assert all(any(p["node"] for p in r["pods"]) == r["placed"] for r in replicas), "a replica partly placed"
+    return service["state"], {r["name"] for r in replicas if r["placed"]}
+
+
+@pytest.mark.parametrize("level", sorted(TABLES))
+def test_plan_gives_the_table_row_by_row(helm: Helm, level: str) -> None:
+    rendered = helm.template(STORY4, post_render=False, extra=("--set", f"gangSchedule.level={level}")).stdout
+    for gpus, expected in TABLES[level].items():
+        report = json.loads(plan(rendered, "--gpus", str(gpus), "-o", "json").stdout)
+        assert report["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
+        assert placed(report) == expected, f"{gpus} GPUs, level {level}"
+
+
+def test_plan_reads_post_rendered_output_too(helm: Helm) -> None:
+    post_rendered = helm.template(STORY4).stdout
+    report = json.loads(plan(post_rendered, "--nodes", "8", "-o", "json").stdout)
+    assert placed(report) == TABLES["role"][64]
+
+
+def test_the_tree(helm: Helm) -> None:
+    out = plan(helm.template(STORY4, post_render=False).stdout, "--nodes", "6", "--gpus-per-node", "8").stdout
+    assert out.splitlines()[:6] == [
+        "cluster: 6 nodes x 8 GPUs = 48 GPUs",
+        "deepseek-r1-disagg: partial (1 prefill + 1 decode of 1 prefill + 2 decode; 48 of 80 GPUs)",
+        "├── prefill (prefiller)",
+        "│   └── prefill-0: placed (2 pods, 16 GPUs, atomic minimum)",
+        "│       ├── deepseek-r1-disagg-prefill-0-0  8 GPUs  on node-0",
+        "│       └── deepseek-r1-disagg-prefill-0-0-1  8 GPUs  on node-1",
+    ]
+    assert "    └── decode-1: waits for capacity (4 pods, 32 GPUs)" in out.splitlines()
+
+
+def test_a_service_without_gang_places_what_fits(helm: Helm) -> None:
+    rendered = helm.template(VALUES / "story1-monolithic-qwen3-8b.yaml", post_render=False,
+                             extra=("--set", "roles[0].replicas=3")).stdout
+    report = json.loads(plan(rendered, "--nodes", "2", "--gpus-per-node", "1", "-o", "json").stdout)
+    assert report["services"][0]["gang"] is False
+    assert placed(report) == ("partial", {"inference-0", "inference-1"})
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--gpus", "12"], "fusion-helm: --gpus 12 is not a whole number of 8-GPU nodes (set --gpus-per-node)\n"),
+    (["--gpus", "0"], "argument --gpus: must be a whole number >= 1, got '0'"),
+    (["--gpus", "8", "--nodes", "1"], "argument --nodes: not allowed with argument --gpus"),
+    ([], "one of the arguments --gpus --nodes is required"),
+])
+def test_bad_sizes_are_one_clear_error(helm: Helm, args: list[str], message: str) -> None:
+    result = plan(helm.template(STORY4, post_render=False).stdout, *args, check=False)
+    assert result.returncode != 0
+    assert result.stdout == ""
+    assert message in result.stderr
