@@ -123,27 +123,51 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
     by_key = {(o.get("kind"), (o.get("metadata") or {}).get("namespace"), (o.get("metadata") or {}).get("name")): o
               for o in objects if o.get("kind") in ("PodGroup", "LeaderWorkerSet")}
-    minimum: dict[str, dict[str, int]] = {}
-    for obj in by_key.values():
-        if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {}):
-            minimum[obj["metadata"]["name"]] = {
-                policy["name"]: policy.get("minSubGroups", 0) for policy in obj["spec"].get("subGroupPolicy", [])}
-    roles: dict[str, dict[str, list[Replica]]] = {}
-    component_types: dict[tuple[str, str], str] = {}
+    policies = {obj["metadata"]["name"]: obj["spec"].get("subGroupPolicy", []) for obj in by_key.values()
+                if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {})}
+    replicas: dict[str, list[tuple[Mapping[str, Any], Mapping[str, str]]]] = {}
     for obj in by_key.values():
         labels = obj["metadata"].get("labels", {})
-        if obj["kind"] != "LeaderWorkerSet" or naming.LABEL_SERVICE not in labels:
-            continue
-        service, role, index = labels[naming.LABEL_SERVICE], labels[naming.LABEL_ROLE_NAME], \
-            int(labels[naming.LABEL_REPLICA_INDEX])
-        required = index < minimum.get(service, {}).get(role, 0)
-        roles.setdefault(service, {}).setdefault(role, []).append(
-            Replica(role, index, required, _pods(obj)))
-        component_types[service, role] = labels[naming.LABEL_COMPONENT_TYPE]
-    return [ServicePlan(service, service in minimum, tuple(
-        Role(role, component_types[service, role], tuple(sorted(replicas, key=lambda r: r.index)))
-        for role, replicas in service_roles.items()))
-        for service, service_roles in roles.items()]
+        if obj["kind"] == "LeaderWorkerSet" and naming.LABEL_SERVICE in labels:
+            replicas.setdefault(labels[naming.LABEL_SERVICE], []).append((obj, labels))
+    return [_service(name, members, policies.get(name)) for name, members in replicas.items()]
+
+
+def _service(name: str, members: list[tuple[Mapping[str, Any], Mapping[str, str]]],
+             policies: list[Mapping[str, Any]] | None) -> ServicePlan:
+    """A policy's replicas are its subgroups; the first ``minSubGroups`` by index are required."""
+    members = sorted(members, key=lambda member: int(member[1][naming.LABEL_REPLICA_INDEX]))
+    subgroups: dict[int, list[str]] = {}  # policy position → its replicas (a replica joins its first match)
+    for lws, labels in members:
+        position = next((i for i, p in enumerate(policies or []) if _matches(p.get("labelSelector"), labels)), None)
+        if position is not None:
+            subgroups.setdefault(position, []).append(lws["metadata"]["name"])
+    required = {name for position, names in subgroups.items()
+                for name in names[:(policies or [])[position].get("minSubGroups", 0)]}
+    roles: dict[str, list[Replica]] = {}
+    component_types: dict[str, str] = {}
+    for lws, labels in members:
+        role = labels[naming.LABEL_ROLE_NAME]
+        roles.setdefault(role, []).append(Replica(role, int(labels[naming.LABEL_REPLICA_INDEX]),
+                                                  lws["metadata"]["name"] in required, _pods(lws)))
+        component_types[role] = labels[naming.LABEL_COMPONENT_TYPE]
+    return ServicePlan(name, policies is not None, tuple(
+        Role(role, component_types[role], tuple(replicas)) for role, replicas in roles.items()))
+
+
+def _matches(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
+    """A label selector with matchLabels and In/NotIn/Exists/DoesNotExist expressions."""
+    if selector is None:
+        return False
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
+        present = key in labels
+        if not {"In": present and labels.get(key) in values, "NotIn": labels.get(key) not in values,
+                "Exists": present, "DoesNotExist": not present}[operator]:
+            return False
+    return True
 
 
 def _pods(lws: Mapping[str, Any]) -> tuple[Pod, ...]:

@@ -25,3 +25,13 @@ def service(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
 
 def render(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {f"{o['kind']}/{o['metadata']['name']}": o for o in expand(parse_inference_service(obj))}
+
+
+def policies(podgroup: dict[str, Any]) -> dict[str, tuple[int, int, str]]:
+    """subGroupPolicy name → (subGroupSize, minSubGroups, the replica indices it selects: "In 0,1" …)."""
+    found = {}
+    for policy in podgroup["spec"]["subGroupPolicy"]:
+        expressions = policy["labelSelector"].get("matchExpressions", [])
+        selects = " ".join(f"{e['operator']} {','.join(e['values'])}" for e in expressions) or "all"
+        found[policy["name"]] = (policy["subGroupSize"], policy["minSubGroups"], selects)
+    return found

@@ -23,15 +23,17 @@ PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
 GPU_NODES = 10
 
 
-def eventually(what: str, probe: Callable[[], T | None], timeout: float = 90, interval: float = 0.5) -> T:
-    """Poll PROBE until it returns something truthy; fail naming WHAT and the last value seen."""
+def eventually(what: str, probe: Callable[[], T | None], timeout: float = 90, interval: float = 0.5,
+               describe: Callable[[], str] | None = None) -> T:
+    """Poll PROBE until it returns something truthy; fail naming WHAT (and DESCRIBE's account of the state)."""
     deadline = time.monotonic() + timeout
     while True:
         value = probe()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+            state = f"; {describe()}" if describe else ""
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}{state}")
         time.sleep(interval)
 
 

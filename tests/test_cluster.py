@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from tests.scheduling_table import STORY4, TABLES
 pytestmark = pytest.mark.cluster
 
 STORIES = sorted(VALUES.glob("story*.yaml"))
+SETTLE = 3.0  # seconds: six of Volcano's 500 ms scheduling periods
 TASK = "volcano.sh/task-spec"
 
 
@@ -126,13 +128,19 @@ def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
         assert [pg["spec"]["subGroupPolicy"] for pg in live] == [rendered["spec"]["subGroupPolicy"]]
 
 
-def settled(cluster: Cluster, namespace: str) -> bool:
-    """The schedulers have decided on every pod: bound, or marked unschedulable (PodScheduled False)."""
-    def decided(pod: kubernetes.client.V1Pod) -> bool:
-        return bool(pod.spec.node_name) or any(
-            c.type == "PodScheduled" and c.status == "False" and c.reason == "Unschedulable"
-            for c in pod.status.conditions or [])
-    return all(map(decided, cluster.pods(namespace)))
+def volcano_decided(cluster: Cluster, namespace: str) -> bool:
+    """Volcano has judged the PodGroup: it runs (its atomic minimum is placed) or is unschedulable."""
+    for podgroup in cluster.custom(PODGROUP, namespace):
+        status = podgroup.get("status", {})
+        unschedulable = any(c["type"] == "Unschedulable" and c["status"] == "True"
+                            for c in status.get("conditions", []))
+        if status.get("phase") != "Running" and not unschedulable:
+            return False
+    return True
+
+
+def bound_replicas(cluster: Cluster, namespace: str) -> set[str]:
+    return {task for task, members in tasks(cluster.pods(namespace)).items() if any(p.spec.node_name for p in members)}
 
 
 def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
@@ -159,7 +167,10 @@ def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_pa
             installed.install(STORY4, level_values)
             want = expected_pods(STORY4)
             eventually(f"{want} pods", lambda: len(cluster.pods(namespace)) == want)
-            eventually("every pod bound or marked unschedulable", lambda: settled(cluster, namespace))
+            eventually("Volcano's verdict on the PodGroup", lambda: volcano_decided(cluster, namespace))
+            eventually(f"replicas {sorted(expected)} bound", lambda: bound_replicas(cluster, namespace) == expected,
+                       timeout=30, describe=lambda: f"bound: {sorted(bound_replicas(cluster, namespace))}")
+            time.sleep(SETTLE)  # a few more scheduling cycles: nothing else may be placed
             pods = cluster.pods(namespace)
             by_replica = tasks(pods)
             bound = {task for task, members in by_replica.items() if any(p.spec.node_name for p in members)}

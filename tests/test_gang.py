@@ -7,17 +7,13 @@ from typing import Any
 import pytest
 
 from fusion_helm import InvalidSpec
-from tests.builders import render, role, service
+from tests.builders import policies, render, role, service
 
 GPU = {"limits": {"nvidia.com/gpu": "8"}}
 
 
 def podgroup(*roles: dict[str, Any], **spec: Any) -> dict[str, Any] | None:
     return render(service(*roles, **spec)).get("PodGroup/svc")
-
-
-def subgroups(group: dict[str, Any]) -> dict[str, tuple[int, int]]:
-    return {p["name"]: (p["subGroupSize"], p["minSubGroups"]) for p in group["spec"]["subGroupPolicy"]}
 
 
 def story4(**gang: Any) -> dict[str, Any] | None:
@@ -28,7 +24,8 @@ def story4(**gang: Any) -> dict[str, Any] | None:
 def test_level_role_is_the_default_one_replica_of_each_role() -> None:
     group = story4()
     assert group is not None
-    assert subgroups(group) == {"prefill": (2, 1), "decode": (4, 1)}
+    assert policies(group) == {"prefill/minimum": (2, 1, "In 0"), "prefill/more": (2, 0, "NotIn 0"),
+                               "decode/minimum": (4, 1, "In 0"), "decode/more": (4, 0, "NotIn 0")}
     assert group["spec"]["minMember"] == 6
     assert group["spec"]["minResources"] == {"nvidia.com/gpu": "48"}
     assert story4(gangSchedule={"level": "role"}) == group
@@ -37,7 +34,7 @@ def test_level_role_is_the_default_one_replica_of_each_role() -> None:
 def test_level_group_requires_every_replica() -> None:
     group = story4(gangSchedule={"level": "group"})
     assert group is not None
-    assert subgroups(group) == {"prefill": (2, 1), "decode": (4, 2)}
+    assert policies(group) == {"prefill/minimum": (2, 1, "In 0"), "decode/minimum": (4, 2, "In 0,1")}
     assert group["spec"]["minMember"] == 10
     assert group["spec"]["minResources"] == {"nvidia.com/gpu": "80"}
 
@@ -45,15 +42,22 @@ def test_level_group_requires_every_replica() -> None:
 def test_min_role_replicas_grows_the_atomic_minimum() -> None:
     group = story4(gangSchedule={"minRoleReplicas": {"decode": 2}})
     assert group is not None
-    assert subgroups(group) == {"prefill": (2, 1), "decode": (4, 2)}
+    assert policies(group) == {"prefill/minimum": (2, 1, "In 0"), "prefill/more": (2, 0, "NotIn 0"),
+                               "decode/minimum": (4, 2, "In 0,1"), "decode/more": (4, 0, "NotIn 0,1")}
     assert group["spec"]["minMember"] == 10
+
+
+def test_a_role_without_replicas_keeps_a_policy_for_the_ones_to_come() -> None:
+    group = podgroup(role("p", "prefiller", replicas=0), role("d", nodes=2))
+    assert group is not None
+    assert policies(group) == {"p/more": (1, 0, "all"), "d/minimum": (2, 1, "In 0"), "d/more": (2, 0, "NotIn 0")}
 
 
 def test_single_node_workers_get_a_gang_when_asked_for_one() -> None:
     assert podgroup(role("a", "worker", replicas=3)) is None
     group = podgroup(role("a", "worker", replicas=3), gangSchedule={"level": "group"})
     assert group is not None
-    assert subgroups(group) == {"a": (1, 3)}
+    assert policies(group) == {"a/minimum": (1, 3, "In 0,1,2")}
 
 
 def test_disabled_gang_makes_no_podgroup_and_keeps_the_scheduler() -> None:
@@ -71,7 +75,7 @@ def test_scaling_changes_the_podgroup_only_where_the_minimum_does() -> None:
     assert decode(2) == decode(5)
     grouped = decode(5, gangSchedule={"level": "group"})
     assert grouped is not None
-    assert subgroups(grouped)["decode"] == (4, 5)
+    assert policies(grouped)["decode/minimum"] == (4, 5, "In 0,1,2,3,4")
 
 
 @pytest.mark.parametrize("roles,spec,path,message", [

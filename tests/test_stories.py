@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.builders import policies
 from tests.helm import VALUES, Helm
 
 LWS = "LeaderWorkerSet"
@@ -70,11 +71,13 @@ def test_story_objects(helm: Helm, story: str) -> None:
         return
     [group] = groups
     assert group["metadata"]["name"] == service
-    policies = group["spec"]["subGroupPolicy"]
-    assert {p["name"]: (p["subGroupSize"], p["minSubGroups"]) for p in policies} == subgroups
-    for policy in policies:
-        assert policy["labelSelector"] == {"matchLabels": {
-            "fusioninfer.io/service": service, "fusioninfer.io/role-name": policy["name"]}}
+    # level role: per role the first replica is required, the others each as capacity allows
+    assert policies(group) == {
+        name: policy for role, (size, minimum) in subgroups.items() for name, policy in (
+            (f"{role}/minimum", (size, minimum, "In 0")), (f"{role}/more", (size, 0, "NotIn 0")))}
+    for policy in group["spec"]["subGroupPolicy"]:
+        assert policy["labelSelector"]["matchLabels"] == {
+            "fusioninfer.io/service": service, "fusioninfer.io/role-name": policy["name"].split("/")[0]}
         assert policy["matchLabelKeys"] == ["fusioninfer.io/replica-index"]
     assert "minTaskMember" not in group["spec"]
     assert group["spec"]["minMember"] == sum(size * minimum for size, minimum in subgroups.values())

@@ -29,6 +29,7 @@ class GangPlan:
     """schedulerName for every pod, or None to leave the template's (the cluster default)."""
     minimum: Mapping[str, int] = field(default_factory=dict)
     """Role name → how many of its first replicas belong to the atomic minimum."""
+    level: GangLevel = GangLevel.ROLE
 
     def shared_annotations(self) -> dict[str, str]:
         return {ANNOTATION_GROUP_NAME: self.group_name} if self.group_name else {}
@@ -62,18 +63,16 @@ def plan_gang(service: InferenceService) -> GangPlan:
         raise InvalidSpec(service.where, "spec.schedulingStrategy.schedulerName",
                           f"must be {GANG_SCHEDULER} for a gang-scheduled service (only Volcano reads its "
                           f"PodGroup), got {service.scheduler_name!r}; or set spec.gangSchedule.enable: false")
-    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum)
+    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=gang.level)
 
 
 def pod_groups(
     service: InferenceService, plan: GangPlan, templates: Mapping[str, RoleTemplates]
 ) -> list[dict[str, Any]]:
-    """One PodGroup; one subGroupPolicy per role, each replica a subgroup of its pods.
-
-    A subgroup (the pods of one replica, by their replica-index label) is placed whole or not at
-    all; the job starts once each role has ``minSubGroups`` subgroups placed (``minMember`` pods,
-    ``minResources``); the remaining subgroups follow, whole, as capacity allows, lowest index first.
-    Why this layout and not minTaskMember: docs/gang-scheduling.md.
+    """One PodGroup. Each replica is a subgroup (its pods, by their replica-index label), placed whole
+    or not at all. Per role, one subGroupPolicy selects the replicas of the atomic minimum by index and
+    requires all of them; at level role a second one holds the other replicas, required none, so each
+    is placed as capacity allows. Why this layout: docs/gang-scheduling.md.
     """
     if plan.group_name is None:
         return []
@@ -81,15 +80,12 @@ def pod_groups(
     requests: list[resources.Resources] = []
     for role in service.roles:
         minimum = plan.minimum[role.name]
-        policies.append({
-            "name": role.name,
-            "subGroupSize": role.node_count,
-            "minSubGroups": minimum,
-            "labelSelector": {"matchLabels": {naming.LABEL_SERVICE: service.name, naming.LABEL_ROLE_NAME: role.name}},
-            "matchLabelKeys": [naming.LABEL_REPLICA_INDEX],
-        })
-        if minimum:
+        first = [str(index) for index in range(minimum)]
+        if first:
+            policies.append(_policy(service, role, "minimum", minimum, "In", first))
             requests.append(resources.scale(_replica_requests(service, role, templates[role.name]), minimum))
+        if plan.level is GangLevel.ROLE:  # even when it holds no replica yet: scaling up then changes nothing
+            policies.append(_policy(service, role, "more", 0, "NotIn", first))
     spec: dict[str, Any] = {
         "minMember": sum(plan.minimum[role.name] * role.node_count for role in service.roles),
         "subGroupPolicy": policies,
@@ -102,6 +98,20 @@ def pod_groups(
         metadata["namespace"] = service.namespace
     metadata["labels"] = {**service.labels, naming.LABEL_SERVICE: service.name}
     return [{"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}]
+
+
+def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: int, operator: str,
+            indices: list[str]) -> dict[str, Any]:
+    selector: dict[str, Any] = {"matchLabels": {naming.LABEL_SERVICE: service.name, naming.LABEL_ROLE_NAME: role.name}}
+    if indices:  # NotIn needs values; without any, "more" is every replica of the role
+        selector["matchExpressions"] = [{"key": naming.LABEL_REPLICA_INDEX, "operator": operator, "values": indices}]
+    return {
+        "name": f"{role.name}/{part}",
+        "subGroupSize": role.node_count,
+        "minSubGroups": min_sub_groups,
+        "labelSelector": selector,
+        "matchLabelKeys": [naming.LABEL_REPLICA_INDEX],
+    }
 
 
 def _replica_requests(service: InferenceService, role: Role, templates: RoleTemplates) -> resources.Resources:
