@@ -17,7 +17,8 @@ import yaml
 
 from tests.cluster import GPU_NODES, LWS, PODGROUP, Cluster, eventually, ready, release
 from tests.controlplane import set_gpu_nodes
-from tests.helm import VALUES, Helm
+from tests.controlplane.builds import SHARED_CRDS
+from tests.helm import CHART, VALUES, Helm
 from tests.scheduling_table import STORY4, TABLES
 
 pytestmark = pytest.mark.cluster
@@ -183,3 +184,26 @@ def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_pa
             assert planned(installed.manifest(), gpus) == (state, expected)
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)
+
+
+def test_a_volcano_without_subgrouppolicy_is_refused_not_silently_degraded(cluster: Cluster, helm: Helm) -> None:
+    """An API server serving an older PodGroup CRD would prune subGroupPolicy; the chart looks first."""
+    for ours in sorted((CHART / "crds").glob("*.yaml")):  # as a first `helm install` would have
+        cluster.control_plane.apply(ours.read_text())
+    crd = SHARED_CRDS / "scheduling.volcano.sh_podgroups.yaml"
+    field = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/subGroupPolicy"
+    cluster.control_plane.kubectl("patch", "crd", "podgroups.scheduling.volcano.sh", "--type", "json",
+                                  "-p", json.dumps([{"op": "remove", "path": field}]))
+    try:
+        def dry_run(values: Path) -> subprocess.CompletedProcess[str]:
+            return helm.run("install", "old", CHART, "-f", values, "--dry-run=server", "--namespace", "default",
+                            "--kubeconfig", cluster.kubeconfig, check=False)
+        refused = dry_run(STORY4)
+        assert refused.returncode != 0
+        assert ("the cluster's Volcano PodGroup CRD (scheduling.volcano.sh/v1beta1) has no spec.subGroupPolicy: "
+                "gang scheduling needs Volcano v1.14 or later; upgrade Volcano, or set gangSchedule.enable=false"
+                ) in refused.stderr
+        assert dry_run(next(p for p in STORIES if p.stem.startswith("story1"))).returncode == 0  # no gang
+    finally:
+        cluster.control_plane.apply(crd.read_text())
+    assert dry_run(STORY4).returncode == 0
