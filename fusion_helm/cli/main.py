@@ -78,37 +78,32 @@ def build_parser() -> argparse.ArgumentParser:
         description="Expand and check FusionInfer InferenceServices outside Helm.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    render_cmd = commands.add_parser(
-        "render", help="expand InferenceServices in YAML files and print the result",
-        description="Expand every InferenceService in the given multi-document YAML files into its "
-                    "LeaderWorkerSets and PodGroup and print all documents to standard output; "
-                    "other documents pass through unchanged. Use - for standard input. Nothing is "
-                    "printed unless every file is valid.",
-    )
-    render_cmd.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
-    render_cmd.set_defaults(run=_render)
-    validate_cmd = commands.add_parser(
-        "validate", help="check InferenceServices in YAML files without printing them",
-        description="Check every InferenceService in the given files as the post-renderer would "
-                    "(schema, role names, name lengths, commands) and report one line per file. "
-                    "Exits non-zero with the first error. Use - for standard input.",
-    )
-    validate_cmd.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
-    validate_cmd.set_defaults(run=_validate)
-    plan_cmd = commands.add_parser(
-        "plan", help="preview which replicas a cluster of identical GPU nodes can place",
-        description="Expand the InferenceServices in the given files and play the generated PodGroups and "
-                    "LeaderWorkerSets onto identical GPU nodes as Volcano would: which replicas are "
-                    "placed, and each service's state (full capacity, partial, blocked). Counts "
-                    "nvidia.com/gpu only. Use - for standard input.",
-    )
-    plan_cmd.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
+
+    def command(name: str, run: Callable[[argparse.Namespace], int], summary: str, description: str
+                ) -> argparse.ArgumentParser:
+        """A subcommand on multi-document YAML files (- for standard input)."""
+        sub = commands.add_parser(name, help=summary, description=f"{description} Use - for standard input.")
+        sub.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
+        sub.set_defaults(run=run)
+        return sub
+
+    command("render", _render, "expand InferenceServices in YAML files and print the result",
+            "Expand every InferenceService in the given multi-document YAML files into its LeaderWorkerSets "
+            "and PodGroup and print all documents to standard output; other documents pass through "
+            "unchanged. Nothing is printed unless every file is valid.")
+    command("validate", _validate, "check InferenceServices in YAML files without printing them",
+            "Check every InferenceService in the given files as the post-renderer would (schema, role names, "
+            "name lengths, commands) and report one line per file. Exits non-zero with the first error.")
+    plan_cmd = command(
+        "plan", _plan, "preview which replicas a cluster of identical GPU nodes can place",
+        "Expand the InferenceServices in the given files and play the generated PodGroups and "
+        "LeaderWorkerSets onto identical GPU nodes as Volcano would: which replicas are placed, and each "
+        "service's state (full capacity, partial, blocked). Counts nvidia.com/gpu only.")
     size = plan_cmd.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
     size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
     plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
     plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
-    plan_cmd.set_defaults(run=_plan)
     return parser
 
 
