@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from tests.helm import CHART, Helm
 T = TypeVar("T")
 
 LWS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+TASK = "volcano.sh/task-spec"
 PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
 # 8-GPU kwok nodes the session starts with: enough for the largest story (80 GPUs).
 GPU_NODES = 10
@@ -121,3 +123,47 @@ def release(cluster: Cluster, helm: Helm, name: str, namespace: str) -> Iterator
         if installed.exists():
             installed.uninstall()
         eventually(f"the pods of {namespace}/{name} to be deleted", lambda: not cluster.pods(namespace))
+
+
+def expected_pods(values: Path) -> int:
+    roles = yaml.safe_load(values.read_text())["roles"]
+    return sum(role["replicas"] * role.get("multinode", {}).get("nodeCount", 1) for role in roles)
+
+
+def owner(pod: kubernetes.client.V1Pod) -> str:
+    """The LeaderWorkerSet a pod belongs to (a label LWS's pod webhook sets)."""
+    name: str = pod.metadata.labels["leaderworkerset.sigs.k8s.io/name"]
+    return name
+
+
+def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | None = None
+               ) -> list[kubernetes.client.V1Pod]:
+    """Wait for exactly WANT pods in NAMESPACE, all Ready (and all of the LeaderWorkerSets OWNERS)."""
+    def probe() -> list[kubernetes.client.V1Pod] | None:
+        pods = cluster.pods(namespace)
+        settled = len(pods) == want and all(map(ready, pods))
+        return pods if settled and (owners is None or {owner(p) for p in pods} == owners) else None
+    return eventually(f"{want} Ready pods in {namespace}", probe)
+
+
+def tasks(pods: list[kubernetes.client.V1Pod]) -> dict[str, list[kubernetes.client.V1Pod]]:
+    by_task: dict[str, list[kubernetes.client.V1Pod]] = defaultdict(list)
+    for pod in pods:
+        by_task[(pod.metadata.annotations or {}).get(TASK, pod.metadata.name)].append(pod)
+    return dict(by_task)
+
+
+def scaled(values: Path, replicas: dict[str, int], into: Path) -> Path:
+    spec = yaml.safe_load(values.read_text())
+    for role in spec["roles"]:
+        role["replicas"] = replicas.get(role["name"], role["replicas"])
+    into.write_text(yaml.safe_dump(spec))
+    return into
+
+
+def pods_by_lws(pods: list[kubernetes.client.V1Pod]) -> dict[str, dict[str, str]]:
+    """LeaderWorkerSet → {pod name: pod UID}."""
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+    for pod in pods:
+        found[owner(pod)][pod.metadata.name] = pod.metadata.uid
+    return dict(found)

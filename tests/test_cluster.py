@@ -7,15 +7,26 @@ import json
 import subprocess
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import kubernetes
 import pytest
 import yaml
 
-from tests.cluster import GPU_NODES, LWS, PODGROUP, Cluster, eventually, ready, release
+from tests.cluster import (
+    GPU_NODES,
+    LWS,
+    PODGROUP,
+    Cluster,
+    eventually,
+    expected_pods,
+    owner,
+    pods_by_lws,
+    ready_pods,
+    release,
+    scaled,
+    tasks,
+)
 from tests.controlplane import set_gpu_nodes
 from tests.controlplane.builds import SHARED_CRDS
 from tests.helm import CHART, VALUES, Helm
@@ -25,35 +36,6 @@ pytestmark = pytest.mark.cluster
 
 STORIES = sorted(VALUES.glob("story*.yaml"))
 SETTLE = 3.0  # seconds: six of Volcano's 500 ms scheduling periods
-TASK = "volcano.sh/task-spec"
-
-
-def expected_pods(values: Path) -> int:
-    roles = yaml.safe_load(values.read_text())["roles"]
-    return sum(role["replicas"] * role.get("multinode", {}).get("nodeCount", 1) for role in roles)
-
-
-def owner(pod: kubernetes.client.V1Pod) -> str:
-    """The LeaderWorkerSet a pod belongs to (a label LWS's pod webhook sets)."""
-    name: str = pod.metadata.labels["leaderworkerset.sigs.k8s.io/name"]
-    return name
-
-
-def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | None = None
-               ) -> list[kubernetes.client.V1Pod]:
-    """Wait for exactly WANT pods in NAMESPACE, all Ready (and all of the LeaderWorkerSets OWNERS)."""
-    def probe() -> list[kubernetes.client.V1Pod] | None:
-        pods = cluster.pods(namespace)
-        settled = len(pods) == want and all(map(ready, pods))
-        return pods if settled and (owners is None or {owner(p) for p in pods} == owners) else None
-    return eventually(f"{want} Ready pods in {namespace}", probe)
-
-
-def tasks(pods: list[kubernetes.client.V1Pod]) -> dict[str, list[kubernetes.client.V1Pod]]:
-    by_task: dict[str, list[kubernetes.client.V1Pod]] = defaultdict(list)
-    for pod in pods:
-        by_task[(pod.metadata.annotations or {}).get(TASK, pod.metadata.name)].append(pod)
-    return dict(by_task)
 
 
 @pytest.mark.parametrize("story", STORIES, ids=[p.stem.split("-")[0] for p in STORIES])
@@ -79,22 +61,6 @@ def test_story_installs_runs_and_uninstalls(cluster: Cluster, helm: Helm, story:
 
         installed.uninstall()
         eventually(f"nothing of the release left in {namespace}", lambda: not cluster.leftovers(namespace))
-
-
-def scaled(values: Path, replicas: dict[str, int], into: Path) -> Path:
-    spec = yaml.safe_load(values.read_text())
-    for role in spec["roles"]:
-        role["replicas"] = replicas.get(role["name"], role["replicas"])
-    into.write_text(yaml.safe_dump(spec))
-    return into
-
-
-def pods_by_lws(pods: list[kubernetes.client.V1Pod]) -> dict[str, dict[str, str]]:
-    """LeaderWorkerSet → {pod name: pod UID}."""
-    found: dict[str, dict[str, str]] = defaultdict(dict)
-    for pod in pods:
-        found[owner(pod)][pod.metadata.name] = pod.metadata.uid
-    return dict(found)
 
 
 @pytest.mark.parametrize(("story", "replicas"), [
