@@ -66,7 +66,7 @@ CASES = {
     "unknown field": (
         with_role_change("replica", 2),
         "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: componentType, "
-        "endpointPickerConfig, gateway, httproute, multinode, name, replicas, strategy, template)"),
+        "endpointPickerConfig, gateway, httproute, multinode, name, recoveryPolicy, replicas, strategy, template)"),
     "router role": (
         with_role_change("componentType", "router"),
         "InferenceService qwen: spec.roles[1].componentType: router roles are not supported yet; "

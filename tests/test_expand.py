@@ -137,3 +137,22 @@ def test_expansion_does_not_modify_its_input() -> None:
     original = copy.deepcopy(obj)
     render(obj)
     assert obj == original
+
+
+@pytest.mark.parametrize("policy,restart", [(None, "RecreateGroupOnPodRestart"),
+                                            ("RoleRestart", "RecreateGroupOnPodRestart"), ("None", "None")])
+def test_recovery_policy_is_the_lws_restart_policy(policy: str | None, restart: str) -> None:
+    decode = role("decode", nodes=2)
+    if policy is not None:
+        decode["recoveryPolicy"] = policy
+    lws = render(service(decode))["LeaderWorkerSet/svc-decode-0"]
+    assert lws["spec"]["leaderWorkerTemplate"]["restartPolicy"] == restart
+
+
+def test_a_recovery_policy_lws_cannot_give_is_refused() -> None:
+    decode = role("decode", nodes=2)
+    decode["recoveryPolicy"] = "InferGroupRestart"
+    with pytest.raises(InvalidSpec) as error:
+        render(service(decode))
+    assert str(error.value) == ("InferenceService svc: spec.roles[0].recoveryPolicy: must be one of RoleRestart, "
+                                "None, got 'InferGroupRestart'")

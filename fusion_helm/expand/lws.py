@@ -12,9 +12,11 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
 from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.model import InferenceService, Role
+from fusion_helm.model import InferenceService, RecoveryPolicy, Role
 
 LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
+# A role's recoveryPolicy as LWS says it.
+RESTART_POLICY = {RecoveryPolicy.ROLE_RESTART: "RecreateGroupOnPodRestart", RecoveryPolicy.NONE: "None"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ def leader_worker_set(
             replica_metadata["annotations"] = {**metadata.get("annotations", {}), **replica_annotations}
         return {**template, "metadata": replica_metadata}
 
-    leader_worker_template: dict[str, Any] = {"size": blueprint.size}
+    leader_worker_template: dict[str, Any] = {"size": blueprint.size,
+                                              "restartPolicy": RESTART_POLICY[role.recovery_policy]}
     if blueprint.leader is not None:
         leader_worker_template["leaderTemplate"] = for_replica(blueprint.leader)
     leader_worker_template["workerTemplate"] = for_replica(blueprint.worker)

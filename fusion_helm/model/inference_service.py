@@ -28,6 +28,13 @@ class ComponentType(StrEnum):
     ROUTER = "router"
 
 
+class RecoveryPolicy(StrEnum):
+    ROLE_RESTART = "RoleRestart"
+    """A failed pod recreates its whole replica (leader and workers)."""
+    NONE = "None"
+    """Only the failed pod restarts."""
+
+
 class GangLevel(StrEnum):
     GROUP = "group"
     """Every replica of every role together: all or nothing."""
@@ -54,6 +61,7 @@ class Role:
     template: Mapping[str, Any]
     position: int
     """Index in ``spec.roles``, for error paths."""
+    recovery_policy: RecoveryPolicy = RecoveryPolicy.ROLE_RESTART
 
     @property
     def multinode(self) -> bool:
@@ -171,6 +179,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
         serving_command=tuple(multinode.get("servingCommand", DEFAULT_SERVING_COMMAND)),
         template=raw["template"],
         position=position,
+        recovery_policy=RecoveryPolicy(raw.get("recoveryPolicy", RecoveryPolicy.ROLE_RESTART)),
     )
 
 
