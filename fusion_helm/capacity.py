@@ -18,6 +18,7 @@ from typing import Any
 
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.quantity import ZERO
+from fusion_helm.kio import latest_by_key
 
 GPU = "nvidia.com/gpu"
 
@@ -121,8 +122,7 @@ def plan(objects: Iterable[Mapping[str, Any]], nodes: int, gpus_per_node: int) -
 
 def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
-    by_key = {(o.get("kind"), (o.get("metadata") or {}).get("namespace"), (o.get("metadata") or {}).get("name")): o
-              for o in objects if o.get("kind") in ("PodGroup", "LeaderWorkerSet")}
+    by_key = latest_by_key(objects, ("PodGroup", "LeaderWorkerSet"))
     policies = {obj["metadata"]["name"]: obj["spec"].get("subGroupPolicy", []) for obj in by_key.values()
                 if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {})}
     replicas: dict[str, list[tuple[Mapping[str, Any], Mapping[str, str]]]] = {}

@@ -8,6 +8,7 @@ and inherit their parent's origin: Helm 3's ``# Source:`` comment and Helm 4's f
 from __future__ import annotations
 
 import re
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -112,3 +113,17 @@ def write_documents(documents: list[Document]) -> str:
         header = f"---\n# Source: {document.source}\n" if document.source else "---\n"
         parts.append(header + dump(document.obj))
     return "".join(parts)
+
+
+ObjectKey = tuple[str, str | None, str]
+
+
+def latest_by_key(objects: Iterable[Mapping[str, Any]], kinds: Container[str]) -> dict[ObjectKey, Mapping[str, Any]]:
+    """Objects of KINDS by (kind, namespace, name); a later copy replaces an earlier one (a stream
+    rendered twice, or post-rendered output expanded again, names each object more than once)."""
+    found: dict[ObjectKey, Mapping[str, Any]] = {}
+    for obj in objects:
+        metadata = obj.get("metadata") or {}
+        if obj.get("kind") in kinds and isinstance(metadata.get("name"), str):
+            found[(obj["kind"], metadata.get("namespace"), metadata["name"])] = obj
+    return found

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from fusion_helm import capacity
+from fusion_helm import capacity, changes
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.filters.expand_services import expand_services
@@ -52,16 +52,28 @@ def _plan(args: argparse.Namespace) -> int:
         nodes = args.gpus // args.gpus_per_node
     else:
         nodes = args.nodes
-    objects = []
-    for name in args.files:
-        documents = _in_file(name, expand_services, _in_file(name, read_documents, read_input(name)))
-        objects += [doc.obj for doc in documents if doc.obj is not None]
+    objects = [obj for name in args.files for obj in _expanded_objects(name)]
     plans = capacity.plan(objects, nodes, args.gpus_per_node)
     if args.output == "json":
         print(json.dumps(capacity.to_json(plans, nodes, args.gpus_per_node), indent=2))
     else:
         sys.stdout.write(capacity.to_tree(plans, nodes, args.gpus_per_node))
     return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    current, new = (_expanded_objects(name) for name in args.files)
+    found = changes.changes(current, new)
+    if args.output == "json":
+        print(json.dumps(changes.to_json(found), indent=2))
+    else:
+        sys.stdout.write(changes.to_table(found))
+    return 0
+
+
+def _expanded_objects(name: str) -> list[dict[str, Any]]:
+    documents = _in_file(name, expand_services, _in_file(name, read_documents, read_input(name)))
+    return [doc.obj for doc in documents if isinstance(doc.obj, dict)]
 
 
 def _in_file(name: str, step: Callable[[T], U], value: T) -> U:
@@ -79,11 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, run: Callable[[argparse.Namespace], int], summary: str, description: str
-                ) -> argparse.ArgumentParser:
-        """A subcommand on multi-document YAML files (- for standard input)."""
+    def command(name: str, run: Callable[[argparse.Namespace], int], summary: str, description: str,
+                files: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+        """A subcommand on multi-document YAML files (- for standard input): any number, or FILES."""
         sub = commands.add_parser(name, help=summary, description=f"{description} Use - for standard input.")
-        sub.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
+        sub.add_argument("files", nargs=len(files) or "+", metavar=files or "FILE",
+                         help="YAML file, or - for stdin")
         sub.set_defaults(run=run)
         return sub
 
@@ -99,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
         "Expand the InferenceServices in the given files and play the generated PodGroups and "
         "LeaderWorkerSets onto identical GPU nodes as Volcano would: which replicas are placed, and each "
         "service's state (full capacity, partial, blocked). Counts nvidia.com/gpu only.")
+    diff_cmd = command(
+        "diff", _diff, "what an upgrade will do to a release's LeaderWorkerSets and PodGroups",
+        "Compare the current release (`helm get manifest RELEASE`) with the new render (`helm template` with "
+        "the new values, post-rendered or not): each LeaderWorkerSet and PodGroup is created, deleted, "
+        "restarted (its pods are replaced), updated (without touching pods) or unchanged.",
+        files=("CURRENT", "NEW"))
+    diff_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
     size = plan_cmd.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
     size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
