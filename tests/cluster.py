@@ -104,6 +104,11 @@ class Release:
         files = [arg for path in values for arg in ("-f", path)]
         self.run(verb, self.name, CHART, *files, "--post-renderer", "fusion-postrender", *extra)
 
+    def render(self, *values: Path) -> str:
+        """`helm template` of the chart as this release, without the post-renderer."""
+        files = [arg for path in values for arg in ("-f", path)]
+        return self.helm.run("template", self.name, CHART, *files, "--namespace", self.namespace).stdout
+
     def manifest(self) -> list[dict[str, Any]]:
         """The objects helm applied (post-rendered), as helm recorded them."""
         return [doc for doc in yaml.safe_load_all(self.run("get", "manifest", self.name)) if doc]

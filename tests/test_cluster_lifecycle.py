@@ -1,78 +1,129 @@
 """Scaling roles with `helm upgrade`: only the scaled role's replicas come or go, highest index first;
 every other LeaderWorkerSet is left alone (same generation, same pods); a template change rolls only
-its role; an upgrade that changes nothing changes nothing."""
+its role; an upgrade that changes nothing changes nothing; and `fusion-helm diff`, run before each
+upgrade, says exactly what it then does."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.cluster import LWS, PODGROUP, Cluster, eventually, expected_pods, pods_by_lws, ready_pods, release, scaled
+from tests.cluster import (
+    LWS,
+    PODGROUP,
+    Cluster,
+    Release,
+    eventually,
+    expected_pods,
+    pods_by_lws,
+    ready_pods,
+    release,
+    scaled,
+)
 from tests.helm import VALUES, Helm
 
 pytestmark = pytest.mark.cluster
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"
-# 2P4D → 2P6D → 1P6D → 1P2D
-STEPS = [{"prefill": 2, "decode": 6}, {"prefill": 1, "decode": 6}, {"prefill": 1, "decode": 2}]
+SETTLE = 2.0  # seconds for the LWS controller to act on a changed LeaderWorkerSet
 
 
-def lws_names(replicas: dict[str, int]) -> set[str]:
-    return {f"{SERVICE}-{role}-{index}" for role, count in replicas.items() for index in range(count)}
+@dataclass(frozen=True)
+class State:
+    generations: dict[str, int]
+    pods: dict[str, dict[str, str]]
+    podgroup: dict[str, Any]
+
+    @classmethod
+    def of(cls, cluster: Cluster, namespace: str) -> State:
+        [group] = cluster.custom(PODGROUP, namespace)
+        return cls({o["metadata"]["name"]: o["metadata"]["generation"] for o in cluster.custom(LWS, namespace)},
+                   pods_by_lws(cluster.pods(namespace)), group["spec"])
 
 
-def generations(cluster: Cluster, namespace: str) -> dict[str, int]:
-    return {o["metadata"]["name"]: o["metadata"]["generation"] for o in cluster.custom(LWS, namespace)}
+def observed(before: State, after: State) -> dict[str, str]:
+    """What the upgrade did, in `fusion-helm diff`'s words."""
+    found = {f"PodGroup/{SERVICE}": "unchanged" if before.podgroup == after.podgroup else "updated"}
+    for lws in before.generations.keys() | after.generations.keys():
+        if lws not in before.generations:
+            change = "created"
+        elif lws not in after.generations:
+            change = "deleted"
+        elif after.pods[lws] != before.pods[lws]:
+            change = "restarted"
+        else:
+            change = "unchanged" if after.generations[lws] == before.generations[lws] else "updated"
+        found[f"LeaderWorkerSet/{lws}"] = change
+    return found
 
 
-def podgroup_spec(objects: list[dict[str, Any]]) -> dict[str, Any]:
-    [group] = [o for o in objects if o["kind"] == "PodGroup"]
-    return {key: group["spec"][key] for key in ("minMember", "minResources", "subGroupPolicy")}
+def predicted(installed: Release, values: Path) -> dict[str, str]:
+    """`fusion-helm diff` of the release as it stands (`helm get manifest`) against the render of VALUES."""
+    current = values.with_suffix(".current.yaml")
+    current.write_text(yaml.safe_dump_all(installed.manifest()))
+    result = subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), "diff", str(current), "-",
+                             "-o", "json"], input=installed.render(values), text=True, capture_output=True, check=True)
+    return {f"{c['kind']}/{c['name']}": c["change"] for c in json.loads(result.stdout)}
+
+
+def upgrade(cluster: Cluster, installed: Release, values: Path) -> dict[str, str]:
+    """Upgrade to VALUES; assert `fusion-helm diff` foretold it; return the prediction."""
+    prediction = predicted(installed, values)
+    before = State.of(cluster, installed.namespace)
+    installed.install(values, verb="upgrade")
+    owners = {name.split("/", 1)[1] for name, change in prediction.items()
+              if name.startswith("LeaderWorkerSet/") and change != "deleted"}
+    restarted = {name.split("/", 1)[1] for name, change in prediction.items() if change == "restarted"}
+
+    def settled() -> State | None:
+        ready_pods(cluster, installed.namespace, expected_pods(values), owners=owners)
+        state = State.of(cluster, installed.namespace)
+        replaced = all(state.pods[lws] != before.pods[lws] for lws in restarted)
+        return state if replaced else None
+    eventually("the upgrade to settle", settled)
+    time.sleep(SETTLE)
+    assert observed(before, State.of(cluster, installed.namespace)) == prediction
+    return prediction
 
 
 def test_scaling_roles_touches_only_their_replicas(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
     namespace = f"lifecycle-helm{helm.major}"
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(STORY2)
-        pods = pods_by_lws(ready_pods(cluster, namespace, expected_pods(STORY2)))
-        generation = generations(cluster, namespace)
+        ready_pods(cluster, namespace, expected_pods(STORY2))
 
-        for step, replicas in enumerate(STEPS):
+        # 2P4D → 2P6D → 1P6D → 1P2D: replicas come and go from the highest index; nothing else changes.
+        for step, replicas in enumerate([{"prefill": 2, "decode": 6}, {"prefill": 1, "decode": 6},
+                                         {"prefill": 1, "decode": 2}]):
             values = scaled(STORY2, replicas, tmp_path / f"step{step}.yaml")
-            installed.install(values, verb="upgrade")
-            wanted = lws_names(replicas)
-            after = pods_by_lws(ready_pods(cluster, namespace, expected_pods(values), owners=wanted))
-            assert set(generations(cluster, namespace)) == wanted
-            kept = wanted & pods.keys()
-            for lws in kept:
-                assert after[lws] == pods[lws], f"step {step}: pods of {lws} were replaced"
-                assert generations(cluster, namespace)[lws] == generation[lws], f"step {step}: {lws} was changed"
+            prediction = upgrade(cluster, installed, values)
+            wanted = {f"{SERVICE}-{role}-{i}" for role, count in replicas.items() for i in range(count)}
+            assert {n.split("/", 1)[1] for n, c in prediction.items()
+                    if n.startswith("LeaderWorkerSet/") and c != "deleted"} == wanted
+            assert set(prediction.values()) <= {"created", "deleted", "unchanged"}, prediction
             [live] = cluster.custom(PODGROUP, namespace)
-            assert podgroup_spec([live]) == podgroup_spec(installed.manifest())
-            pods, generation = after, {**generation, **generations(cluster, namespace)}
+            [rendered] = [o for o in installed.manifest() if o["kind"] == "PodGroup"]
+            assert live["spec"]["subGroupPolicy"] == rendered["spec"]["subGroupPolicy"]
 
-        # An upgrade with the same values changes nothing.
-        installed.install(values, verb="upgrade")
-        assert generations(cluster, namespace) == {k: generation[k] for k in wanted}
-        assert pods_by_lws(cluster.pods(namespace)) == pods
+        # The same values again: nothing changes.
+        assert set(upgrade(cluster, installed, values).values()) == {"unchanged"}
 
-        # A template change rolls the decode replicas only.
+        # A new decode image rolls the decode replicas and nothing else.
         spec = yaml.safe_load(values.read_text())
-        decode = next(role for role in spec["roles"] if role["name"] == "decode")
-        decode["template"]["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v0.11.1"
+        next(r for r in spec["roles"] if r["name"] == "decode")["template"]["spec"]["containers"][0]["image"] = \
+            "vllm/vllm-openai:v0.11.1"
         changed = tmp_path / "new-decode-image.yaml"
         changed.write_text(yaml.safe_dump(spec))
-        installed.install(changed, verb="upgrade")
-        old_decode_uids = {uid for lws, named in pods.items() if "-decode-" in lws for uid in named.values()}
-
-        def rolled() -> dict[str, dict[str, str]] | None:
-            now = pods_by_lws(ready_pods(cluster, namespace, expected_pods(changed), owners=wanted))
-            decode_uids = {uid for lws, named in now.items() if "-decode-" in lws for uid in named.values()}
-            return now if not decode_uids & old_decode_uids else None
-        rolled_pods = eventually("the decode pods replaced", rolled)
-        for lws in (name for name in wanted if "-prefill-" in name):
-            assert rolled_pods[lws] == pods[lws], f"{lws} restarted on a decode-only change"
+        prediction = upgrade(cluster, installed, changed)
+        assert {n for n, c in prediction.items() if c == "restarted"} == {
+            f"LeaderWorkerSet/{SERVICE}-decode-0", f"LeaderWorkerSet/{SERVICE}-decode-1"}
+        assert {c for n, c in prediction.items() if "-prefill-" in n or n.startswith("PodGroup/")} == {"unchanged"}
