@@ -127,3 +127,34 @@ def test_scaling_roles_touches_only_their_replicas(cluster: Cluster, helm: Helm,
         assert {n for n, c in prediction.items() if c == "restarted"} == {
             f"LeaderWorkerSet/{SERVICE}-decode-0", f"LeaderWorkerSet/{SERVICE}-decode-1"}
         assert {c for n, c in prediction.items() if "-prefill-" in n or n.startswith("PodGroup/")} == {"unchanged"}
+
+
+def fusion_status(cluster: Cluster, release_name: str, namespace: str, *args: str) -> str:
+    return subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), "status", release_name,
+                           "--namespace", namespace, "--kubeconfig", str(cluster.kubeconfig), *args],
+                          text=True, capture_output=True, check=True).stdout
+
+
+def test_status_after_install_and_each_upgrade(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    story3 = VALUES / "story3-multinode-deepseek-r1.yaml"  # 2 replicas x 4 nodes x 8 GPUs; the cluster has 80
+    namespace = f"status-helm{helm.major}"
+    with release(cluster, helm, "svc", namespace) as installed:
+        # (replicas, ready replicas, ready pods, phase): 3 replicas need 96 GPUs, so replica 2 waits.
+        for step, (replicas, ready, ready_pods_, phase) in enumerate(
+                [(2, 2, 8, "Running"), (3, 2, 8, "Deploying"), (1, 1, 4, "Running")]):
+            values = scaled(story3, {"inference": replicas}, tmp_path / f"status{step}.yaml")
+            installed.install(values, verb="upgrade" if step else "install")
+            expected = {"desiredReplicas": replicas, "readyReplicas": ready, "nodesPerReplica": 4,
+                        "totalPods": replicas * 4, "readyPods": ready_pods_, "phase": phase}
+
+            def reported(expected: dict[str, Any] = expected, pods: int = replicas * 4) -> dict[str, Any] | None:
+                report = json.loads(fusion_status(cluster, "svc", namespace, "-o", "json", "--write"))
+                component = dict(report["status"]["components"]["inference"])
+                component.pop("lastUpdateTime")
+                return report if component == expected and len(cluster.pods(namespace)) == pods else None
+            report = eventually(f"step {step}: status {expected}", reported)
+            [live] = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)
+            assert live["status"] == report["status"]
+            assert live["status"]["conditions"][0]["status"] == ("True" if phase == "Running" else "False")
+            assert fusion_status(cluster, "svc", namespace).splitlines()[2].split() == [
+                "inference", phase, f"{ready}/{replicas}", "4", f"{ready_pods_}/{replicas * 4}"]

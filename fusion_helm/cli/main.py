@@ -8,12 +8,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from fusion_helm import capacity, changes
+from fusion_helm import capacity, changes, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.filters.expand_services import expand_services
 from fusion_helm.kio import read_documents
-from fusion_helm.model import is_inference_service
+from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.pipeline import render
 
 PROG = "fusion-helm"
@@ -71,6 +71,26 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _status(args: argparse.Namespace) -> int:
+    from fusion_helm.cli.cluster import Cluster, now  # the kubernetes client: only for this command
+
+    cluster = Cluster(args.kubeconfig, args.context)
+    namespace = args.namespace or cluster.default_namespace
+    obj = cluster.release_service(args.release, namespace)
+    name = obj["metadata"]["name"]
+    service = _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)
+    statuses = status.component_statuses(service, cluster.pods(name, namespace))
+    result = status.status_object(statuses, obj["metadata"].get("generation", 0), now(),
+                                  (obj.get("status") or {}).get("conditions") or [])
+    if args.write:
+        cluster.write_status(name, namespace, result)
+    if args.output == "json":
+        print(json.dumps({"name": name, "namespace": namespace, "status": result}, indent=2))
+    else:
+        sys.stdout.write(status.to_table(name, statuses))
+    return 0
+
+
 def _expanded_objects(name: str) -> list[dict[str, Any]]:
     documents = _in_file(name, expand_services, _in_file(name, read_documents, read_input(name)))
     return [doc.obj for doc in documents if isinstance(doc.obj, dict)]
@@ -119,6 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
         "restarted (its pods are replaced), updated (without touching pods) or unchanged.",
         files=("CURRENT", "NEW"))
     diff_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
+    status_cmd = commands.add_parser(
+        "status", help="each role's status, from the live cluster",
+        description="Find the InferenceService of a helm release and report each role's status from its pods: "
+                    "desired and ready replicas (a replica is ready when all its pods are), nodes per replica, "
+                    "ready pods, phase (Pending, Deploying, Running, Failed). --write also stores it in the "
+                    "InferenceService's status subresource.")
+    status_cmd.add_argument("release", metavar="RELEASE")
+    status_cmd.add_argument("-n", "--namespace", help="default: the kubeconfig context's")
+    status_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG or ~/.kube/config")
+    status_cmd.add_argument("--context")
+    status_cmd.add_argument("--write", action="store_true", help="write the status subresource")
+    status_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
+    status_cmd.set_defaults(run=_status)
     size = plan_cmd.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
     size.add_argument("--nodes", type=_positive, help="nodes in the cluster")

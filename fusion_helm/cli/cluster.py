@@ -1,0 +1,73 @@
+"""The live cluster, for `fusion-helm status`: find a release's InferenceService, list its pods,
+write its status. The only module that talks to an API server (the kubernetes client, imported here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import kubernetes
+
+from fusion_helm.cli.io import InputError
+from fusion_helm.expand import naming
+from fusion_helm.model import API_VERSION, KIND
+
+GROUP, VERSION = API_VERSION.split("/")
+PLURAL = "inferenceservices"
+RELEASE_LABEL = "app.kubernetes.io/instance"
+
+
+class Cluster:
+    def __init__(self, kubeconfig: str | None, context: str | None) -> None:
+        config = kubernetes.client.Configuration()
+        try:
+            kubernetes.config.load_kube_config(kubeconfig, context=context, client_configuration=config)
+        except (kubernetes.config.ConfigException, OSError) as error:
+            raise InputError(f"cannot load the kubeconfig: {error}") from None
+        self.api = kubernetes.client.ApiClient(config)
+        self.default_namespace = _current_namespace(kubeconfig, context)
+
+    def release_service(self, release: str, namespace: str) -> dict[str, Any]:
+        """The one InferenceService helm installed for RELEASE in NAMESPACE."""
+        found = self._call(kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object,
+                           GROUP, VERSION, namespace, PLURAL, label_selector=f"{RELEASE_LABEL}={release}")["items"]
+        if len(found) != 1:
+            names = ", ".join(item["metadata"]["name"] for item in found) or "none"
+            raise InputError(f"release {release} in namespace {namespace}: expected one {KIND}, found {names}")
+        service: dict[str, Any] = found[0]
+        return service
+
+    def pods(self, service: str, namespace: str) -> list[dict[str, Any]]:
+        pods = self._call(kubernetes.client.CoreV1Api(self.api).list_namespaced_pod, namespace,
+                          label_selector=f"{naming.LABEL_SERVICE}={service}")
+        items: list[dict[str, Any]] = self.api.sanitize_for_serialization(pods)["items"]
+        return items
+
+    def write_status(self, service: str, namespace: str, status: dict[str, Any]) -> None:
+        self._call(kubernetes.client.CustomObjectsApi(self.api).patch_namespaced_custom_object_status,
+                   GROUP, VERSION, namespace, PLURAL, service, {"status": status})
+
+    @staticmethod
+    def _call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """One API call; its failure becomes one line naming the call and the server's answer."""
+        try:
+            return method(*args, **kwargs)
+        except kubernetes.client.ApiException as error:
+            raise InputError(f"{method.__name__}: {error.status} {error.reason}") from None
+        except OSError as error:
+            raise InputError(f"cannot reach the cluster: {error}") from None
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _current_namespace(kubeconfig: str | None, context: str | None) -> str:
+    try:
+        contexts, active = kubernetes.config.list_kube_config_contexts(kubeconfig)
+    except (kubernetes.config.ConfigException, OSError):
+        return "default"
+    chosen = next((c for c in contexts if c["name"] == context), active) if context else active
+    namespace: str = (chosen or {}).get("context", {}).get("namespace") or "default"
+    return namespace

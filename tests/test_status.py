@@ -1,0 +1,78 @@
+"""Each role's ComponentStatus from its pods, and the status subresource written from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fusion_helm import parse_inference_service
+from fusion_helm.status import Phase, component_statuses, status_object, to_table
+from tests.builders import role, service
+
+SERVICE = parse_inference_service(service(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2)))
+
+
+def pod(role_name: str, index: int, worker: int = 0, *, node: str | None = "n", ready: bool = True,
+        waiting: str | None = None, phase: str = "Running") -> dict[str, Any]:
+    status: dict[str, Any] = {"phase": phase, "conditions": [{"type": "Ready", "status": str(ready)}]}
+    if waiting:
+        status["containerStatuses"] = [{"name": "vllm", "state": {"waiting": {"reason": waiting}}}]
+    return {"metadata": {"name": f"svc-{role_name}-{index}-0-{worker}",
+                         "labels": {"fusioninfer.io/service": "svc", "fusioninfer.io/role-name": role_name,
+                                    "fusioninfer.io/replica-index": str(index)}},
+            "spec": {"nodeName": node} if node else {}, "status": status}
+
+
+def test_a_replica_is_ready_only_when_all_its_pods_are() -> None:
+    pods = [pod("prefill", 0), pod("decode", 0, 0), pod("decode", 0, 1), pod("decode", 1, 0),
+            pod("decode", 1, 1, ready=False)]
+    statuses = component_statuses(SERVICE, pods)
+    assert statuses["prefill"].to_manifest() == {"desiredReplicas": 1, "readyReplicas": 1, "nodesPerReplica": 1,
+                                                 "totalPods": 1, "readyPods": 1, "phase": "Running"}
+    assert statuses["decode"].to_manifest() == {"desiredReplicas": 2, "readyReplicas": 1, "nodesPerReplica": 2,
+                                                "totalPods": 4, "readyPods": 3, "phase": "Deploying"}
+
+
+def test_phases() -> None:
+    def phase(*pods: dict[str, Any]) -> Phase:
+        return component_statuses(SERVICE, list(pods))["decode"].phase
+    assert phase() is Phase.PENDING
+    assert phase(pod("decode", 0, node=None, ready=False)) is Phase.PENDING
+    assert phase(pod("decode", 0, ready=False)) is Phase.DEPLOYING
+    assert phase(*(pod("decode", i, w) for i in (0, 1) for w in (0, 1))) is Phase.RUNNING
+    assert phase(pod("decode", 0, ready=False, waiting="CrashLoopBackOff")) is Phase.FAILED
+    assert phase(pod("decode", 0, ready=False, phase="Failed")) is Phase.FAILED
+
+
+def test_other_services_and_removed_replicas_do_not_count() -> None:
+    other = pod("decode", 0)
+    other["metadata"]["labels"]["fusioninfer.io/service"] = "other"
+    statuses = component_statuses(SERVICE, [other, pod("decode", 2), pod("decode", 3)])
+    assert statuses["decode"].ready_pods == 0
+
+
+def test_the_ready_condition() -> None:
+    running = component_statuses(SERVICE, [pod("prefill", 0)] + [pod("decode", i, w) for i in (0, 1) for w in (0, 1)])
+    status = status_object(running, 3, "2026-01-02T00:00:00Z")
+    assert status["observedGeneration"] == 3
+    assert status["conditions"] == [{"type": "Ready", "status": "True", "reason": "AllComponentsRunning",
+                                     "message": "every replica of every role is ready", "observedGeneration": 3,
+                                     "lastTransitionTime": "2026-01-02T00:00:00Z"}]
+    # still ready later: the transition time stays
+    again = status_object(running, 3, "2026-01-03T00:00:00Z", status["conditions"])
+    assert again["conditions"][0]["lastTransitionTime"] == "2026-01-02T00:00:00Z"
+    assert again["components"]["decode"]["lastUpdateTime"] == "2026-01-03T00:00:00Z"
+
+    failing = component_statuses(SERVICE, [pod("prefill", 0, ready=False, waiting="ImagePullBackOff")])
+    [condition] = status_object(failing, 4, "2026-01-04T00:00:00Z", status["conditions"])["conditions"]
+    assert (condition["status"], condition["reason"], condition["lastTransitionTime"]) == (
+        "False", "ComponentFailed", "2026-01-04T00:00:00Z")
+    assert condition["message"] == "prefill: pod svc-prefill-0-0-0 container vllm: ImagePullBackOff"
+
+
+def test_the_table() -> None:
+    statuses = component_statuses(SERVICE, [pod("prefill", 0)])
+    assert to_table("svc", statuses) == (
+        "InferenceService svc\n"
+        "ROLE     PHASE    READY REPLICAS  NODES/REPLICA  READY PODS\n"
+        "prefill  Running  1/1             1              1/1\n"
+        "decode   Pending  0/2             2              0/4\n")
