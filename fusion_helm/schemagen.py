@@ -75,6 +75,12 @@ def values_schema() -> dict[str, Any]:
                 "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$",
             },
             **spec["properties"],
+            "allowRoleRemoval": {
+                "type": "array",
+                "description": "Roles helm upgrade may remove, or change the componentType of: every replica of "
+                               "such a role is deleted or restarted. Without it the chart refuses.",
+                "items": {"type": "string"},
+            },
             "global": {"type": "object"},
         },
     }

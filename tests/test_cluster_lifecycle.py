@@ -28,7 +28,7 @@ from tests.cluster import (
     release,
     scaled,
 )
-from tests.helm import VALUES, Helm
+from tests.helm import CHART, VALUES, Helm
 
 pytestmark = pytest.mark.cluster
 
@@ -158,3 +158,36 @@ def test_status_after_install_and_each_upgrade(cluster: Cluster, helm: Helm, tmp
             assert live["status"]["conditions"][0]["status"] == ("True" if phase == "Running" else "False")
             assert fusion_status(cluster, "svc", namespace).splitlines()[2].split() == [
                 "inference", phase, f"{ready}/{replicas}", "4", f"{ready_pods_}/{replicas * 4}"]
+
+
+def test_renaming_a_role_is_refused_unless_allowed(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    namespace = f"rename-helm{helm.major}"
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(STORY2)
+        ready_pods(cluster, namespace, expected_pods(STORY2))
+        spec = yaml.safe_load(STORY2.read_text())
+        spec["roles"][0]["componentType"] = "worker"
+        retyped = tmp_path / "retyped.yaml"
+        retyped.write_text(yaml.safe_dump(spec))
+        refused = helm.run("upgrade", "svc", CHART, "-f", retyped, "--post-renderer", "fusion-postrender",
+                           "--namespace", namespace, "--kubeconfig", cluster.kubeconfig, check=False)
+        assert (f"this upgrade changes role prefill of InferenceService {SERVICE} from prefiller to worker and "
+                "restarts its 2 replica(s), 2 pod(s); to allow it, set allowRoleRemoval={prefill}") in refused.stderr
+
+        spec = yaml.safe_load(STORY2.read_text())
+        spec["roles"][1]["name"] = "generate"
+        renamed = tmp_path / "renamed.yaml"
+        renamed.write_text(yaml.safe_dump(spec))
+        upgrade_args = ("upgrade", "svc", CHART, "-f", renamed, "--post-renderer", "fusion-postrender",
+                        "--namespace", namespace, "--kubeconfig", cluster.kubeconfig)
+
+        refused = helm.run(*upgrade_args, check=False)
+        assert refused.returncode != 0
+        assert (f"this upgrade removes role decode of InferenceService {SERVICE} and deletes its 4 replica(s), "
+                "4 pod(s); to allow it, set allowRoleRemoval={decode}") in refused.stderr
+        assert {o["metadata"]["name"] for o in cluster.custom(LWS, namespace)} == {
+            f"{SERVICE}-prefill-{i}" for i in range(2)} | {f"{SERVICE}-decode-{i}" for i in range(4)}
+
+        helm.run(*upgrade_args, "--set", "allowRoleRemoval={decode}")
+        wanted = {f"{SERVICE}-prefill-{i}" for i in range(2)} | {f"{SERVICE}-generate-{i}" for i in range(4)}
+        ready_pods(cluster, namespace, expected_pods(renamed), owners=wanted)

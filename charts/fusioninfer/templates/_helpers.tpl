@@ -36,3 +36,26 @@ instead. Only where helm can look at the cluster (install, upgrade, --dry-run=se
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/* Refuse an upgrade that removes a role (a rename removes the old name) or changes its
+componentType, unless allowRoleRemoval lists it: all of that role's replicas would go or restart.
+Looks at the InferenceService in the cluster, so only where helm can (upgrade, --dry-run=server). */}}
+{{- define "fusioninfer.checkRoleChanges" -}}
+{{- $allowed := .Values.allowRoleRemoval | default list -}}
+{{- $name := include "fusioninfer.name" . -}}
+{{- $wanted := dict -}}
+{{- range .Values.roles -}}{{- $_ := set $wanted .name .componentType -}}{{- end -}}
+{{- with lookup "fusioninfer.io/v1alpha1" "InferenceService" .Release.Namespace $name -}}
+{{- range .spec.roles -}}
+{{- $replicas := int (default 1 .replicas) -}}
+{{- $nodes := int (default 1 (dig "multinode" "nodeCount" 1 .)) -}}
+{{- $loss := printf "its %d replica(s), %d pod(s)" $replicas (mul $replicas $nodes) -}}
+{{- if has .name $allowed -}}
+{{- else if not (hasKey $wanted .name) -}}
+{{- fail (printf "this upgrade removes role %s of InferenceService %s and deletes %s; to allow it, set allowRoleRemoval={%s}" .name $name $loss .name) -}}
+{{- else if ne (get $wanted .name) .componentType -}}
+{{- fail (printf "this upgrade changes role %s of InferenceService %s from %s to %s and restarts %s; to allow it, set allowRoleRemoval={%s}" .name $name .componentType (get $wanted .name) $loss .name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
