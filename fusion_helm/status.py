@@ -1,7 +1,8 @@
 """An InferenceService's status from its pods: each role's ComponentStatus, and the Ready condition.
 
-Pure: the caller lists the pods (those labelled ``fusioninfer.io/service=<name>``) and writes the
-result where it wants (the status subresource, a table, JSON).
+Pure, and standard library only: `fusion-helm status` runs it, and so does the post-install hook
+inside a stock Python image. The caller lists the pods (those labelled ``fusioninfer.io/service=<name>``)
+and writes the result where it wants (the status subresource, a table, JSON).
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.expand import naming
-from fusion_helm.model import InferenceService
+from fusion_helm import labels as naming
 
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
@@ -50,18 +50,34 @@ class ComponentStatus:
                 "readyPods": self.ready_pods, "phase": self.phase.value}
 
 
-def component_statuses(service: InferenceService, pods: Iterable[Mapping[str, Any]]) -> dict[str, ComponentStatus]:
+@dataclass(frozen=True)
+class RoleShape:
+    """What the status needs of a role."""
+
+    name: str
+    replicas: int
+    node_count: int
+
+
+def role_shapes(spec: Mapping[str, Any]) -> list[RoleShape]:
+    """From an InferenceService spec as the API server stores it (defaults as the schema's)."""
+    return [RoleShape(role["name"], role.get("replicas", 1), (role.get("multinode") or {}).get("nodeCount", 1))
+            for role in spec.get("roles", []) if role.get("componentType") != "router"]
+
+
+def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[Mapping[str, Any]]
+                       ) -> dict[str, ComponentStatus]:
     """Each role's status from the service's pods (others are ignored); replicas beyond the role's
     current count (being removed) do not count."""
     by_replica: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
     for pod in pods:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        if labels.get(naming.LABEL_SERVICE) == service.name and naming.LABEL_REPLICA_INDEX in labels:
+        if labels.get(naming.LABEL_SERVICE) == service and naming.LABEL_REPLICA_INDEX in labels:
             key = (labels.get(naming.LABEL_ROLE_NAME, ""), int(labels[naming.LABEL_REPLICA_INDEX]))
             by_replica.setdefault(key, []).append(pod)
     return {role.name: _role_status(role.replicas, role.node_count,
                                     [by_replica.get((role.name, index), []) for index in range(role.replicas)])
-            for role in service.roles}
+            for role in roles}
 
 
 def _role_status(replicas: int, nodes: int, replica_pods: list[list[Mapping[str, Any]]]) -> ComponentStatus:

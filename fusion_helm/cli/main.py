@@ -79,7 +79,8 @@ def _status(args: argparse.Namespace) -> int:
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     service = _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)
-    statuses = status.component_statuses(service, cluster.pods(name, namespace))
+    roles = [status.RoleShape(role.name, role.replicas, role.node_count) for role in service.roles]
+    statuses = status.component_statuses(name, roles, cluster.pods(name, namespace))
     result = status.status_object(statuses, obj["metadata"].get("generation", 0), now(),
                                   (obj.get("status") or {}).get("conditions") or [])
     if args.write:

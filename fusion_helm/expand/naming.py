@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.labels import (
+    LABEL_COMPONENT_TYPE,
+    LABEL_REPLICA_INDEX,
+    LABEL_ROLE_NAME,
+    LABEL_SERVICE,
+    LABEL_SPEC_HASH,
+)
 from fusion_helm.model import InferenceService, Role
 
-LABEL_SERVICE = "fusioninfer.io/service"
-LABEL_COMPONENT_TYPE = "fusioninfer.io/component-type"
-LABEL_ROLE_NAME = "fusioninfer.io/role-name"
-LABEL_REPLICA_INDEX = "fusioninfer.io/replica-index"
-LABEL_SPEC_HASH = "fusioninfer.io/spec-hash"
+__all__ = ["LABEL_COMPONENT_TYPE", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE", "LABEL_SPEC_HASH"]
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
