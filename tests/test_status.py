@@ -10,7 +10,7 @@ from tests.builders import role, service
 ROLES = role_shapes(service(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2))["spec"])
 
 
-def statuses(pods: list[dict[str, Any]]) -> dict[str, ComponentStatus]:
+def statuses_of(pods: list[dict[str, Any]]) -> dict[str, ComponentStatus]:
     return component_statuses("svc", ROLES, pods)
 
 
@@ -28,7 +28,7 @@ def pod(role_name: str, index: int, worker: int = 0, *, node: str | None = "n", 
 def test_a_replica_is_ready_only_when_all_its_pods_are() -> None:
     pods = [pod("prefill", 0), pod("decode", 0, 0), pod("decode", 0, 1), pod("decode", 1, 0),
             pod("decode", 1, 1, ready=False)]
-    statuses = statuses(pods)
+    statuses = statuses_of(pods)
     assert statuses["prefill"].to_manifest() == {"desiredReplicas": 1, "readyReplicas": 1, "nodesPerReplica": 1,
                                                  "totalPods": 1, "readyPods": 1, "phase": "Running"}
     assert statuses["decode"].to_manifest() == {"desiredReplicas": 2, "readyReplicas": 1, "nodesPerReplica": 2,
@@ -37,7 +37,7 @@ def test_a_replica_is_ready_only_when_all_its_pods_are() -> None:
 
 def test_phases() -> None:
     def phase(*pods: dict[str, Any]) -> Phase:
-        return statuses(list(pods))["decode"].phase
+        return statuses_of(list(pods))["decode"].phase
     assert phase() is Phase.PENDING
     assert phase(pod("decode", 0, node=None, ready=False)) is Phase.PENDING
     assert phase(pod("decode", 0, ready=False)) is Phase.DEPLOYING
@@ -49,12 +49,12 @@ def test_phases() -> None:
 def test_other_services_and_removed_replicas_do_not_count() -> None:
     other = pod("decode", 0)
     other["metadata"]["labels"]["fusioninfer.io/service"] = "other"
-    statuses = statuses([other, pod("decode", 2), pod("decode", 3)])
+    statuses = statuses_of([other, pod("decode", 2), pod("decode", 3)])
     assert statuses["decode"].ready_pods == 0
 
 
 def test_the_ready_condition() -> None:
-    running = statuses([pod("prefill", 0)] + [pod("decode", i, w) for i in (0, 1) for w in (0, 1)])
+    running = statuses_of([pod("prefill", 0)] + [pod("decode", i, w) for i in (0, 1) for w in (0, 1)])
     status = status_object(running, 3, "2026-01-02T00:00:00Z")
     assert status["observedGeneration"] == 3
     assert status["conditions"] == [{"type": "Ready", "status": "True", "reason": "AllComponentsRunning",
@@ -65,7 +65,7 @@ def test_the_ready_condition() -> None:
     assert again["conditions"][0]["lastTransitionTime"] == "2026-01-02T00:00:00Z"
     assert again["components"]["decode"]["lastUpdateTime"] == "2026-01-03T00:00:00Z"
 
-    failing = statuses([pod("prefill", 0, ready=False, waiting="ImagePullBackOff")])
+    failing = statuses_of([pod("prefill", 0, ready=False, waiting="ImagePullBackOff")])
     [condition] = status_object(failing, 4, "2026-01-04T00:00:00Z", status["conditions"])["conditions"]
     assert (condition["status"], condition["reason"], condition["lastTransitionTime"]) == (
         "False", "ComponentFailed", "2026-01-04T00:00:00Z")
@@ -73,7 +73,7 @@ def test_the_ready_condition() -> None:
 
 
 def test_the_table() -> None:
-    statuses = statuses([pod("prefill", 0)])
+    statuses = statuses_of([pod("prefill", 0)])
     assert to_table("svc", statuses) == (
         "InferenceService svc\n"
         "ROLE     PHASE    READY REPLICAS  NODES/REPLICA  READY PODS\n"
