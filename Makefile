@@ -34,18 +34,20 @@ cluster-down: setup
 	@$(BIN)/python -m tests.controlplane down .cluster
 
 lint: setup
-	$(BIN)/ruff check fusion_helm tests ci
+	$(BIN)/ruff check fusion_helm tests ci hooks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check
+	$(BIN)/python ci/chart_files.py --check
 
 ## bench: helm template with and without the post-renderer; expansion at 10/100/1000 replicas
 bench: setup
 	$(BIN)/python ci/bench.py
 
-## generate: rewrite the CRD and values.schema.json from the schema source
+## generate: rewrite the CRD and values.schema.json from the schema source, and the hooks' copies in the chart
 generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
+	$(BIN)/python ci/chart_files.py
 
 ## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4)
 helm4-plugin: setup

@@ -81,6 +81,16 @@ def values_schema() -> dict[str, Any]:
                                "such a role is deleted or restarted. Without it the chart refuses.",
                 "items": {"type": "string"},
             },
+            "hooks": {
+                "type": "object",
+                "description": "Helm hook Jobs: prerequisite checks before, status after install and upgrade.",
+                "additionalProperties": False,
+                "properties": {
+                    "enabled": {"type": "boolean"},
+                    "image": {"type": "string", "minLength": 1, "description": "A stock Python 3.11+ image."},
+                    "statusWaitSeconds": {"type": "integer", "minimum": 0},
+                },
+            },
             "global": {"type": "object"},
         },
     }

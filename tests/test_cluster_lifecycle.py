@@ -191,3 +191,47 @@ def test_renaming_a_role_is_refused_unless_allowed(cluster: Cluster, helm: Helm,
         helm.run(*upgrade_args, "--set", "allowRoleRemoval={decode}")
         wanted = {f"{SERVICE}-prefill-{i}" for i in range(2)} | {f"{SERVICE}-generate-{i}" for i in range(4)}
         ready_pods(cluster, namespace, expected_pods(renamed), owners=wanted)
+
+
+def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    """Run each hook Job's command as the Job would — its ConfigMap laid out as its volume, its service
+    account's token, a Python without site-packages — against the API server, after a real install."""
+    story3 = VALUES / "story3-multinode-deepseek-r1.yaml"
+    namespace = f"hooks-helm{helm.major}"
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(story3)  # the hook Jobs ran on kwok (their pods "complete"): helm waited for them
+        ready_pods(cluster, namespace, expected_pods(story3))
+        hooks = {f"{o['kind']}/{o['metadata']['name']}": o
+                 for o in yaml.safe_load_all(installed.run("get", "hooks", "svc")) if o}
+        account = tmp_path / "serviceaccount"
+        account.mkdir()
+        (account / "token").write_text(cluster.control_plane.kubectl(
+            "create", "token", "deepseek-r1-inference-hooks", "--namespace", namespace).stdout)
+        assert cluster.control_plane.ca is not None
+        (account / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
+        env = {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+               "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
+               "FUSION_HOOK_SERVICEACCOUNT_DIR": str(account)}
+        configmap = cluster.core.read_namespaced_config_map("deepseek-r1-inference-hooks", namespace).data
+
+        def run(job: str) -> subprocess.CompletedProcess[str]:
+            spec = hooks[f"Job/deepseek-r1-inference-hooks-{job}"]["spec"]["template"]["spec"]
+            mounted = tmp_path / job
+            for item in spec["volumes"][0]["configMap"]["items"]:
+                (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+                (mounted / item["path"]).write_text(configmap[item["key"]])
+            python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"]]
+            assert python == "python"  # the image's; here this interpreter, without site-packages
+            return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
+                                  env=env, text=True, capture_output=True, timeout=120)
+
+        checked = run("check")
+        assert checked.returncode == 0 and checked.stdout == "prerequisites: ok\n", checked.stderr
+        reported = run("status")
+        assert reported.returncode == 0, reported.stderr
+        assert reported.stdout.strip().endswith(f"{namespace}/deepseek-r1-inference: Running")
+        [live] = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)
+        component = {k: v for k, v in live["status"]["components"]["inference"].items() if k != "lastUpdateTime"}
+        assert component == {"desiredReplicas": 2, "readyReplicas": 2, "nodesPerReplica": 4, "totalPods": 8,
+                             "readyPods": 8, "phase": "Running"}
+        assert [c["type"] for c in live["status"]["conditions"]] == ["Ready"]

@@ -26,7 +26,7 @@ def kinds(text: str) -> list[str]:
 
 
 def test_documents_we_do_not_own_pass_byte_for_byte(helm: Helm) -> None:
-    raw = helm.template(chart=MIXED_CHART, post_render=False).stdout
+    raw = helm.template(chart=MIXED_CHART, hooks=True, post_render=False).stdout
     service_at = raw.index("---\n# Source: mixed/templates/service.yaml")
     service_end = raw.index("\n---", service_at + 4) + 1
     before, service, after = raw[:service_at], raw[service_at:service_end], raw[service_end:]
@@ -70,7 +70,7 @@ def test_helm4_post_renders_hooks_and_we_leave_them_untouched(
     tee.write_text(f"#!/bin/sh\ntee {sent} | fusion-postrender | tee {returned}\n")
     tee.chmod(0o755)
     monkeypatch.setenv("FUSION_POSTRENDER", str(tee))  # the plugin's wrapper runs this instead
-    rendered = helm4.template(chart=MIXED_CHART).stdout
+    rendered = helm4.template(chart=MIXED_CHART, hooks=True).stdout
 
     def hook_text(stream: str) -> str:
         [chunk] = [c for c in stream.split("\n---") if "kind: Job" in c]
@@ -78,7 +78,7 @@ def test_helm4_post_renders_hooks_and_we_leave_them_untouched(
 
     assert "helm.sh/hook" in hook_text(sent.read_text()), "helm 4 sends hooks through the post-renderer"
     assert hook_text(returned.read_text()) == hook_text(sent.read_text())
-    plain = helm4.template(chart=MIXED_CHART, post_render=False).stdout
+    plain = helm4.template(chart=MIXED_CHART, hooks=True, post_render=False).stdout
     assert yaml.safe_load(hook_text(rendered)) == yaml.safe_load(hook_text(plain))
 
 

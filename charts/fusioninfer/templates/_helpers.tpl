@@ -59,3 +59,12 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/* Arguments of the hook Jobs, as a JSON list. */}}
+{{- define "fusioninfer.checkArgs" -}}
+{{- if eq (include "fusioninfer.gangScheduled" .) "true" }}["--gang"]{{ else }}[]{{ end -}}
+{{- end -}}
+
+{{- define "fusioninfer.statusArgs" -}}
+{{- list "--namespace" .Release.Namespace "--service" (include "fusioninfer.name" .) "--wait" (toString .Values.hooks.statusWaitSeconds) | toJson -}}
+{{- end -}}

@@ -1,0 +1,149 @@
+"""An InferenceService's status from its pods: each role's ComponentStatus, and the Ready condition.
+
+Pure, and standard library only: `fusion-helm status` runs it, and so does the post-install hook
+inside a stock Python image. The caller lists the pods (those labelled ``fusioninfer.io/service=<name>``)
+and writes the result where it wants (the status subresource, a table, JSON).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from fusion_helm import labels as naming
+
+# Waiting reasons that will not resolve on their own: the role has failed until someone acts.
+FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
+                             "CreateContainerConfigError", "CreateContainerError", "RunContainerError"})
+
+
+class Phase(StrEnum):
+    PENDING = "Pending"
+    """No pod of the role is on a node yet."""
+    DEPLOYING = "Deploying"
+    """Some pods are placed or starting; not every replica is ready."""
+    RUNNING = "Running"
+    """Every replica is ready: all of its pods are."""
+    FAILED = "Failed"
+    """A pod failed, or a container cannot start (crash loop, image pull, bad config)."""
+
+
+@dataclass(frozen=True)
+class ComponentStatus:
+    desired_replicas: int
+    ready_replicas: int
+    nodes_per_replica: int
+    ready_pods: int
+    phase: Phase
+    problem: str = ""
+    """Why the phase is Failed: the first failing pod and its reason."""
+
+    @property
+    def total_pods(self) -> int:
+        return self.desired_replicas * self.nodes_per_replica
+
+    def to_manifest(self) -> dict[str, Any]:
+        return {"desiredReplicas": self.desired_replicas, "readyReplicas": self.ready_replicas,
+                "nodesPerReplica": self.nodes_per_replica, "totalPods": self.total_pods,
+                "readyPods": self.ready_pods, "phase": self.phase.value}
+
+
+@dataclass(frozen=True)
+class RoleShape:
+    """What the status needs of a role."""
+
+    name: str
+    replicas: int
+    node_count: int
+
+
+def role_shapes(spec: Mapping[str, Any]) -> list[RoleShape]:
+    """From an InferenceService spec as the API server stores it (defaults as the schema's)."""
+    return [RoleShape(role["name"], role.get("replicas", 1), (role.get("multinode") or {}).get("nodeCount", 1))
+            for role in spec.get("roles", []) if role.get("componentType") != "router"]
+
+
+def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[Mapping[str, Any]]
+                       ) -> dict[str, ComponentStatus]:
+    """Each role's status from the service's pods (others are ignored); replicas beyond the role's
+    current count (being removed) do not count."""
+    by_replica: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    for pod in pods:
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        if labels.get(naming.LABEL_SERVICE) == service and naming.LABEL_REPLICA_INDEX in labels:
+            key = (labels.get(naming.LABEL_ROLE_NAME, ""), int(labels[naming.LABEL_REPLICA_INDEX]))
+            by_replica.setdefault(key, []).append(pod)
+    return {role.name: _role_status(role.replicas, role.node_count,
+                                    [by_replica.get((role.name, index), []) for index in range(role.replicas)])
+            for role in roles}
+
+
+def _role_status(replicas: int, nodes: int, replica_pods: list[list[Mapping[str, Any]]]) -> ComponentStatus:
+    pods = [pod for members in replica_pods for pod in members]
+    ready_pods = sum(map(_ready, pods))
+    ready_replicas = sum(1 for members in replica_pods if len(members) == nodes and all(map(_ready, members)))
+    problems = [problem for pod in pods if (problem := _failure(pod))]
+    if problems:
+        phase = Phase.FAILED
+    elif ready_replicas == replicas:
+        phase = Phase.RUNNING
+    elif any((pod.get("spec") or {}).get("nodeName") for pod in pods):
+        phase = Phase.DEPLOYING
+    else:
+        phase = Phase.PENDING
+    return ComponentStatus(replicas, ready_replicas, nodes, ready_pods, phase, problems[0] if problems else "")
+
+
+def _ready(pod: Mapping[str, Any]) -> bool:
+    conditions = (pod.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+def _failure(pod: Mapping[str, Any]) -> str:
+    status = pod.get("status") or {}
+    name = (pod.get("metadata") or {}).get("name", "?")
+    if status.get("phase") == "Failed":
+        return f"pod {name} failed: {status.get('reason') or status.get('message') or 'Failed'}"
+    for container in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
+        reason = ((container.get("state") or {}).get("waiting") or {}).get("reason")
+        if reason in FAILING_REASONS:
+            return f"pod {name} container {container.get('name')}: {reason}"
+    return ""
+
+
+def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,
+                  previous: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The status subresource: components, and a Ready condition (its transition time kept while
+    its status holds, as Kubernetes conditions do)."""
+    failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}
+    waiting = {name: s for name, s in statuses.items() if s.phase is not Phase.RUNNING}
+    if failed:
+        ready, reason = "False", "ComponentFailed"
+        message = "; ".join(f"{name}: {s.problem}" for name, s in failed.items())
+    elif waiting:
+        ready, reason = "False", "ComponentsNotReady"
+        message = ", ".join(f"{name} {s.ready_replicas}/{s.desired_replicas} replicas ready ({s.phase.value})"
+                            for name, s in waiting.items())
+    else:
+        ready, reason, message = "True", "AllComponentsRunning", "every replica of every role is ready"
+    before = next((c for c in previous if c.get("type") == "Ready"), None)
+    since = before["lastTransitionTime"] if before and before.get("status") == ready else now
+    return {
+        "observedGeneration": generation,
+        "conditions": [{"type": "Ready", "status": ready, "reason": reason, "message": message,
+                        "observedGeneration": generation, "lastTransitionTime": since}],
+        "components": {name: {**s.to_manifest(), "lastUpdateTime": now} for name, s in statuses.items()},
+    }
+
+
+def to_table(service: str, statuses: Mapping[str, ComponentStatus]) -> str:
+    rows = [("ROLE", "PHASE", "READY REPLICAS", "NODES/REPLICA", "READY PODS")]
+    rows += [(name, s.phase.value, f"{s.ready_replicas}/{s.desired_replicas}", str(s.nodes_per_replica),
+              f"{s.ready_pods}/{s.total_pods}") for name, s in statuses.items()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [f"InferenceService {service}"]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines += [f"{name}: {s.problem}" for name, s in statuses.items() if s.problem]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,70 @@
+"""post-install / post-upgrade hook: write the InferenceService's status — each role's ComponentStatus
+and the Ready condition — from its pods, polling until every role runs, one fails, or time is up.
+
+    python report_status.py --namespace NS --service NAME [--wait SECONDS]
+
+Never fails the release over readiness: the status says how far it got. Exits 1 only when the API
+server cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import UTC, datetime
+
+from kube import ApiError, Kube
+
+from fusion_helm import status
+from fusion_helm.labels import LABEL_SERVICE
+
+INFERENCE_SERVICES = "/apis/fusioninfer.io/v1alpha1/namespaces/{namespace}/inferenceservices/{name}"
+GROUP_NAME = "scheduling.k8s.io/group-name"
+
+
+def report(kube: Kube, namespace: str, name: str) -> status.Phase | None:
+    """Write the status once; the common phase when every role shares one, else None."""
+    path = INFERENCE_SERVICES.format(namespace=namespace, name=name)
+    service = kube.get(path)
+    pods = kube.get(f"/api/v1/namespaces/{namespace}/pods?labelSelector={LABEL_SERVICE}%3D{name}")["items"]
+    statuses = status.component_statuses(name, status.role_shapes(service["spec"]), pods)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    body = status.status_object(statuses, service["metadata"].get("generation", 0), now,
+                                (service.get("status") or {}).get("conditions") or [])
+    overridden = sorted(pod["metadata"]["name"] for pod in pods
+                        if (pod["metadata"].get("annotations") or {}).get(GROUP_NAME, name) != name)
+    if overridden:  # LWS's own gang scheduling rewrites the annotation: our PodGroup no longer applies
+        body["conditions"].append({
+            "type": "GangScheduling", "status": "False", "reason": "GroupNameOverridden",
+            "message": f"pods not in PodGroup {name} (is LWS gangSchedulingManagement on?): "
+                       + ", ".join(overridden[:5]),
+            "observedGeneration": body["observedGeneration"], "lastTransitionTime": now})
+    kube.merge_patch(f"{path}/status", {"status": body})
+    phases = {s.phase for s in statuses.values()}
+    return phases.pop() if len(phases) == 1 else (status.Phase.FAILED if status.Phase.FAILED in phases else None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--namespace", required=True)
+    parser.add_argument("--service", required=True)
+    parser.add_argument("--wait", type=float, default=0, help="seconds to poll for every role Running")
+    parser.add_argument("--interval", type=float, default=5)
+    args = parser.parse_args(argv)
+    kube = Kube()
+    deadline = time.monotonic() + args.wait
+    try:
+        while True:
+            phase = report(kube, args.namespace, args.service)
+            print(f"InferenceService {args.namespace}/{args.service}: {phase or 'roles differ'}", flush=True)
+            if phase in (status.Phase.RUNNING, status.Phase.FAILED) or time.monotonic() >= deadline:
+                return 0
+            time.sleep(args.interval)
+    except (ApiError, OSError) as error:
+        print(f"report_status: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The hook Jobs as the chart renders them: their code is the repo's, they need only a stock Python,
+they may do only what they use, and post-renderers leave them alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.helm import ROOT, VALUES, Helm
+
+STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
+
+
+def hook_objects(helm: Helm, *values: Path, post_render: bool = False) -> dict[str, dict[str, Any]]:
+    out = helm.template(*values, hooks=True, post_render=post_render).stdout
+    docs = [doc for doc in yaml.safe_load_all(out) if doc and "helm.sh/hook" in doc["metadata"].get("annotations", {})]
+    return {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
+
+
+def mount(objects: dict[str, dict[str, Any]], job: str, into: Path) -> list[str]:
+    """Lay the ConfigMap out as the Job's volume does; return the Job's command line."""
+    [container] = objects[job]["spec"]["template"]["spec"]["containers"]
+    [volume] = objects[job]["spec"]["template"]["spec"]["volumes"]
+    data = objects[f"ConfigMap/{volume['configMap']['name']}"]["data"]
+    for item in volume["configMap"]["items"]:
+        path = into / item["path"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data[item["key"]])
+    return [*container["command"], *container["args"]]
+
+
+def test_the_hooks_and_their_permissions(helm: Helm) -> None:
+    objects = hook_objects(helm, STORY4)
+    name = "deepseek-r1-disagg-hooks"
+    assert sorted(objects) == sorted([f"ServiceAccount/{name}", f"Role/{name}", f"RoleBinding/{name}",
+                                      f"ConfigMap/{name}", f"Job/{name}-check", f"Job/{name}-status"])
+    assert objects[f"Role/{name}"]["rules"] == [
+        {"apiGroups": ["fusioninfer.io"], "resources": ["inferenceservices"],
+         "resourceNames": ["deepseek-r1-disagg"], "verbs": ["get"]},
+        {"apiGroups": ["fusioninfer.io"], "resources": ["inferenceservices/status"],
+         "resourceNames": ["deepseek-r1-disagg"], "verbs": ["patch"]},
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+    ]
+    events = {key: obj["metadata"]["annotations"]["helm.sh/hook"] for key, obj in objects.items()}
+    assert events[f"Job/{name}-check"] == "pre-install,pre-upgrade"
+    assert events[f"Job/{name}-status"] == "post-install,post-upgrade"
+    for job in (f"Job/{name}-check", f"Job/{name}-status"):
+        pod = objects[job]["spec"]["template"]["spec"]
+        assert pod["serviceAccountName"] == name
+        assert pod["containers"][0]["image"] == "python:3.12-alpine"
+        assert pod["securityContext"]["runAsNonRoot"] is True
+
+
+def test_the_configmap_carries_this_repository_s_code(helm: Helm, tmp_path: Path) -> None:
+    objects = hook_objects(helm, STORY4)
+    mount(objects, "Job/deepseek-r1-disagg-hooks-status", tmp_path)
+    for script in sorted((ROOT / "hooks").glob("*.py")):
+        assert (tmp_path / script.name).read_text() == script.read_text()
+    for module in ("status.py", "labels.py"):
+        assert (tmp_path / "fusion_helm" / module).read_text() == (ROOT / "fusion_helm" / module).read_text()
+
+
+def test_the_hooks_need_nothing_but_the_standard_library(helm: Helm, tmp_path: Path) -> None:
+    objects = hook_objects(helm, STORY4)
+    for job in ("Job/deepseek-r1-disagg-hooks-check", "Job/deepseek-r1-disagg-hooks-status"):
+        command = mount(objects, job, tmp_path)
+        script = tmp_path / Path(command[1]).name
+        # -S: no site-packages (no PyYAML, no kubernetes); -E: no PYTHONPATH; the script's directory, as in the Job
+        result = subprocess.run([sys.executable, "-S", "-E", str(script), "--help"], capture_output=True, text=True,
+                                cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+
+
+def test_post_renderers_leave_the_hooks_alone(helm: Helm) -> None:
+    assert hook_objects(helm, STORY4, post_render=True) == hook_objects(helm, STORY4)
+
+
+def test_hooks_can_be_turned_off(helm: Helm) -> None:
+    out = helm.template(STORY4, hooks=True, extra=("--set", "hooks.enabled=false")).stdout
+    assert "helm.sh/hook" not in out
