@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test lint bench generate helm4-plugin setup cluster-build cluster-up cluster-down clean
+.PHONY: demo test lint bench generate helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -52,6 +52,10 @@ generate: setup
 ## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4)
 helm4-plugin: setup
 	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/plugins/fusion-postrender
+
+## helm-plugin: install `helm fusion` (the fusion-helm CLI) into your helm 3 or 4 (HELM=path/to/helm)
+helm-plugin: setup
+	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/plugins/fusion
 
 setup: $(VENV)/.installed $(HELM3) $(HELM4)
 

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "charts" / "fusioninfer"
 VALUES = ROOT / "values"
 PLUGIN = ROOT / "plugins" / "fusion-postrender"
+CLI_PLUGIN = ROOT / "plugins" / "fusion"
 CACHE = Path(os.environ.get("FUSION_CACHE", Path.home() / ".cache" / "fusioninfer"))
 VERSIONS = {3: "v3.17.3", 4: "v4.1.4"}
 
@@ -71,4 +72,5 @@ def make_helm(major: int, home: Path) -> Helm:
     assert version == VERSIONS[major], f"expected helm {VERSIONS[major]}, got {version}"
     if major == 4:
         helm.run("plugin", "install", PLUGIN)
+    helm.run("plugin", "install", CLI_PLUGIN)
     return helm

@@ -158,6 +158,9 @@ def test_status_after_install_and_each_upgrade(cluster: Cluster, helm: Helm, tmp
             assert live["status"]["conditions"][0]["status"] == ("True" if phase == "Running" else "False")
             assert fusion_status(cluster, "svc", namespace).splitlines()[2].split() == [
                 "inference", phase, f"{ready}/{replicas}", "4", f"{ready_pods_}/{replicas * 4}"]
+        # the same through the helm plugin, namespace and kubeconfig given to helm
+        via_helm = installed.run("fusion", "status", "svc")
+        assert via_helm.splitlines()[2].split()[:3] == ["inference", "Running", "1/1"]
 
 
 def test_renaming_a_role_is_refused_unless_allowed(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:

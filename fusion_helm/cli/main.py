@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -75,7 +76,8 @@ def _status(args: argparse.Namespace) -> int:
     from fusion_helm.cli.cluster import Cluster, now  # the kubernetes client: only for this command
 
     cluster = Cluster(args.kubeconfig, args.context)
-    namespace = args.namespace or cluster.default_namespace
+    # `helm fusion status` runs with the namespace helm resolved in HELM_NAMESPACE
+    namespace = args.namespace or os.environ.get("HELM_NAMESPACE") or cluster.default_namespace
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     service = _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)
@@ -147,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "ready pods, phase (Pending, Deploying, Running, Failed). --write also stores it in the "
                     "InferenceService's status subresource.")
     status_cmd.add_argument("release", metavar="RELEASE")
-    status_cmd.add_argument("-n", "--namespace", help="default: the kubeconfig context's")
+    status_cmd.add_argument("-n", "--namespace", help="default: $HELM_NAMESPACE, else the kubeconfig context's")
     status_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG or ~/.kube/config")
     status_cmd.add_argument("--context")
     status_cmd.add_argument("--write", action="store_true", help="write the status subresource")
