@@ -89,6 +89,12 @@ def values_schema() -> dict[str, Any]:
                     "enabled": {"type": "boolean"},
                     "image": {"type": "string", "minLength": 1, "description": "A stock Python 3.11+ image."},
                     "statusWaitSeconds": {"type": "integer", "minimum": 0},
+                    "lwsConfig": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {"namespace": {"type": "string", "minLength": 1},
+                                       "name": {"type": "string", "minLength": 1}},
+                    },
                 },
             },
             "global": {"type": "object"},

@@ -1,15 +1,18 @@
 """pre-install / pre-upgrade hook: refuse, before anything is applied, a cluster that cannot serve
-the release: the LeaderWorkerSet API must be served, and Volcano's PodGroup API when the service is
-gang-scheduled.
+the release: the LeaderWorkerSet API must be served and, when the service is gang-scheduled,
+Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
+``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup).
 
-    python check_prerequisites.py [--gang]
+    python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]]
 
-Uses API discovery only, which every authenticated account may read.
+API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
+where the chart could grant it (the namespace exists), and skipped where not.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from kube import ApiError, Kube
@@ -25,14 +28,39 @@ GANG = {
 }
 
 
+# An uncommented `gangSchedulingManagement:` key in LWS's Configuration (config.lws.x-k8s.io/v1alpha1)
+LWS_GANG = re.compile(r"^\s*gangSchedulingManagement\s*:", re.MULTILINE)
+
+
+def lws_gang_scheduling(kube: Kube, config: str) -> str | None:
+    """Why LWS's gang scheduling is on, or None (off, or its ConfigMap not readable here)."""
+    namespace, name = config.split("/", 1)
+    try:
+        configmap = kube.get(f"/api/v1/namespaces/{namespace}/configmaps/{name}")
+    except ApiError as error:
+        if error.status in (403, 404):
+            print(f"prerequisites: {config} not readable ({error.status}); LWS gang scheduling not checked")
+            return None
+        raise
+    for key, text in sorted((configmap.get("data") or {}).items()):
+        if LWS_GANG.search(text):
+            return (f"LWS gang scheduling management is on ({config}, {key}: gangSchedulingManagement): its pod "
+                    "webhook rewrites scheduling.k8s.io/group-name and the pods leave this service's PodGroup; "
+                    "turn it off in LWS, or set gangSchedule.enable=false")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gang", action="store_true", help="the service is gang-scheduled")
+    parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
     args = parser.parse_args(argv)
     kube = Kube()
     try:
         missing = [message for path, message in {**REQUIRED, **(GANG if args.gang else {})}.items()
                    if not kube.exists(path)]
+        if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
+            missing.append(gang_on)
     except (ApiError, OSError) as error:
         print(f"check_prerequisites: {error}", file=sys.stderr)
         return 1

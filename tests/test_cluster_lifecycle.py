@@ -201,40 +201,66 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
     account's token, a Python without site-packages — against the API server, after a real install."""
     story3 = VALUES / "story3-multinode-deepseek-r1.yaml"
     namespace = f"hooks-helm{helm.major}"
-    with release(cluster, helm, "svc", namespace) as installed:
-        installed.install(story3)  # the hook Jobs ran on kwok (their pods "complete"): helm waited for them
-        ready_pods(cluster, namespace, expected_pods(story3))
-        hooks = {f"{o['kind']}/{o['metadata']['name']}": o
-                 for o in yaml.safe_load_all(installed.run("get", "hooks", "svc")) if o}
-        account = tmp_path / "serviceaccount"
-        account.mkdir()
-        (account / "token").write_text(cluster.control_plane.kubectl(
-            "create", "token", "deepseek-r1-inference-hooks", "--namespace", namespace).stdout)
-        assert cluster.control_plane.ca is not None
-        (account / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
-        env = {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-               "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
-               "FUSION_HOOK_SERVICEACCOUNT_DIR": str(account)}
-        configmap = cluster.core.read_namespaced_config_map("deepseek-r1-inference-hooks", namespace).data
+    lws_config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "lws-manager-config",
+                                                                      "namespace": "lws-system"}}
+    cluster.control_plane.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "lws-system"}},
+                                 {**lws_config, "data": {"controller_manager_config.yaml": LWS_CONFIG}}])
+    try:
+        with release(cluster, helm, "svc", namespace) as installed:
+            installed.install(story3)  # the hook Jobs ran on kwok (their pods "complete"): helm waited for them
+            ready_pods(cluster, namespace, expected_pods(story3))
+            hooks = [o for o in yaml.safe_load_all(installed.run("get", "hooks", "svc")) if o]
+            # Hook objects are deleted once their phase succeeds: lay the RBAC and code out again as rendered.
+            cluster.control_plane.apply([{**o, "metadata": {**o["metadata"], "namespace": o["metadata"].get(
+                "namespace", namespace)}} for o in hooks if o["kind"] != "Job"])
+            jobs = {o["metadata"]["name"]: o["spec"]["template"]["spec"] for o in hooks if o["kind"] == "Job"}
+            configmap = cluster.core.read_namespaced_config_map("deepseek-r1-inference-hooks", namespace).data
+            env = hook_environment(cluster, namespace, "deepseek-r1-inference-hooks", tmp_path)
 
-        def run(job: str) -> subprocess.CompletedProcess[str]:
-            spec = hooks[f"Job/deepseek-r1-inference-hooks-{job}"]["spec"]["template"]["spec"]
-            mounted = tmp_path / job
-            for item in spec["volumes"][0]["configMap"]["items"]:
-                (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
-                (mounted / item["path"]).write_text(configmap[item["key"]])
-            python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"]]
-            assert python == "python"  # the image's; here this interpreter, without site-packages
-            return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
-                                  env=env, text=True, capture_output=True, timeout=120)
+            def run(job: str) -> subprocess.CompletedProcess[str]:
+                spec = jobs[f"deepseek-r1-inference-hooks-{job}"]
+                mounted = tmp_path / job
+                for item in spec["volumes"][0]["configMap"]["items"]:
+                    (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+                    (mounted / item["path"]).write_text(configmap[item["key"]])
+                python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"]]
+                assert python == "python"  # the image's; here this interpreter, without site-packages
+                return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
+                                      env=env, text=True, capture_output=True, timeout=120)
 
-        checked = run("check")
-        assert checked.returncode == 0 and checked.stdout == "prerequisites: ok\n", checked.stderr
-        reported = run("status")
-        assert reported.returncode == 0, reported.stderr
-        assert reported.stdout.strip().endswith(f"{namespace}/deepseek-r1-inference: Running")
-        [live] = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)
-        component = {k: v for k, v in live["status"]["components"]["inference"].items() if k != "lastUpdateTime"}
-        assert component == {"desiredReplicas": 2, "readyReplicas": 2, "nodesPerReplica": 4, "totalPods": 8,
-                             "readyPods": 8, "phase": "Running"}
-        assert [c["type"] for c in live["status"]["conditions"]] == ["Ready"]
+            checked = run("check")
+            assert checked.returncode == 0 and checked.stdout == "prerequisites: ok\n", checked.stderr
+            reported = run("status")
+            assert reported.returncode == 0, reported.stderr
+            assert reported.stdout.strip().endswith(f"{namespace}/deepseek-r1-inference: Running")
+            [live] = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)
+            component = {k: v for k, v in live["status"]["components"]["inference"].items() if k != "lastUpdateTime"}
+            assert component == {"desiredReplicas": 2, "readyReplicas": 2, "nodesPerReplica": 4, "totalPods": 8,
+                                 "readyPods": 8, "phase": "Running"}
+            assert [c["type"] for c in live["status"]["conditions"]] == ["Ready"]
+
+            # LWS's own gang scheduling switched on: the check refuses, saying why and what to do.
+            gang_on = LWS_CONFIG + "gangSchedulingManagement:\n  schedulerProvider: volcano\n"
+            cluster.control_plane.apply([{**lws_config, "data": {"controller_manager_config.yaml": gang_on}}])
+            refused = run("check")
+            assert refused.returncode == 1
+            assert ("LWS gang scheduling management is on (lws-system/lws-manager-config, "
+                    "controller_manager_config.yaml: gangSchedulingManagement)") in refused.stderr
+    finally:  # the namespace stays: deleting one takes the namespace controller a while
+        cluster.control_plane.kubectl("delete", "configmap", "lws-manager-config", "--namespace", "lws-system")
+
+
+LWS_CONFIG = "apiVersion: config.lws.x-k8s.io/v1alpha1\nkind: Configuration\nleaderElection:\n  leaderElect: true\n"
+
+
+def hook_environment(cluster: Cluster, namespace: str, account: str, tmp_path: Path) -> dict[str, str]:
+    """What a pod of ACCOUNT sees: the API server's address, and the account's token and CA."""
+    mounted = tmp_path / "serviceaccount"
+    mounted.mkdir()
+    (mounted / "token").write_text(cluster.control_plane.kubectl("create", "token", account, "--namespace",
+                                                                 namespace).stdout)
+    assert cluster.control_plane.ca is not None
+    (mounted / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
+    return {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+            "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
+            "FUSION_HOOK_SERVICEACCOUNT_DIR": str(mounted)}

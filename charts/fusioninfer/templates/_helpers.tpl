@@ -62,7 +62,9 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 
 {{/* Arguments of the hook Jobs, as a JSON list. */}}
 {{- define "fusioninfer.checkArgs" -}}
-{{- if eq (include "fusioninfer.gangScheduled" .) "true" }}["--gang"]{{ else }}[]{{ end -}}
+{{- if eq (include "fusioninfer.gangScheduled" .) "true" -}}
+{{- list "--gang" "--lws-config" (printf "%s/%s" .Values.hooks.lwsConfig.namespace .Values.hooks.lwsConfig.name) | toJson -}}
+{{- else }}[]{{ end -}}
 {{- end -}}
 
 {{- define "fusioninfer.statusArgs" -}}
