@@ -1,4 +1,5 @@
-"""``fusion-helm``: the expansion on files, outside Helm."""
+"""``fusion-helm``: the expansion on files outside Helm (render, validate), what it means for a cluster
+(plan, diff), and a release's status (status)."""
 
 from __future__ import annotations
 
@@ -110,7 +111,8 @@ def _in_file(name: str, step: Callable[[T], U], value: T) -> U:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Expand and check FusionInfer InferenceServices outside Helm.",
+        description="FusionInfer InferenceServices outside Helm: expand and check them, preview their "
+                    "placement and upgrades, report a release's status.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
