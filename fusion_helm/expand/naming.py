@@ -25,7 +25,7 @@ def lws_name(service: str, role: str, index: int) -> str:
 
 
 def task_name(role: str, index: int) -> str:
-    """The replica's task in its PodGroup (``volcano.sh/task-spec``, a ``minTaskMember`` key)."""
+    """The replica's task name (``volcano.sh/task-spec``): how Volcano names its pods in events."""
     return f"{role}-{index}"
 
 
