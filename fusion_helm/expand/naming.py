@@ -25,7 +25,7 @@ def lws_name(service: str, role: str, index: int) -> str:
 
 
 def task_name(role: str, index: int) -> str:
-    """The replica's task name (``volcano.sh/task-spec``): how Volcano names its pods in events."""
+    """The replica's task (``volcano.sh/task-spec``): Volcano groups a job's pods by it (e.g. fit errors)."""
     return f"{role}-{index}"
 
 
