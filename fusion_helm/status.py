@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -111,6 +112,21 @@ def _failure(pod: Mapping[str, Any]) -> str:
         if reason in FAILING_REASONS:
             return f"pod {name} container {container.get('name')}: {reason}"
     return ""
+
+
+def now() -> str:
+    """A status timestamp: UTC, whole seconds, as Kubernetes writes them."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]], timestamp: str
+                   ) -> tuple[dict[str, ComponentStatus], dict[str, Any]]:
+    """Each role's status, and the status subresource, of an InferenceService as the API server
+    returns it (its spec, generation and current conditions)."""
+    metadata = service["metadata"]
+    statuses = component_statuses(metadata["name"], role_shapes(service["spec"]), pods)
+    return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
+                                   (service.get("status") or {}).get("conditions") or [])
 
 
 def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,

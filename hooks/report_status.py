@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from datetime import UTC, datetime
 
 from kube import ApiError, Kube
 
@@ -28,10 +27,8 @@ def report(kube: Kube, namespace: str, name: str) -> status.Phase | None:
     path = INFERENCE_SERVICES.format(namespace=namespace, name=name)
     service = kube.get(path)
     pods = kube.get(f"/api/v1/namespaces/{namespace}/pods?labelSelector={LABEL_SERVICE}%3D{name}")["items"]
-    statuses = status.component_statuses(name, status.role_shapes(service["spec"]), pods)
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    body = status.status_object(statuses, service["metadata"].get("generation", 0), now,
-                                (service.get("status") or {}).get("conditions") or [])
+    now = status.now()
+    statuses, body = status.service_status(service, pods, now)
     overridden = sorted(pod["metadata"]["name"] for pod in pods
                         if (pod["metadata"].get("annotations") or {}).get(GROUP_NAME, name) != name)
     if overridden:  # LWS's own gang scheduling rewrites the annotation: our PodGroup no longer applies

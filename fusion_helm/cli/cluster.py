@@ -4,7 +4,6 @@ write its status. The only module that talks to an API server (the kubernetes cl
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import kubernetes
@@ -57,10 +56,6 @@ class Cluster:
             raise InputError(f"{method.__name__}: {error.status} {error.reason}") from None
         except OSError as error:
             raise InputError(f"cannot reach the cluster: {error}") from None
-
-
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _current_namespace(kubeconfig: str | None, context: str | None) -> str:

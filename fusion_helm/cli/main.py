@@ -74,18 +74,15 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from fusion_helm.cli.cluster import Cluster, now  # the kubernetes client: only for this command
+    from fusion_helm.cli.cluster import Cluster  # the kubernetes client: only for this command
 
     cluster = Cluster(args.kubeconfig, args.context)
     # `helm fusion status` runs with the namespace helm resolved in HELM_NAMESPACE
     namespace = args.namespace or os.environ.get("HELM_NAMESPACE") or cluster.default_namespace
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
-    service = _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)
-    roles = [status.RoleShape(role.name, role.replicas, role.node_count) for role in service.roles]
-    statuses = status.component_statuses(name, roles, cluster.pods(name, namespace))
-    result = status.status_object(statuses, obj["metadata"].get("generation", 0), now(),
-                                  (obj.get("status") or {}).get("conditions") or [])
+    _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)  # one clear error if bad
+    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now())
     if args.write:
         cluster.write_status(name, namespace, result)
     if args.output == "json":
