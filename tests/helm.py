@@ -30,6 +30,13 @@ def binary(major: int) -> Path:
     return path
 
 
+def fusion_helm(*args: str | Path, stdin: str | None = None, check: bool = True
+                ) -> subprocess.CompletedProcess[str]:
+    """The installed fusion-helm command."""
+    return subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), *map(str, args)], input=stdin,
+                          text=True, capture_output=True, check=check)
+
+
 def tool_path() -> str:
     """PATH with this interpreter's scripts (fusion-postrender) first."""
     return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from tests.cluster import (
 )
 from tests.controlplane import set_gpu_nodes
 from tests.controlplane.builds import SHARED_CRDS
-from tests.helm import CHART, VALUES, Helm
+from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 
 pytestmark = pytest.mark.cluster
@@ -112,9 +111,7 @@ def bound_replicas(cluster: Cluster, namespace: str) -> set[str]:
 
 def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
     """What `fusion-helm plan` says of the objects helm applied."""
-    result = subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), "plan", "-", "--gpus", str(gpus),
-                             "-o", "json"], input=yaml.safe_dump_all(manifest), text=True, capture_output=True,
-                            check=True)
+    result = fusion_helm("plan", "-", "--gpus", str(gpus), "-o", "json", stdin=yaml.safe_dump_all(manifest))
     [service] = json.loads(result.stdout)["services"]
     replicas = [replica for role in service["roles"] for replica in role["replicas"]]
     return service["state"], {replica["name"] for replica in replicas if replica["placed"]}

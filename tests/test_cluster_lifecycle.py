@@ -28,7 +28,7 @@ from tests.cluster import (
     release,
     scaled,
 )
-from tests.helm import CHART, VALUES, Helm
+from tests.helm import CHART, VALUES, Helm, fusion_helm
 
 pytestmark = pytest.mark.cluster
 
@@ -70,8 +70,7 @@ def predicted(installed: Release, values: Path) -> dict[str, str]:
     """`fusion-helm diff` of the release as it stands (`helm get manifest`) against the render of VALUES."""
     current = values.with_suffix(".current.yaml")
     current.write_text(yaml.safe_dump_all(installed.manifest()))
-    result = subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), "diff", str(current), "-",
-                             "-o", "json"], input=installed.render(values), text=True, capture_output=True, check=True)
+    result = fusion_helm("diff", current, "-", "-o", "json", stdin=installed.render(values))
     return {f"{c['kind']}/{c['name']}": c["change"] for c in json.loads(result.stdout)}
 
 
@@ -130,9 +129,8 @@ def test_scaling_roles_touches_only_their_replicas(cluster: Cluster, helm: Helm,
 
 
 def fusion_status(cluster: Cluster, release_name: str, namespace: str, *args: str) -> str:
-    return subprocess.run([str(Path(sys.executable).parent / "fusion-helm"), "status", release_name,
-                           "--namespace", namespace, "--kubeconfig", str(cluster.kubeconfig), *args],
-                          text=True, capture_output=True, check=True).stdout
+    return fusion_helm("status", release_name, "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
+                       *args).stdout
 
 
 def test_status_after_install_and_each_upgrade(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:

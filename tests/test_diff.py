@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from fusion_helm.changes import changes
 from tests.builders import render, role, service
-from tests.helm import VALUES, Helm
-
-FUSION_HELM = str(Path(sys.executable).parent / "fusion-helm")
+from tests.helm import VALUES, Helm, fusion_helm
 
 
 def objects(*roles: dict[str, Any], **spec: Any) -> list[dict[str, Any]]:
@@ -53,11 +49,9 @@ def test_cli_on_helm_output(helm: Helm, tmp_path: Path) -> None:
     current = tmp_path / "current.yaml"
     current.write_text(helm.template(story).stdout)  # as `helm get manifest` stores it: post-rendered
     new = helm.template(story, post_render=False, extra=("--set", "roles[1].replicas=5")).stdout
-    result = subprocess.run([FUSION_HELM, "diff", str(current), "-", "-o", "json"], input=new, text=True,
-                            capture_output=True, check=True)
+    result = fusion_helm("diff", current, "-", "-o", "json", stdin=new)
     found = {(c["kind"], c["name"]): c["change"] for c in json.loads(result.stdout)}
     assert found.pop(("LeaderWorkerSet", "qwen-inference-service-decode-4")) == "created"
     assert set(found.values()) == {"unchanged"} and len(found) == 7
-    text = subprocess.run([FUSION_HELM, "diff", str(current), "-"], input=new, text=True, capture_output=True,
-                          check=True).stdout
+    text = fusion_helm("diff", current, "-", stdin=new).stdout
     assert text.endswith("1 created, 0 deleted, 0 restarted, 0 updated, 7 unchanged\n")

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.helm import VALUES, Helm
+from tests.helm import VALUES, Helm, fusion_helm
 
-FUSION_HELM = str(Path(sys.executable).parent / "fusion-helm")
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
 
 
@@ -21,8 +18,7 @@ def test_the_plugin_loads_beside_the_post_renderer(helm: Helm) -> None:
 def test_helm_fusion_is_fusion_helm(helm: Helm) -> None:
     rendered = helm.template(STORY4, post_render=False).stdout
     via_helm = helm.run("fusion", "plan", "-", "--gpus", "64", stdin=rendered).stdout
-    direct = subprocess.run([FUSION_HELM, "plan", "-", "--gpus", "64"], input=rendered, text=True,
-                            capture_output=True, check=True).stdout
+    direct = fusion_helm("plan", "-", "--gpus", "64", stdin=rendered).stdout
     assert via_helm == direct
     assert "deepseek-r1-disagg: partial" in via_helm
 

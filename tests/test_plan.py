@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helm import VALUES, Helm
+from tests.helm import VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 
-FUSION_HELM = [str(Path(sys.executable).parent / "fusion-helm")]
 
 def plan(stdin: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*FUSION_HELM, "plan", "-", *args], input=stdin, text=True, capture_output=True,
-                          check=check)
+    return fusion_helm("plan", "-", *args, stdin=stdin, check=check)
 
 
 def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
