@@ -137,13 +137,14 @@ def _service(name: str, members: list[tuple[Mapping[str, Any], Mapping[str, str]
              policies: list[Mapping[str, Any]] | None) -> ServicePlan:
     """A policy's replicas are its subgroups; the first ``minSubGroups`` by index are required."""
     members = sorted(members, key=lambda member: int(member[1][naming.LABEL_REPLICA_INDEX]))
+    rules = policies or []
     subgroups: dict[int, list[str]] = {}  # policy position → its replicas (a replica joins its first match)
     for lws, labels in members:
-        position = next((i for i, p in enumerate(policies or []) if _matches(p.get("labelSelector"), labels)), None)
+        position = next((i for i, rule in enumerate(rules) if _matches(rule.get("labelSelector"), labels)), None)
         if position is not None:
             subgroups.setdefault(position, []).append(lws["metadata"]["name"])
     required = {name for position, names in subgroups.items()
-                for name in names[:(policies or [])[position].get("minSubGroups", 0)]}
+                for name in names[:rules[position].get("minSubGroups", 0)]}
     roles: dict[str, list[Replica]] = {}
     component_types: dict[str, str] = {}
     for lws, labels in members:
