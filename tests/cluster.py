@@ -14,7 +14,7 @@ import kubernetes
 import yaml
 
 from tests.controlplane import ControlPlane
-from tests.helm import CHART, Helm
+from tests.helm import CHART, Helm, values_args
 
 T = TypeVar("T")
 
@@ -101,13 +101,12 @@ class Release:
 
     def install(self, *values: Path, verb: str = "install") -> None:
         extra = ["--create-namespace"] if verb == "install" else []
-        files = [arg for path in values for arg in ("-f", path)]
-        self.run(verb, self.name, CHART, *files, "--post-renderer", "fusion-postrender", *extra)
+        self.run(verb, self.name, CHART, *values_args(*values), "--post-renderer", "fusion-postrender", *extra)
 
     def render(self, *values: Path) -> str:
         """`helm template` of the chart as this release, without the post-renderer."""
-        files = [arg for path in values for arg in ("-f", path)]
-        return self.helm.run("template", self.name, CHART, *files, "--namespace", self.namespace).stdout
+        return self.helm.run("template", self.name, CHART, *values_args(*values), "--namespace",
+                             self.namespace).stdout
 
     def manifest(self) -> list[dict[str, Any]]:
         """The objects helm applied (post-rendered), as helm recorded them."""

@@ -30,6 +30,11 @@ def binary(major: int) -> Path:
     return path
 
 
+def values_args(*values: Path) -> list[str | Path]:
+    """``-f FILE`` for each values file, in order."""
+    return [arg for path in values for arg in ("-f", path)]
+
+
 def fusion_helm(*args: str | Path, stdin: str | None = None, check: bool = True
                 ) -> subprocess.CompletedProcess[str]:
     """The installed fusion-helm command."""
@@ -65,9 +70,7 @@ class Helm:
     def template(self, *values: Path, chart: Path = CHART, post_render: bool = True, hooks: bool = False,
                  check: bool = True, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
         """`helm template`; without the hook Jobs unless HOOKS (tests/test_hooks.py looks at those)."""
-        args: list[str | Path] = ["template", "release", chart, *([] if hooks else ["--no-hooks"])]
-        for path in values:
-            args += ["-f", path]
+        args = ["template", "release", chart, *([] if hooks else ["--no-hooks"]), *values_args(*values)]
         if post_render:
             args += ["--post-renderer", "fusion-postrender"]
         return self.run(*args, *extra, check=check)
