@@ -29,6 +29,15 @@ class _Dumper(yaml.CSafeDumper):
         return True
 
 
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    # Scripts and embedded configuration read best as literal blocks (the emitter falls back to a
+    # quoted style where a block cannot hold the text exactly).
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 @dataclass(frozen=True)
 class Document:
     obj: Any
@@ -94,6 +103,18 @@ def _parse(chunk: str, document: Document, first_line: int) -> Any:
         raise InvalidSpec(document.describe(), "", f"not a mapping: a Kubernetes object is a mapping, "
                                                    f"got {type(obj).__name__}")
     return obj
+
+
+def load(text: str) -> Any:
+    """One YAML document as data; ValueError naming the problem when it is malformed."""
+    try:
+        return yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ValueError(f"{error.problem}{at}") from None
+    except yaml.YAMLError as error:
+        raise ValueError(str(error)) from None
 
 
 def dump(obj: Any) -> str:

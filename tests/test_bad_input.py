@@ -65,12 +65,13 @@ CASES = {
         "InferenceService qwen: spec.roles[1].template.spec.containers: must have at least 1 item(s), got 0"),
     "unknown field": (
         with_role_change("replica", 2),
-        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: componentType, "
-        "endpointPickerConfig, gateway, httproute, multinode, name, recoveryPolicy, replicas, strategy, template)"),
-    "router role": (
+        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: componentType, endpointPicker, "
+        "endpointPickerConfig, gateway, httproute, models, multinode, name, poolAPIVersion, recoveryPolicy, "
+        "replicas, strategy, targetPort, template)"),
+    "a serving role turned router": (
         with_role_change("componentType", "router"),
-        "InferenceService qwen: spec.roles[1].componentType: router roles are not supported yet; "
-        "remove the role or use worker, prefiller or decoder"),
+        "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: the router runs "
+        "one endpoint picker, configured by endpointPicker"),
     "LWS name over 63": (
         with_role_change("name", "d" * 60, name="svc"),
         f"InferenceService svc: spec.roles[1].name: LeaderWorkerSet name 'svc-{'d' * 60}-1' would be "

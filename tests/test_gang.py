@@ -80,7 +80,7 @@ def test_scaling_changes_the_podgroup_only_where_the_minimum_does() -> None:
 
 @pytest.mark.parametrize("roles,spec,path,message", [
     ([role("p", "prefiller"), role("d")], {"gangSchedule": {"minRoleReplicas": {"x": 1}}},
-     "spec.gangSchedule.minRoleReplicas.x", "names no role (roles: p, d)"),
+     "spec.gangSchedule.minRoleReplicas.x", "names no serving role (serving roles: p, d)"),
     ([role("p", "prefiller"), role("d", replicas=2)], {"gangSchedule": {"minRoleReplicas": {"d": 3}}},
      "spec.gangSchedule.minRoleReplicas.d", "must be at most the role's replicas (2), got 3"),
     ([role("p", "prefiller"), role("d")], {"gangSchedule": {"level": "group", "minRoleReplicas": {"d": 1}}},

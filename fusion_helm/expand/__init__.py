@@ -1,8 +1,9 @@
 """Pure expansion: an InferenceService model → the Kubernetes objects that serve it.
 
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
-by role order and replica index. Generated objects may share unchanged sub-structures (a role's pod
-spec is the same object in all its replicas): treat the result as read-only.
+by role order and replica index, then the router's objects. Generated objects may share unchanged
+sub-structures (a role's pod spec is the same object in all its replicas): treat the result as
+read-only.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from fusion_helm.expand import gang, naming
 from fusion_helm.expand.lws import leader_worker_set, role_blueprint
 from fusion_helm.expand.pods import role_templates
+from fusion_helm.expand.router import router_objects
 from fusion_helm.model import InferenceService
 
 
@@ -25,6 +27,8 @@ def expand(service: InferenceService) -> list[dict[str, Any]]:
         blueprint = role_blueprint(service, role, templates[role.name], plan)
         objects += (leader_worker_set(service, role, blueprint, plan, index)
                     for index in range(role.replicas))
+    if service.router is not None:
+        objects += router_objects(service, service.router)
     return objects
 
 

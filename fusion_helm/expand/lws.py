@@ -43,7 +43,7 @@ def role_blueprint(
                              plan.scheduler_name, "set spec.schedulingStrategy.schedulerName instead")
             spec["schedulerName"] = plan.scheduler_name
         labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
-                              naming.role_labels(service, role), per_replica=[naming.LABEL_REPLICA_INDEX])
+                              naming.pod_labels(service, role), per_replica=[naming.LABEL_REPLICA_INDEX])
         annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),
                                    plan.shared_annotations(), per_replica=plan.replica_annotations(role, 0))
         stamped_metadata = {**metadata, "labels": labels}
@@ -82,15 +82,8 @@ def leader_worker_set(
         leader_worker_template["leaderTemplate"] = for_replica(blueprint.leader)
     leader_worker_template["workerTemplate"] = for_replica(blueprint.worker)
 
-    metadata: dict[str, Any] = {"name": naming.lws_name(service.name, role.name, index)}
-    if service.namespace:
-        metadata["namespace"] = service.namespace
-    metadata["labels"] = {
-        **service.labels,
-        **naming.role_labels(service, role),
-        **index_label,
-        naming.LABEL_SPEC_HASH: blueprint.spec_hash,
-    }
+    metadata = naming.object_metadata(service, naming.lws_name(service.name, role.name, index), {
+        **naming.role_labels(service, role), **index_label, naming.LABEL_SPEC_HASH: blueprint.spec_hash})
     return {
         "apiVersion": LWS_API_VERSION,
         "kind": "LeaderWorkerSet",

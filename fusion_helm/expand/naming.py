@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.labels import (
     LABEL_COMPONENT_TYPE,
@@ -10,7 +12,7 @@ from fusion_helm.labels import (
     LABEL_SERVICE,
     LABEL_SPEC_HASH,
 )
-from fusion_helm.model import InferenceService, Role
+from fusion_helm.model import ComponentType, InferenceService, Role, Router
 
 __all__ = ["LABEL_COMPONENT_TYPE", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE", "LABEL_SPEC_HASH"]
 
@@ -18,6 +20,10 @@ MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
 MAX_STATEFULSET_NAME = 52
 """A StatefulSet's pods carry ``controller-revision-hash: <name>-<10-char hash>``, a label value."""
+
+PD_ROLE_LABEL = "llm-d.ai/role"
+"""The label the prefill/decode endpoint picker tells prefill from decode pods by."""
+PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
 
 
 def lws_name(service: str, role: str, index: int) -> str:
@@ -29,12 +35,39 @@ def task_name(role: str, index: int) -> str:
     return f"{role}-{index}"
 
 
-def role_labels(service: InferenceService, role: Role) -> dict[str, str]:
+def router_name(service: str, router: str) -> str:
+    """The InferencePool, Gateway, HTTPRoute (and model objects' prefix) of a router."""
+    return f"{service}-{router}"
+
+
+def picker_name(service: str, router: str) -> str:
+    """The endpoint picker's Deployment, Service, ConfigMap, ServiceAccount, Role and RoleBinding."""
+    return f"{service}-{router}-epp"
+
+
+def role_labels(service: InferenceService, role: Role | Router) -> dict[str, str]:
     return {
         LABEL_SERVICE: service.name,
         LABEL_COMPONENT_TYPE: str(role.component_type),
         LABEL_ROLE_NAME: role.name,
     }
+
+
+def pod_labels(service: InferenceService, role: Role) -> dict[str, str]:
+    """A serving role's pod labels: its role labels, and under a router the picker's prefill/decode label."""
+    labels = role_labels(service, role)
+    if service.router is not None and role.component_type in PD_ROLES:
+        labels[PD_ROLE_LABEL] = PD_ROLES[role.component_type]
+    return labels
+
+
+def object_metadata(service: InferenceService, name: str, labels: dict[str, str]) -> dict[str, Any]:
+    """Metadata of a generated object: in the service's namespace, with its labels and ``labels``."""
+    metadata: dict[str, Any] = {"name": name}
+    if service.namespace:
+        metadata["namespace"] = service.namespace
+    metadata["labels"] = {**service.labels, **labels}
+    return metadata
 
 
 def check_name_lengths(service: InferenceService, role: Role) -> None:
@@ -58,3 +91,16 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
                 f"{what} name {name!r} would be {len(name)} characters, over the limit of {limit}; "
                 "shorten the InferenceService or role name",
             )
+
+
+def check_router_names(service: InferenceService, router: Router) -> None:
+    """The picker's Service name must be a DNS label that starts with a letter (RFC 1035)."""
+    name = picker_name(service.name, router.name)
+    if len(name) > MAX_NAME:
+        raise InvalidSpec(service.where, f"{router.path}.name",
+                          f"endpoint picker Service name {name!r} would be {len(name)} characters, over the "
+                          f"limit of {MAX_NAME}; shorten the InferenceService or role name")
+    if not name[0].isalpha():
+        raise InvalidSpec(service.where, "metadata.name",
+                          f"must start with a letter when the service has a router: its endpoint picker "
+                          f"Service {name!r} needs a name that does")

@@ -12,16 +12,32 @@ from fusion_helm.model.inference_service import (
     is_inference_service,
     parse_inference_service,
 )
+from fusion_helm.model.router import (
+    Criticality,
+    PoolAPI,
+    Router,
+    Scorer,
+    ServedModel,
+    TargetModel,
+    WeightedScorer,
+)
 
 __all__ = [
     "API_VERSION",
     "KIND",
     "ComponentType",
+    "Criticality",
     "GangLevel",
     "GangSchedule",
     "InferenceService",
+    "PoolAPI",
     "RecoveryPolicy",
     "Role",
+    "Router",
+    "Scorer",
+    "ServedModel",
+    "TargetModel",
+    "WeightedScorer",
     "is_inference_service",
     "parse_inference_service",
 ]

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.validation import validate_spec
 
@@ -17,7 +18,8 @@ API_VERSION = f"{API_GROUP}/{api_source()['version']}"
 KIND: str = api_source()["kind"]
 
 DEFAULT_SERVING_COMMAND = ("vllm", "serve")
-ROUTER_ONLY_FIELDS = ("strategy", "httproute", "gateway", "endpointPickerConfig")
+ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
+                      "gateway", "httproute", "models")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
@@ -76,11 +78,13 @@ class Role:
 class InferenceService:
     name: str
     roles: tuple[Role, ...]
+    """The serving roles (worker, prefiller, decoder), in spec order."""
     namespace: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     scheduler_name: str | None = None
     gang_schedule: GangSchedule | None = None
     """None when the spec omits it: the expansion then decides from the roles."""
+    router: Router | None = None
 
     @property
     def where(self) -> str:
@@ -121,11 +125,14 @@ def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
     if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
         raise InvalidSpec(where, "metadata.labels", "must be a map of strings")
     validate_spec(spec, where)
-    roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"]))
-    _check_unique_names(roles, where)
+    _check_unique_names(spec["roles"], where)
+    roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"])
+                  if raw["componentType"] != ComponentType.ROUTER)
+    router = _parse_router(spec["roles"], bool(roles), where)
     return InferenceService(
         name=name,
         roles=roles,
+        router=router,
         namespace=metadata.get("namespace"),
         labels=dict(labels),
         scheduler_name=(spec.get("schedulingStrategy") or {}).get("schedulerName"),
@@ -144,7 +151,7 @@ def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...],
         path = f"spec.gangSchedule.minRoleReplicas.{role_name}"
         role = by_name.get(role_name)
         if role is None:
-            raise InvalidSpec(where, path, f"names no role (roles: {', '.join(by_name)})")
+            raise InvalidSpec(where, path, f"names no serving role (serving roles: {', '.join(by_name)})")
         if gang.level is GangLevel.GROUP:
             raise InvalidSpec(where, path, "only applies to level role; level group requires every replica")
         if count > role.replicas:
@@ -152,14 +159,22 @@ def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...],
     return gang
 
 
+def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> Router | None:
+    positions = [position for position, raw in enumerate(raws) if raw["componentType"] == ComponentType.ROUTER]
+    if not positions:
+        return None
+    if len(positions) > 1:
+        raise InvalidSpec(where, f"spec.roles[{positions[1]}].componentType",
+                          f"a service has at most one router (also spec.roles[{positions[0]}])")
+    if not serving:
+        raise InvalidSpec(where, f"spec.roles[{positions[0]}]",
+                          "a router needs a serving role to route to (worker, or prefiller and decoder)")
+    return parse_router(raws[positions[0]], positions[0], where)
+
+
 def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
     path = f"spec.roles[{position}]"
     component_type = ComponentType(raw["componentType"])
-    if component_type is ComponentType.ROUTER:
-        raise InvalidSpec(
-            where, f"{path}.componentType",
-            "router roles are not supported yet; remove the role or use worker, prefiller or decoder",
-        )
     for router_field in ROUTER_ONLY_FIELDS:
         if router_field in raw:
             raise InvalidSpec(
@@ -183,12 +198,10 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
     )
 
 
-def _check_unique_names(roles: tuple[Role, ...], where: str) -> None:
-    first_seen: dict[str, Role] = {}
-    for role in roles:
-        first = first_seen.setdefault(role.name, role)
-        if first is not role:
-            raise InvalidSpec(
-                where, f"{role.path}.name",
-                f"duplicate role name {role.name!r} (also spec.roles[{first.position}])",
-            )
+def _check_unique_names(raws: list[Mapping[str, Any]], where: str) -> None:
+    first_seen: dict[str, int] = {}
+    for position, raw in enumerate(raws):
+        first = first_seen.setdefault(raw["name"], position)
+        if first != position:
+            raise InvalidSpec(where, f"spec.roles[{position}].name",
+                              f"duplicate role name {raw['name']!r} (also spec.roles[{first}])")

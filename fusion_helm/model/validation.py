@@ -18,7 +18,7 @@ from fusion_helm.model.schema import spec_schema
 Path = tuple[str | int, ...]
 KEYWORDS = frozenset({
     "$schema", "description", "default", "type", "properties", "required", "additionalProperties",
-    "items", "enum", "minimum", "maximum", "minItems", "minLength", "maxLength", "pattern", "anyOf",
+    "items", "enum", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern", "anyOf",
 })
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
@@ -89,6 +89,8 @@ def _object_error(schema: Mapping[str, Any], value: dict[str, Any], path: Path) 
 def _array_error(schema: Mapping[str, Any], value: list[Any], path: Path) -> tuple[Path, str] | None:
     if len(value) < schema.get("minItems", 0):
         return path, f"must have at least {schema['minItems']} item(s), got {len(value)}"
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        return path, f"must have at most {schema['maxItems']} item(s), got {len(value)}"
     items = schema.get("items")
     if items is not None:
         for index, item in enumerate(value):

@@ -1,0 +1,37 @@
+"""A router role's objects: the endpoint picker (RBAC, configuration, Service, Deployment), the
+InferencePool it serves, the served models, and the Gateway and HTTPRoute in front.
+
+Every object names the pool's API group the same way (docs/router.md); the pool API decides the
+picker's release, flags, RBAC and model kind (``apis.GENERATIONS``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fusion_helm.expand import naming
+from fusion_helm.expand.router.apis import GENERATIONS
+from fusion_helm.expand.router.models import model_objects
+from fusion_helm.expand.router.picker import picker_image, picker_objects
+from fusion_helm.expand.router.picker_config import picker_config
+from fusion_helm.expand.router.pool import inference_pool, target_port
+from fusion_helm.expand.router.routes import gateway, http_route
+from fusion_helm.model import InferenceService, Router
+
+__all__ = ["router_objects"]
+
+
+def router_objects(service: InferenceService, router: Router) -> list[dict[str, Any]]:
+    naming.check_router_names(service, router)
+    generation = GENERATIONS[router.pool_api]
+    disaggregated = any(role.component_type in naming.PD_ROLES for role in service.roles)
+    config = picker_config(service, router, generation, disaggregated)
+    image = picker_image(service, router, generation, disaggregated)
+    objects = picker_objects(service, router, generation, image, config)
+    objects.append(inference_pool(service, router, generation))
+    objects += model_objects(service, router, generation)
+    gateway_object = gateway(service, router)
+    if gateway_object is not None:
+        objects.append(gateway_object)
+    objects.append(http_route(service, router, generation, target_port(service, router)))
+    return objects

@@ -1,0 +1,133 @@
+"""The endpoint picker: its Deployment, Service, configuration, and the namespaced RBAC to watch its
+pool, the pool's model objects and the pods."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import astuple
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand import naming
+from fusion_helm.expand.router.apis import GENERATIONS, MODEL_API_VERSION, PoolGeneration
+from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
+from fusion_helm.model import InferenceService, PoolAPI, Router
+
+GRPC_HEALTH_PORT = 9003
+METRICS_PORT = 9090
+CONFIG_DIR = "/config"
+CONFIG_KEY = "config.yaml"
+CONFIG_HASH_ANNOTATION = "fusioninfer.io/picker-config-hash"
+"""On the picker's pod template: a changed configuration restarts the picker, which reads it once."""
+HEALTH_SERVICE = "inference-extension"
+READ = ["get", "list", "watch"]
+
+
+def picker_image(service: InferenceService, router: Router, generation: PoolGeneration,
+                 disaggregated: bool) -> str:
+    if router.picker_image is not None:
+        return router.picker_image
+    if not disaggregated:
+        return generation.image
+    if generation.disaggregated_image is None:
+        raise InvalidSpec(service.where, f"{router.path}.poolAPIVersion",
+                          f"prefill/decode routing needs a picker with prefill/decode profiles, and none serves "
+                          f"{generation.api.value} pools; use {PoolAPI.V1.value}, or give endpointPicker.image "
+                          "(and endpointPickerConfig) for one")
+    return generation.disaggregated_image
+
+
+def picker_args(service: InferenceService, router: Router, generation: PoolGeneration) -> list[str]:
+    """The flags the router sets, then the user's others; a user flag may repeat ours, not contradict it."""
+    flags = generation.flags
+    ours = {flags.pool_name: naming.router_name(service.name, router.name),
+            flags.pool_namespace: "$(NAMESPACE)"}
+    if flags.pool_group is not None:
+        ours[flags.pool_group] = generation.group
+    ours |= {flags.grpc_port: str(PICKER_GRPC_PORT), flags.grpc_health_port: str(GRPC_HEALTH_PORT),
+             flags.config_file: f"{CONFIG_DIR}/{CONFIG_KEY}"}
+    others = {name for other in GENERATIONS.values() for name in astuple(other.flags) if name} - ours.keys()
+    extra = {}
+    for name, value in sorted(router.picker_flags.items()):
+        path = f"{router.path}.endpointPicker.flags.{name}"
+        if name in others:
+            raise InvalidSpec(service.where, path,
+                              f"is a flag of the other pool API's picker, not of the {generation.api.value} "
+                              "picker the router runs; remove it (the router sets the pool's flags)")
+        if name in ours and value != ours[name]:
+            raise InvalidSpec(service.where, path,
+                              f"is set by the router to {ours[name]!r} (its {generation.api.value} pool), not "
+                              f"{value!r}; remove it")
+        if name not in ours:
+            extra[name] = value
+    return [f"--{name}={value}" for name, value in [*ours.items(), *extra.items()]]
+
+
+def picker_objects(service: InferenceService, router: Router, generation: PoolGeneration, image: str,
+                   config: str) -> list[dict[str, Any]]:
+    name = naming.picker_name(service.name, router.name)
+    labels = naming.role_labels(service, router)
+
+    def metadata() -> dict[str, Any]:
+        return naming.object_metadata(service, name, labels)
+
+    subject = {"kind": "ServiceAccount", "name": name}
+    if service.namespace:
+        subject["namespace"] = service.namespace
+    model_group = MODEL_API_VERSION.split("/")[0]
+    return [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata()},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": metadata(), "rules": [
+            {"apiGroups": [generation.group], "resources": ["inferencepools"], "verbs": READ},
+            {"apiGroups": [model_group], "resources": [generation.model_resource], "verbs": READ},
+            {"apiGroups": [""], "resources": ["pods"], "verbs": READ},
+        ]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": metadata(),
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+         "subjects": [subject]},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata(), "data": {CONFIG_KEY: config}},
+        {"apiVersion": "v1", "kind": "Service", "metadata": metadata(), "spec": {
+            "selector": labels,
+            "ports": [{"name": "grpc-ext-proc", "port": PICKER_GRPC_PORT, "protocol": "TCP", "appProtocol": "http2"},
+                      {"name": "http-metrics", "port": METRICS_PORT, "protocol": "TCP"}],
+        }},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata(), "spec": {
+            "replicas": 1,
+            # One picker at a time: two would each keep their own view of the pods' caches.
+            "strategy": {"type": "Recreate"},
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels, "annotations": {
+                    CONFIG_HASH_ANNOTATION: hashlib.sha256(config.encode()).hexdigest()[:16]}},
+                "spec": {
+                    "serviceAccountName": name,
+                    # Requests in flight finish before the picker stops.
+                    "terminationGracePeriodSeconds": 130,
+                    "containers": [_container(service, router, generation, image)],
+                    "volumes": [{"name": "config", "configMap": {"name": name}}],
+                },
+            },
+        }},
+    ]
+
+
+def _container(service: InferenceService, router: Router, generation: PoolGeneration, image: str
+               ) -> dict[str, Any]:
+    probe = {"grpc": {"port": GRPC_HEALTH_PORT, "service": HEALTH_SERVICE}, "initialDelaySeconds": 5,
+             "periodSeconds": 10}
+    container: dict[str, Any] = {
+        "name": "epp",
+        "image": image,
+        "imagePullPolicy": "IfNotPresent",
+        "args": picker_args(service, router, generation),
+        "env": [{"name": "NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
+        "ports": [{"name": "grpc", "containerPort": PICKER_GRPC_PORT},
+                  {"name": "grpc-health", "containerPort": GRPC_HEALTH_PORT},
+                  {"name": "metrics", "containerPort": METRICS_PORT}],
+        "livenessProbe": probe,
+        "readinessProbe": probe,
+        "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True}],
+    }
+    if router.picker_resources:
+        container["resources"] = router.picker_resources
+    return container

@@ -1,0 +1,64 @@
+"""The InferencePool: the service's serving pods (leaders only: a multi-node replica serves from its
+leader), behind the router's endpoint picker."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand import naming
+from fusion_helm.expand.router.apis import PoolGeneration
+from fusion_helm.model import InferenceService, PoolAPI, Role, Router
+
+LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
+"""LWS numbers the pods of a replica; the leader, the one that serves, is 0 (a one-pod replica's only pod)."""
+PICKER_GRPC_PORT = 9002
+
+
+def selector(service: InferenceService) -> dict[str, str]:
+    return {naming.LABEL_SERVICE: service.name, LWS_WORKER_INDEX: "0"}
+
+
+def target_port(service: InferenceService, router: Router) -> int:
+    """The router's targetPort, else the serving port every serving role agrees on."""
+    if router.target_port is not None:
+        return router.target_port
+    ports = {role.name: _serving_port(service, role) for role in service.roles}
+    first, port = next(iter(ports.items()))
+    for name, other in ports.items():
+        if other != port:
+            raise InvalidSpec(service.where, f"{router.path}.targetPort",
+                              f"is required: the serving roles listen on different ports ({first}: {port}, "
+                              f"{name}: {other}) and an InferencePool routes to one")
+    return port
+
+
+def _serving_port(service: InferenceService, role: Role) -> int:
+    """The serving (first) container's port named http, else its first port."""
+    ports: list[Mapping[str, Any]] = role.template["spec"]["containers"][0].get("ports") or []
+    if not ports:
+        raise InvalidSpec(service.where, f"{role.path}.template.spec.containers[0].ports",
+                          "is required under a router: the InferencePool routes to the serving port "
+                          "(or set the router's targetPort)")
+    named = next((port for port in ports if port.get("name") == "http"), ports[0])
+    return int(named["containerPort"])
+
+
+def inference_pool(service: InferenceService, router: Router, generation: PoolGeneration) -> dict[str, Any]:
+    port = target_port(service, router)
+    picker = naming.picker_name(service.name, router.name)
+    spec: dict[str, Any]
+    if generation.api is PoolAPI.V1:
+        spec = {"selector": {"matchLabels": selector(service)}, "targetPorts": [{"number": port}],
+                "endpointPickerRef": {"name": picker, "port": {"number": PICKER_GRPC_PORT}}}
+    else:
+        spec = {"selector": selector(service), "targetPortNumber": port,
+                "extensionRef": {"name": picker, "portNumber": PICKER_GRPC_PORT}}
+    return {
+        "apiVersion": generation.api.value,
+        "kind": "InferencePool",
+        "metadata": naming.object_metadata(service, naming.router_name(service.name, router.name),
+                                           naming.role_labels(service, router)),
+        "spec": spec,
+    }

@@ -1,0 +1,69 @@
+"""How traffic reaches the pool: the router's Gateway, if it gives one, and an HTTPRoute whose every
+rule routes through the InferencePool."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand import naming
+from fusion_helm.expand.router.apis import PoolGeneration, backend_ref
+from fusion_helm.model import InferenceService, Router
+
+GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
+GATEWAY_GROUP = GATEWAY_API_VERSION.split("/")[0]
+
+
+def gateway(service: InferenceService, router: Router) -> dict[str, Any] | None:
+    if router.gateway is None:
+        return None
+    return {"apiVersion": GATEWAY_API_VERSION, "kind": "Gateway",
+            "metadata": naming.object_metadata(service, naming.router_name(service.name, router.name),
+                                               naming.role_labels(service, router)),
+            "spec": dict(router.gateway)}
+
+
+def http_route(service: InferenceService, router: Router, generation: PoolGeneration, target_port: int
+               ) -> dict[str, Any]:
+    """The user's HTTPRoute spec, each rule kept: one without backendRefs gets the pool, one with them
+    must name the pool as the pool's API version does. Attached to the router's gateway by default."""
+    name = naming.router_name(service.name, router.name)
+    path = f"{router.path}.httproute"
+    spec = dict(router.httproute)
+    if not spec.get("parentRefs"):
+        if router.gateway is None:
+            raise InvalidSpec(service.where, f"{path}.parentRefs",
+                              "is required without a gateway: name the Gateway the route attaches to, or give the "
+                              "router a gateway")
+        spec = {"parentRefs": [{"group": GATEWAY_GROUP, "kind": "Gateway", "name": name}],
+                **{key: value for key, value in spec.items() if key != "parentRefs"}}
+    pool = backend_ref(generation, name)
+    spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, generation, target_port)
+                     for index, rule in enumerate(spec.get("rules") or [{}])]
+    return {"apiVersion": GATEWAY_API_VERSION, "kind": "HTTPRoute",
+            "metadata": naming.object_metadata(service, name, naming.role_labels(service, router)),
+            "spec": spec}
+
+
+def _through_pool(service: InferenceService, rule: Mapping[str, Any], path: str, pool: Mapping[str, str],
+                  generation: PoolGeneration, target_port: int) -> dict[str, Any]:
+    refs = rule.get("backendRefs")
+    if not refs:
+        return {**rule, "backendRefs": [dict(pool)]}
+    for index, ref in enumerate(refs):
+        ref_path = f"{path}.backendRefs[{index}]"
+        # Gateway API defaults: group "" (core), kind Service.
+        kind, group = ref.get("kind", "Service"), ref.get("group", "")
+        if kind != pool["kind"] or ref["name"] != pool["name"]:
+            raise InvalidSpec(service.where, ref_path,
+                              f"points to {kind} {ref['name']!r}, not the router's InferencePool {pool['name']!r}; "
+                              "every rule routes through the pool (a rule without backendRefs gets it)")
+        if group != pool["group"]:
+            raise InvalidSpec(service.where, f"{ref_path}.group",
+                              f"must be {pool['group']!r}, the group of the router's {generation.api.value} "
+                              f"InferencePool, not {group!r}")
+        if "port" in ref and ref["port"] != target_port:
+            raise InvalidSpec(service.where, f"{ref_path}.port",
+                              f"must be the pool's target port {target_port}, not {ref['port']}; or omit it")
+    return dict(rule)

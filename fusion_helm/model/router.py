@@ -1,0 +1,166 @@
+"""The router role: an endpoint picker in front of the service's serving pods, and how traffic reaches it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec
+
+SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template")
+
+
+class PoolAPI(StrEnum):
+    V1 = "inference.networking.k8s.io/v1"
+    V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
+
+    @property
+    def group(self) -> str:
+        return self.value.split("/")[0]
+
+
+class Scorer(StrEnum):
+    PREFIX_CACHE = "prefix-cache"
+    KV_CACHE_UTILIZATION = "kv-cache-utilization"
+    QUEUE_SIZE = "queue-size"
+    LORA_AFFINITY = "lora-affinity"
+
+
+class Criticality(StrEnum):
+    CRITICAL = "Critical"
+    STANDARD = "Standard"
+    SHEDDABLE = "Sheddable"
+
+
+@dataclass(frozen=True)
+class WeightedScorer:
+    type: Scorer
+    weight: int = 1
+    parameters: Mapping[str, Any] | None = None
+
+
+DEFAULT_SCORERS = (WeightedScorer(Scorer.QUEUE_SIZE, 2), WeightedScorer(Scorer.KV_CACHE_UTILIZATION, 2),
+                   WeightedScorer(Scorer.PREFIX_CACHE, 3))
+"""The Gateway API Inference Extension's own default scoring."""
+
+
+@dataclass(frozen=True)
+class TargetModel:
+    name: str
+    weight: int | None
+
+
+@dataclass(frozen=True)
+class ServedModel:
+    """One entry of ``models``: an InferenceModel or InferenceObjective."""
+
+    name: str
+    model_name: str | None
+    criticality: Criticality | None
+    target_models: tuple[TargetModel, ...]
+    path: str
+
+
+@dataclass(frozen=True)
+class Router:
+    name: str
+    position: int
+    pool_api: PoolAPI
+    scorers: tuple[WeightedScorer, ...]
+    prefill_threshold: int
+    endpoint_picker_config: str | None
+    """The user's EndpointPickerConfig text, used verbatim; None: built from the scorers."""
+    picker_image: str | None
+    picker_flags: Mapping[str, str]
+    picker_resources: Mapping[str, Any] | None
+    target_port: int | None
+    gateway: Mapping[str, Any] | None
+    httproute: Mapping[str, Any]
+    models: tuple[ServedModel, ...]
+
+    @property
+    def path(self) -> str:
+        return f"spec.roles[{self.position}]"
+
+    @property
+    def component_type(self) -> str:
+        return "router"
+
+
+def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
+    """A router role as validated by the schema; InvalidSpec for what the schema cannot say."""
+    path = f"spec.roles[{position}]"
+    for name in SERVING_ONLY_FIELDS:
+        if name in raw:
+            raise InvalidSpec(where, f"{path}.{name}",
+                              "not allowed on componentType router: the router runs one endpoint picker, "
+                              "configured by endpointPicker")
+    strategy = raw.get("strategy") or {}
+    if "endpointPickerConfig" in raw and strategy:
+        raise InvalidSpec(where, f"{path}.strategy",
+                          "give strategy or endpointPickerConfig, not both: the verbatim config would ignore it")
+    picker = raw.get("endpointPicker") or {}
+    return Router(
+        name=raw["name"],
+        position=position,
+        pool_api=PoolAPI(raw.get("poolAPIVersion", PoolAPI.V1)),
+        scorers=_scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
+        prefill_threshold=strategy.get("prefillThreshold", 0),
+        endpoint_picker_config=raw.get("endpointPickerConfig"),
+        picker_image=picker.get("image"),
+        picker_flags=dict(picker.get("flags") or {}),
+        picker_resources=picker.get("resources"),
+        target_port=raw.get("targetPort"),
+        gateway=raw.get("gateway"),
+        httproute=raw.get("httproute") or {},
+        models=_models(raw.get("models") or [], f"{path}.models", where),
+    )
+
+
+def _scorers(raw: list[Mapping[str, Any]] | None, path: str, where: str) -> tuple[WeightedScorer, ...]:
+    if raw is None:
+        return DEFAULT_SCORERS
+    scorers = tuple(WeightedScorer(Scorer(item["type"]), item.get("weight", 1), item.get("parameters"))
+                    for item in raw)
+    seen: dict[Scorer, int] = {}
+    for index, scorer in enumerate(scorers):
+        if scorer.type in seen:
+            raise InvalidSpec(where, f"{path}[{index}].type",
+                              f"{scorer.type} is already scored by {path}[{seen[scorer.type]}]")
+        seen[scorer.type] = index
+    return scorers
+
+
+def _models(raw: list[Mapping[str, Any]], path: str, where: str) -> tuple[ServedModel, ...]:
+    models: list[ServedModel] = []
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(raw):
+        item_path = f"{path}[{index}]"
+        if item["name"] in first_seen:
+            raise InvalidSpec(where, f"{item_path}.name",
+                              f"duplicate model name {item['name']!r} (also {path}[{first_seen[item['name']]}])")
+        first_seen[item["name"]] = index
+        targets = tuple(TargetModel(t["name"], t.get("weight")) for t in item.get("targetModels") or [])
+        _check_split(targets, f"{item_path}.targetModels", where)
+        criticality = item.get("criticality")
+        models.append(ServedModel(name=item["name"], model_name=item.get("modelName"),
+                                  criticality=Criticality(criticality) if criticality else None,
+                                  target_models=targets, path=item_path))
+    return tuple(models)
+
+
+def _check_split(targets: tuple[TargetModel, ...], path: str, where: str) -> None:
+    """Weights split traffic only when every target has one, or none has (then they share evenly)."""
+    weighted = [target.weight is not None for target in targets]
+    if any(weighted) and not all(weighted):
+        missing = weighted.index(False)
+        raise InvalidSpec(where, f"{path}[{missing}].weight",
+                          "is required: weights split traffic only when every target model has one (or none has)")
+    names: dict[str, int] = {}
+    for index, target in enumerate(targets):
+        if target.name in names:
+            raise InvalidSpec(where, f"{path}[{index}].name",
+                              f"duplicate target model {target.name!r} (also {path}[{names[target.name]}])")
+        names[target.name] = index
