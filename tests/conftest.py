@@ -11,6 +11,7 @@ from tests.cluster import GPU_NODES, Cluster
 from tests.controlplane import set_gpu_nodes, start
 from tests.controlplane.builds import SHARED_CRDS
 from tests.helm import Helm, make_helm
+from tests.schemas import Validators
 
 
 @pytest.fixture(scope="session", params=[3, 4], ids=["helm3", "helm4"])
@@ -37,6 +38,12 @@ def upstream_crds() -> dict[tuple[str, str], dict[str, Any]]:
         for version in crd["spec"]["versions"]:
             schemas[(f"{group}/{version['name']}", kind)] = version["schema"]["openAPIV3Schema"]
     return schemas
+
+
+@pytest.fixture(scope="session")
+def validators(upstream_crds: dict[tuple[str, str], dict[str, Any]]) -> Validators:
+    """(apiVersion, kind) → a strict validator of that CRD version's schema, ours included."""
+    return Validators(upstream_crds)
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ REPLACEMENTS: list[Any] = [None, True, -1, 0, 1.5, "", "x", "UPPER", "a" * 64, [
 
 
 def story_specs() -> Iterator[dict[str, Any]]:
-    for path in sorted(VALUES.glob("story*.yaml")):
+    for path in [*sorted(VALUES.glob("story*.yaml")), VALUES / "router-pd-qwen3-8b.yaml"]:
         values = yaml.safe_load(path.read_text())
         yield {"roles": values["roles"], "schedulingStrategy": {"schedulerName": "volcano"}}
 

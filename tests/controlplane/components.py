@@ -97,6 +97,9 @@ def crds(cp: ControlPlane) -> None:
                 SHARED_CRDS / "scheduling.volcano.sh_podgroups.yaml",
                 shared("lws", "disaggregatedset.x-k8s.io_disaggregatedsets.yaml")]
     upstream += sorted(p for p in shared_dir("volcano").glob("*.yaml") if p.name != upstream[1].name)
+    # What a router creates: Gateway API and Inference Extension objects.
+    upstream += sorted([*SHARED_CRDS.glob("gateway.networking.k8s.io_*.yaml"),
+                        *SHARED_CRDS.glob("inference.networking.*.yaml")])
     for path in upstream:
         cp.apply(path.read_text())
     cp.kubectl("wait", "--for", "condition=Established", "--timeout", "60s", "crd", "--all")

@@ -1,0 +1,327 @@
+"""The router role: endpoint picker, InferencePool, served models, Gateway and HTTPRoute, wired to one
+another consistently for either pool API version, through real helm 3 and 4."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fusion_helm import InvalidSpec
+from tests.builders import render as expand
+from tests.builders import role, service
+from tests.helm import VALUES, Helm
+from tests.schemas import Validators, custom_resource_errors
+from tests.test_stories import of_kind
+from tests.test_stories import render as render_story
+
+EXAMPLE = "router-pd-qwen3-8b.yaml"
+POOL_GROUPS = {"inference.networking.k8s.io/v1": "inference.networking.k8s.io",
+               "inference.networking.x-k8s.io/v1alpha2": "inference.networking.x-k8s.io"}
+
+
+def router(**fields: Any) -> dict[str, Any]:
+    return {"name": "router", "componentType": "router", "gateway": {"gatewayClassName": "istio", "listeners": [
+        {"name": "http", "protocol": "HTTP", "port": 80}]}, **fields}
+
+
+def monolithic_v1alpha2(tmp_path: Path) -> Path:
+    """Story 1 behind a v1alpha2 router with weighted LoRA adapters, attached to an existing Gateway."""
+    values = yaml.safe_load((VALUES / "story1-monolithic-qwen3-8b.yaml").read_text())
+    values["roles"].append({
+        "name": "router", "componentType": "router",
+        "poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2",
+        "strategy": {"scorers": [{"type": "queue-size"}, {"type": "prefix-cache", "weight": 2,
+                                                          "parameters": {"hashBlockSize": 32}}]},
+        "endpointPicker": {"flags": {"v": "4"}, "resources": {"requests": {"cpu": "1"}}},
+        "httproute": {"parentRefs": [{"name": "shared-gateway", "namespace": "gateways"}]},
+        "models": [{"name": "chat", "modelName": "qwen3-chat", "criticality": "Sheddable",
+                    "targetModels": [{"name": "chat-lora-v1", "weight": 90}, {"name": "chat-lora-v2", "weight": 10}]}],
+    })
+    path = tmp_path / "monolithic-v1alpha2.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
+@pytest.fixture(params=["pd-v1", "monolithic-v1alpha2"])
+def rendered(request: pytest.FixtureRequest, helm: Helm, tmp_path: Path) -> list[dict[str, Any]]:
+    if request.param == "pd-v1":
+        return render_story(helm, EXAMPLE)
+    out = helm.template(monolithic_v1alpha2(tmp_path)).stdout
+    return [doc for doc in yaml.safe_load_all(out) if doc]
+
+
+def one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    found = of_kind(objects, kind)
+    assert len(found) == 1, f"{len(found)} {kind}"
+    return found[0]
+
+
+def picker_container(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    container: dict[str, Any] = one(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+    return container
+
+
+def test_every_router_object_validates_strictly(rendered: list[dict[str, Any]], validators: Validators) -> None:
+    kinds = {obj["kind"] for obj in rendered}
+    assert kinds >= {"InferencePool", "HTTPRoute", "Deployment", "Service", "ConfigMap", "Role", "RoleBinding",
+                     "ServiceAccount"}
+    assert kinds & {"InferenceModel", "InferenceObjective"}
+    assert custom_resource_errors(validators, rendered) == {}
+
+
+def test_strict_validation_catches_a_pool_of_the_wrong_shape(rendered: list[dict[str, Any]],
+                                                            validators: Validators) -> None:
+    pool = copy.deepcopy(one(rendered, "InferencePool"))
+    pool["apiVersion"] = next(v for v in POOL_GROUPS if v != pool["apiVersion"])
+    assert custom_resource_errors(validators, [pool])
+
+
+def test_pool_route_picker_and_models_name_the_same_pool_api(rendered: list[dict[str, Any]]) -> None:
+    pool = one(rendered, "InferencePool")
+    group = POOL_GROUPS[pool["apiVersion"]]
+    name = pool["metadata"]["name"]
+    picker = one(rendered, "Deployment")
+
+    rules = one(rendered, "Role")["rules"]
+    assert {"apiGroups": [group], "resources": ["inferencepools"], "verbs": ["get", "list", "watch"]} in rules
+    assert [r["apiGroups"] for r in rules if "pods" in r["resources"]] == [[""]]
+    model_kinds = [kind for kind in ("InferenceModel", "InferenceObjective") if of_kind(rendered, kind)]
+    assert model_kinds == [{"inference.networking.k8s.io": "InferenceObjective",
+                            "inference.networking.x-k8s.io": "InferenceModel"}[group]]
+    assert [r["resources"] for r in rules if r["apiGroups"] == ["inference.networking.x-k8s.io"]
+            and "inferencepools" not in r["resources"]] == [[model_kinds[0].lower() + "s"]]
+    for model in of_kind(rendered, model_kinds[0]):
+        assert model["spec"]["poolRef"] == {"group": group, "kind": "InferencePool", "name": name}
+
+    for rule in one(rendered, "HTTPRoute")["spec"]["rules"]:
+        for ref in rule["backendRefs"]:
+            assert (ref["group"], ref["kind"], ref["name"]) == (group, "InferencePool", name)
+
+    args = picker_container(rendered)["args"]
+    if group == "inference.networking.k8s.io":
+        assert f"--pool-group={group}" in args and f"--pool-name={name}" in args
+        reference = pool["spec"]["endpointPickerRef"]
+        assert reference["port"]["number"] == 9002
+    else:
+        assert not any(arg.startswith("--pool-group") for arg in args) and f"--poolName={name}" in args
+        reference = pool["spec"]["extensionRef"]
+        assert reference["portNumber"] == 9002
+    service_object = next(s for s in of_kind(rendered, "Service") if s["metadata"]["name"] == reference["name"])
+    assert {p["port"] for p in service_object["spec"]["ports"]} >= {9002}
+    assert service_object["spec"]["selector"] == picker["spec"]["template"]["metadata"]["labels"]
+    binding = one(rendered, "RoleBinding")
+    assert binding["subjects"][0]["name"] == picker["spec"]["template"]["spec"]["serviceAccountName"] \
+        == one(rendered, "ServiceAccount")["metadata"]["name"]
+
+
+def test_pool_selects_the_serving_pods_not_the_picker(rendered: list[dict[str, Any]]) -> None:
+    pool = one(rendered, "InferencePool")
+    selector = pool["spec"]["selector"].get("matchLabels", pool["spec"]["selector"])
+    # LWS puts worker-index on the pods it creates: the leader (the one that serves) is 0.
+    assert selector.pop("leaderworkerset.sigs.k8s.io/worker-index") == "0"
+    for lws in of_kind(rendered, "LeaderWorkerSet"):
+        labels = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["labels"]
+        assert selector.items() <= labels.items()
+    assert "leaderworkerset.sigs.k8s.io/worker-index" not in \
+        one(rendered, "Deployment")["spec"]["template"]["metadata"]["labels"]
+    port = pool["spec"]["targetPorts"][0]["number"] if "targetPorts" in pool["spec"] \
+        else pool["spec"]["targetPortNumber"]
+    assert port == 8000
+
+
+def test_picker_configuration_from_the_strategy(rendered: list[dict[str, Any]]) -> None:
+    configmap = one(rendered, "ConfigMap")
+    config = yaml.safe_load(configmap["data"]["config.yaml"])
+    assert (config["apiVersion"], config["kind"]) == ("inference.networking.x-k8s.io/v1alpha1",
+                                                      "EndpointPickerConfig")
+    plugin_types = [plugin["type"] for plugin in config["plugins"]]
+    for profile in config["schedulingProfiles"]:
+        assert {ref["pluginRef"] for ref in profile["plugins"]} <= set(plugin_types)
+    profiles = [profile["name"] for profile in config["schedulingProfiles"]]
+    disaggregated = any(lws["metadata"]["labels"]["fusioninfer.io/component-type"] == "prefiller"
+                        for lws in of_kind(rendered, "LeaderWorkerSet"))
+    if disaggregated:
+        assert profiles == ["prefill", "decode"]
+        assert {"pd-profile-handler", "prefill-filter", "decode-filter"} <= set(plugin_types)
+        roles = {lws["metadata"]["labels"]["fusioninfer.io/component-type"]:
+                 lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["labels"]["llm-d.ai/role"]
+                 for lws in of_kind(rendered, "LeaderWorkerSet")}
+        assert roles == {"prefiller": "prefill", "decoder": "decode"}
+        assert picker_container(rendered)["image"].startswith("ghcr.io/llm-d/llm-d-inference-scheduler:")
+    else:
+        assert profiles == ["default"] and "single-profile-handler" in plugin_types
+        weights = {ref["pluginRef"]: ref.get("weight") for ref in config["schedulingProfiles"][0]["plugins"]}
+        assert weights == {"queue-scorer": 1, "prefix-cache-scorer": 2, "max-score-picker": None}
+        assert config["plugins"][1] == {"type": "prefix-cache-scorer", "parameters": {"hashBlockSize": 32}}
+    # The picker reads its configuration at start: a new one must roll it.
+    assert one(rendered, "Deployment")["spec"]["template"]["metadata"]["annotations"]
+
+
+def test_user_httproute_rules_survive(helm: Helm, tmp_path: Path) -> None:
+    values = yaml.safe_load((VALUES / EXAMPLE).read_text())
+    user_rules = [
+        {"matches": [{"path": {"type": "PathPrefix", "value": "/v1/completions"}}],
+         "filters": [{"type": "RequestHeaderModifier", "requestHeaderModifier": {"set": [{"name": "x-tier",
+                                                                                           "value": "gold"}]}}],
+         "timeouts": {"request": "600s"}},
+        {"matches": [{"headers": [{"name": "x-canary", "value": "1"}]}],
+         "backendRefs": [{"group": "inference.networking.k8s.io", "kind": "InferencePool",
+                          "name": "qwen-pd-router", "weight": 5}]},
+    ]
+    values["roles"][-1]["httproute"] = {"hostnames": ["llm.example.com"], "rules": user_rules}
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    route = one([doc for doc in yaml.safe_load_all(helm.template(path).stdout) if doc], "HTTPRoute")
+
+    pool_ref = {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "qwen-pd-router"}
+    assert route["spec"]["hostnames"] == ["llm.example.com"]
+    assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                                            "name": "qwen-pd-router"}]
+    assert route["spec"]["rules"] == [{**user_rules[0], "backendRefs": [pool_ref]}, user_rules[1]]
+
+
+def test_verbatim_endpoint_picker_config_is_used_byte_for_byte() -> None:
+    text = "# tuned by hand\napiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\n" \
+           "plugins:\n- type: queue-scorer\nschedulingProfiles:\n- name: default\n  plugins:\n" \
+           "  - pluginRef: queue-scorer\n"
+    objects = expand(service(role("w", "worker", ports=[{"containerPort": 8000}]),
+                             router(endpointPickerConfig=text)))
+    assert objects["ConfigMap/svc-router-epp"]["data"] == {"config.yaml": text}
+    other = expand(service(role("w", "worker", ports=[{"containerPort": 8000}]),
+                           router(endpointPickerConfig=text.replace("# tuned by hand", "# tuned again"))))
+
+    def config_hash(found: dict[str, dict[str, Any]]) -> str:
+        annotations = found["Deployment/svc-router-epp"]["spec"]["template"]["metadata"]["annotations"]
+        return str(annotations["fusioninfer.io/picker-config-hash"])
+
+    assert config_hash(objects) != config_hash(other)
+
+
+def test_picker_flags_merge_with_the_routers() -> None:
+    objects = expand(service(role("w", "worker", ports=[{"containerPort": 8000}]),
+                             router(endpointPicker={"image": "epp:dev", "flags": {
+                                 "v": "4", "pool-group": "inference.networking.k8s.io", "zap-encoder": "json"}})))
+    container = objects["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "epp:dev"
+    assert container["args"] == ["--pool-name=svc-router", "--pool-namespace=$(NAMESPACE)",
+                                 "--pool-group=inference.networking.k8s.io", "--grpc-port=9002",
+                                 "--grpc-health-port=9003", "--config-file=/config/config.yaml", "--v=4",
+                                 "--zap-encoder=json"]
+
+
+def test_served_models_map_criticality_to_priority_on_v1() -> None:
+    models = [{"name": name, "criticality": criticality}
+              for name, criticality in (("gold", "Critical"), ("std", "Standard"), ("batch", "Sheddable"))]
+    objects = expand(service(role("w", "worker", ports=[{"containerPort": 8000}]),
+                             router(models=[*models, {"name": "plain"}])))
+    priorities = {name.split("/")[1]: obj["spec"].get("priority")
+                  for name, obj in objects.items() if name.startswith("InferenceObjective/")}
+    assert priorities == {"svc-gold": 1, "svc-std": 0, "svc-batch": -1, "svc-plain": None}
+
+
+def test_a_router_leaves_the_gang_and_the_serving_roles_alone() -> None:
+    """The router adds objects; the serving roles' LeaderWorkerSets and PodGroup are those without it,
+    but for the picker's prefill/decode pod label."""
+    roles = [role("p", "prefiller", ports=[{"containerPort": 8000}]),
+             role("d", "decoder", replicas=2, ports=[{"containerPort": 8000}])]
+    alone = expand(service(*roles))
+    routed = expand(service(*roles, router()))
+    assert {name for name in routed if name.split("/")[0] in ("LeaderWorkerSet", "PodGroup")} == set(alone)
+    assert routed["PodGroup/svc"] == alone["PodGroup/svc"]
+    for name, lws in alone.items():
+        if name.startswith("LeaderWorkerSet/"):
+            template = copy.deepcopy(routed[name]["spec"]["leaderWorkerTemplate"]["workerTemplate"])
+            assert template["metadata"]["labels"].pop("llm-d.ai/role") in ("prefill", "decode")
+            assert template == lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+
+
+WORKER = role("w", "worker", ports=[{"containerPort": 8000, "name": "http"}])
+ERRORS = {
+    "two routers": (
+        [WORKER, router(), router(name="second")],
+        "spec.roles[2].componentType", "a service has at most one router (also spec.roles[1])"),
+    "replicas on a router": (
+        [WORKER, router(replicas=2)], "spec.roles[1].replicas", "not allowed on componentType router"),
+    "multinode on a router": (
+        [WORKER, router(multinode={"nodeCount": 2})], "spec.roles[1].multinode", "not allowed on componentType"),
+    "a router alone": (
+        [router()], "spec.roles[0]", "a router needs a serving role to route to"),
+    "weights on some target models only": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2", models=[
+            {"name": "m", "targetModels": [{"name": "a", "weight": 1}, {"name": "b"}]}])],
+        "spec.roles[1].models[0].targetModels[1].weight", "weights split traffic only when every target"),
+    "a zero weight": (
+        [WORKER, router(models=[{"name": "m", "targetModels": [{"name": "a", "weight": 0}]}])],
+        "spec.roles[1].models[0].targetModels[0].weight", "must be >= 1, got 0"),
+    "the same target model twice": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2", models=[
+            {"name": "m", "targetModels": [{"name": "a"}, {"name": "a"}]}])],
+        "spec.roles[1].models[0].targetModels[1].name", "duplicate target model 'a'"),
+    "target models on a v1 pool": (
+        [WORKER, router(models=[{"name": "m", "targetModels": [{"name": "a"}]}])],
+        "spec.roles[1].models[0].targetModels", "has no place in an InferenceObjective"),
+    "a backendRef that points elsewhere": (
+        [WORKER, router(httproute={"rules": [{"backendRefs": [{"name": "other", "port": 80}]}]})],
+        "spec.roles[1].httproute.rules[0].backendRefs[0]", "points to Service 'other', not the router's"),
+    "a backendRef of the other pool API": (
+        [WORKER, router(httproute={"rules": [{"backendRefs": [{"group": "inference.networking.x-k8s.io",
+                                                              "kind": "InferencePool", "name": "svc-router"}]}]})],
+        "spec.roles[1].httproute.rules[0].backendRefs[0].group",
+        "must be 'inference.networking.k8s.io', the group of the router's inference.networking.k8s.io/v1"),
+    "a backendRef port that is not the pool's": (
+        [WORKER, router(httproute={"rules": [{"backendRefs": [{"group": "inference.networking.k8s.io",
+                                                              "kind": "InferencePool", "name": "svc-router",
+                                                              "port": 9000}]}]})],
+        "spec.roles[1].httproute.rules[0].backendRefs[0].port", "must be the pool's target port 8000"),
+    "a picker pool-group flag of the other API": (
+        [WORKER, router(endpointPicker={"flags": {"pool-group": "inference.networking.x-k8s.io"}})],
+        "spec.roles[1].endpointPicker.flags.pool-group",
+        "is set by the router to 'inference.networking.k8s.io' (its inference.networking.k8s.io/v1 pool)"),
+    "a v1 picker flag on a v1alpha2 router": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
+                        endpointPicker={"flags": {"pool-group": "inference.networking.x-k8s.io"}})],
+        "spec.roles[1].endpointPicker.flags.pool-group", "is a flag of the other pool API's picker"),
+    "strategy and a verbatim config": (
+        [WORKER, router(strategy={"scorers": [{"type": "queue-size"}]}, endpointPickerConfig="kind: x")],
+        "spec.roles[1].strategy", "give strategy or endpointPickerConfig, not both"),
+    "a verbatim config that is not one": (
+        [WORKER, router(endpointPickerConfig="plugins: [")],
+        "spec.roles[1].endpointPickerConfig", "is not YAML"),
+    "lora-affinity on the v0.5 picker": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
+                        strategy={"scorers": [{"type": "lora-affinity"}]})],
+        "spec.roles[1].strategy.scorers[0].type", "has no lora-affinity scorer"),
+    "prefill/decode on a v1alpha2 pool": (
+        [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8000}]),
+         router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2")],
+        "spec.roles[2].poolAPIVersion", "prefill/decode routing needs a picker with prefill/decode profiles"),
+    "serving roles on different ports": (
+        [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8200}]),
+         router()],
+        "spec.roles[2].targetPort", "is required: the serving roles listen on different ports (p: 8000, d: 8200)"),
+    "a serving role without a port": (
+        [role("w", "worker"), router()], "spec.roles[0].template.spec.containers[0].ports",
+        "is required under a router"),
+    "a route with nowhere to attach": (
+        [WORKER, {"name": "router", "componentType": "router"}], "spec.roles[1].httproute.parentRefs",
+        "is required without a gateway"),
+    "a scorer twice": (
+        [WORKER, router(strategy={"scorers": [{"type": "queue-size"}, {"type": "queue-size", "weight": 2}]})],
+        "spec.roles[1].strategy.scorers[1].type", "queue-size is already scored by"),
+    "too many target models": (
+        [WORKER, router(models=[{"name": "m", "targetModels": [{"name": f"t{i}"} for i in range(11)]}])],
+        "spec.roles[1].models[0].targetModels", "must have at most 10 item(s), got 11"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_router_errors_name_the_field(case: str) -> None:
+    roles, path, message = ERRORS[case]
+    with pytest.raises(InvalidSpec) as raised:
+        expand(service(*copy.deepcopy(roles)))
+    assert (raised.value.where, raised.value.path) == ("InferenceService svc", path)
+    assert message in raised.value.message
