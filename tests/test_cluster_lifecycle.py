@@ -215,19 +215,25 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
             configmap = cluster.core.read_namespaced_config_map("deepseek-r1-inference-hooks", namespace).data
             env = hook_environment(cluster, namespace, "deepseek-r1-inference-hooks", tmp_path)
 
-            def run(job: str) -> subprocess.CompletedProcess[str]:
+            def run(job: str, *extra: str) -> subprocess.CompletedProcess[str]:
                 spec = jobs[f"deepseek-r1-inference-hooks-{job}"]
                 mounted = tmp_path / job
                 for item in spec["volumes"][0]["configMap"]["items"]:
                     (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
                     (mounted / item["path"]).write_text(configmap[item["key"]])
-                python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"]]
+                python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"], *extra]
                 assert python == "python"  # the image's; here this interpreter, without site-packages
                 return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
                                       env=env, text=True, capture_output=True, timeout=120)
 
             checked = run("check")
             assert checked.returncode == 0 and checked.stdout == "prerequisites: ok\n", checked.stderr
+            # A router's APIs: served here (the Gateway API and Inference Extension CRDs are in), or not.
+            routed = run("check", "--api", "inference.networking.k8s.io/v1", "--api", "gateway.networking.k8s.io/v1")
+            assert routed.returncode == 0, routed.stderr
+            unserved = run("check", "--api", "inference.networking.k8s.io/v9")
+            assert unserved.returncode == 1
+            assert "the inference.networking.k8s.io/v9 API is not served, and the service's router" in unserved.stderr
             reported = run("status")
             assert reported.returncode == 0, reported.stderr
             assert reported.stdout.strip().endswith(f"{namespace}/deepseek-r1-inference: Running")

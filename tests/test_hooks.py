@@ -82,3 +82,23 @@ def test_post_renderers_leave_the_hooks_alone(helm: Helm) -> None:
 def test_hooks_can_be_turned_off(helm: Helm) -> None:
     out = helm.template(STORY4, hooks=True, extra=("--set", "hooks.enabled=false")).stdout
     assert "helm.sh/hook" not in out
+
+
+def check_args(helm: Helm, values: Path) -> list[str]:
+    job = next(o for key, o in hook_objects(helm, values).items() if key.endswith("-check"))
+    args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    return args
+
+
+def test_the_check_asks_for_the_apis_a_router_creates_objects_of(helm: Helm, tmp_path: Path) -> None:
+    assert check_args(helm, STORY4) == ["--gang", "--lws-config", "lws-system/lws-manager-config"]
+    router = VALUES / "router-pd-qwen3-8b.yaml"
+    apis = ["--api", "inference.networking.k8s.io/v1", "--api", "gateway.networking.k8s.io/v1",
+            "--api", "inference.networking.x-k8s.io/v1alpha2"]
+    assert check_args(helm, router)[3:] == apis
+    values = yaml.safe_load(router.read_text())
+    values["roles"][-1] |= {"poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2", "models": []}
+    older = tmp_path / "older.yaml"
+    older.write_text(yaml.safe_dump(values))
+    assert check_args(helm, older)[3:] == ["--api", "inference.networking.x-k8s.io/v1alpha2",
+                                           "--api", "gateway.networking.k8s.io/v1"]

@@ -60,11 +60,30 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- end -}}
 {{- end -}}
 
+{{/* The APIs (group/version) a router role's objects need: its pool's, the Gateway API's and, with
+served models, the Inference Extension's alpha API (fusion_helm/expand/router). As a JSON list. */}}
+{{- define "fusioninfer.routerAPIs" -}}
+{{- $apis := list -}}
+{{- range .Values.roles -}}
+{{- if eq .componentType "router" -}}
+{{- $apis = append $apis (default "inference.networking.k8s.io/v1" .poolAPIVersion) -}}
+{{- $apis = append $apis "gateway.networking.k8s.io/v1" -}}
+{{- if .models }}{{ $apis = append $apis "inference.networking.x-k8s.io/v1alpha2" }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- $apis | uniq | toJson -}}
+{{- end -}}
+
 {{/* Arguments of the hook Jobs, as a JSON list. */}}
 {{- define "fusioninfer.checkArgs" -}}
+{{- $args := list -}}
 {{- if eq (include "fusioninfer.gangScheduled" .) "true" -}}
-{{- list "--gang" "--lws-config" (printf "%s/%s" .Values.hooks.lwsConfig.namespace .Values.hooks.lwsConfig.name) | toJson -}}
-{{- else }}[]{{ end -}}
+{{- $args = list "--gang" "--lws-config" (printf "%s/%s" .Values.hooks.lwsConfig.namespace .Values.hooks.lwsConfig.name) -}}
+{{- end -}}
+{{- range (include "fusioninfer.routerAPIs" . | fromJsonArray) -}}
+{{- $args = concat $args (list "--api" .) -}}
+{{- end -}}
+{{- $args | toJson -}}
 {{- end -}}
 
 {{- define "fusioninfer.statusArgs" -}}

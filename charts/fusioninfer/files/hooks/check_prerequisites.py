@@ -1,9 +1,10 @@
 """pre-install / pre-upgrade hook: refuse, before anything is applied, a cluster that cannot serve
 the release: the LeaderWorkerSet API must be served and, when the service is gang-scheduled,
 Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
-``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup).
+``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, the APIs of
+the objects it creates (InferencePool, HTTPRoute, served models).
 
-    python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]]
+    python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION ...]
 
 API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
 where the chart could grant it (the namespace exists), and skipped where not.
@@ -54,10 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gang", action="store_true", help="the service is gang-scheduled")
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
+    parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION",
+                        help="an API the service's router creates objects of")
     args = parser.parse_args(argv)
+    router = {f"/apis/{api}": f"the {api} API is not served, and the service's router creates objects of it: "
+                              "install the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
+              for api in args.api}
     kube = Kube()
     try:
-        missing = [message for path, message in {**REQUIRED, **(GANG if args.gang else {})}.items()
+        missing = [message for path, message in {**REQUIRED, **(GANG if args.gang else {}), **router}.items()
                    if not kube.exists(path)]
         if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
             missing.append(gang_on)
