@@ -29,7 +29,7 @@ class _Dumper(yaml.CSafeDumper):
         return True
 
 
-def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+def _represent_str(dumper: _Dumper, text: str) -> yaml.Node:
     # Scripts and embedded configuration read best as literal blocks (the emitter falls back to a
     # quoted style where a block cannot hold the text exactly).
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
