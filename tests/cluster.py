@@ -66,6 +66,11 @@ class Cluster:
     def pods(self, namespace: str) -> list[kubernetes.client.V1Pod]:
         return list(self.core.list_namespaced_pod(namespace).items)
 
+    def on_server(self, namespace: str, objects: list[dict[str, Any]]) -> list[str]:
+        """Which of OBJECTS the API server has (kind/name each), in NAMESPACE unless they name another."""
+        return self.control_plane.kubectl("get", "--namespace", namespace, "-o", "name", "--ignore-not-found",
+                                          "-f", "-", stdin=yaml.safe_dump_all(objects)).stdout.split()
+
     def leftovers(self, namespace: str) -> dict[str, list[str]]:
         """The LeaderWorkerSets, StatefulSets, PodGroups and pods still in NAMESPACE."""
         found = {

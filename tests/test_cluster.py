@@ -44,8 +44,7 @@ def test_story_installs_runs_and_uninstalls(cluster: Cluster, helm: Helm, story:
         installed.install(story)
 
         manifest = installed.manifest()
-        on_server = cluster.control_plane.kubectl("get", "--namespace", namespace, "-o", "name", "-f", "-",
-                                                  stdin=yaml.safe_dump_all(manifest)).stdout.split()
+        on_server = cluster.on_server(namespace, manifest)
         assert len(on_server) == len(manifest) == len(set(on_server))
         lws_names = {o["metadata"]["name"] for o in manifest if o["kind"] == "LeaderWorkerSet"}
         assert lws_names

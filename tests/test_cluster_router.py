@@ -33,9 +33,7 @@ def test_router_installs_and_its_pool_selects_the_serving_leaders(
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(values)
         manifest = installed.manifest()
-        on_server = cluster.control_plane.kubectl("get", "--namespace", namespace, "-o", "name", "-f", "-",
-                                                  stdin=yaml.safe_dump_all(manifest)).stdout.split()
-        assert len(on_server) == len(manifest)
+        assert len(cluster.on_server(namespace, manifest)) == len(manifest)
         assert {o["kind"] for o in manifest} >= {"InferencePool", "HTTPRoute", "Deployment", "Role"}
 
         total, leaders = serving_pods(values)
@@ -59,6 +57,4 @@ def test_router_installs_and_its_pool_selects_the_serving_leaders(
             [[pool["metadata"]["name"]]] * len(route["spec"]["rules"])
         installed.uninstall()
         eventually(f"nothing of the release left in {namespace}", lambda: not cluster.leftovers(namespace))
-        left = cluster.control_plane.kubectl("get", "--namespace", namespace, "-o", "name", "--ignore-not-found",
-                                             "-f", "-", stdin=yaml.safe_dump_all(manifest)).stdout.split()
-        assert left == []
+        assert cluster.on_server(namespace, manifest) == []

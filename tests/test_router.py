@@ -311,7 +311,8 @@ ERRORS = {
         "is required without a gateway"),
     "a scorer twice": (
         [WORKER, router(strategy={"scorers": [{"type": "queue-size"}, {"type": "queue-size", "weight": 2}]})],
-        "spec.roles[1].strategy.scorers[1].type", "queue-size is already scored by"),
+        "spec.roles[1].strategy.scorers[1].type",
+        "duplicate scorer 'queue-size' (also spec.roles[1].strategy.scorers[0])"),
     "too many target models": (
         [WORKER, router(models=[{"name": "m", "targetModels": [{"name": f"t{i}"} for i in range(11)]}])],
         "spec.roles[1].models[0].targetModels", "must have at most 10 item(s), got 11"),

@@ -11,7 +11,7 @@ from typing import Any
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.schema import api_source
-from fusion_helm.model.validation import validate_spec
+from fusion_helm.model.validation import check_unique, validate_spec
 
 API_GROUP: str = api_source()["group"]
 API_VERSION = f"{API_GROUP}/{api_source()['version']}"
@@ -125,7 +125,7 @@ def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
     if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
         raise InvalidSpec(where, "metadata.labels", "must be a map of strings")
     validate_spec(spec, where)
-    _check_unique_names(spec["roles"], where)
+    check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
     roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] != ComponentType.ROUTER)
     router = _parse_router(spec["roles"], bool(roles), where)
@@ -196,12 +196,3 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
         position=position,
         recovery_policy=RecoveryPolicy(raw.get("recoveryPolicy", RecoveryPolicy.ROLE_RESTART)),
     )
-
-
-def _check_unique_names(raws: list[Mapping[str, Any]], where: str) -> None:
-    first_seen: dict[str, int] = {}
-    for position, raw in enumerate(raws):
-        first = first_seen.setdefault(raw["name"], position)
-        if first != position:
-            raise InvalidSpec(where, f"spec.roles[{position}].name",
-                              f"duplicate role name {raw['name']!r} (also spec.roles[{first}])")

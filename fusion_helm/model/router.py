@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.model.validation import check_unique
 
 SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template")
 
@@ -122,26 +123,16 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
 def _scorers(raw: list[Mapping[str, Any]] | None, path: str, where: str) -> tuple[WeightedScorer, ...]:
     if raw is None:
         return DEFAULT_SCORERS
-    scorers = tuple(WeightedScorer(Scorer(item["type"]), item.get("weight", 1), item.get("parameters"))
-                    for item in raw)
-    seen: dict[Scorer, int] = {}
-    for index, scorer in enumerate(scorers):
-        if scorer.type in seen:
-            raise InvalidSpec(where, f"{path}[{index}].type",
-                              f"{scorer.type} is already scored by {path}[{seen[scorer.type]}]")
-        seen[scorer.type] = index
-    return scorers
+    check_unique(where, path, [item["type"] for item in raw], "type", "scorer")
+    return tuple(WeightedScorer(Scorer(item["type"]), item.get("weight", 1), item.get("parameters"))
+                 for item in raw)
 
 
 def _models(raw: list[Mapping[str, Any]], path: str, where: str) -> tuple[ServedModel, ...]:
+    check_unique(where, path, [item["name"] for item in raw], "name", "model name")
     models: list[ServedModel] = []
-    first_seen: dict[str, int] = {}
     for index, item in enumerate(raw):
         item_path = f"{path}[{index}]"
-        if item["name"] in first_seen:
-            raise InvalidSpec(where, f"{item_path}.name",
-                              f"duplicate model name {item['name']!r} (also {path}[{first_seen[item['name']]}])")
-        first_seen[item["name"]] = index
         targets = tuple(TargetModel(t["name"], t.get("weight")) for t in item.get("targetModels") or [])
         _check_split(targets, f"{item_path}.targetModels", where)
         criticality = item.get("criticality")
@@ -158,9 +149,4 @@ def _check_split(targets: tuple[TargetModel, ...], path: str, where: str) -> Non
         missing = weighted.index(False)
         raise InvalidSpec(where, f"{path}[{missing}].weight",
                           "is required: weights split traffic only when every target model has one (or none has)")
-    names: dict[str, int] = {}
-    for index, target in enumerate(targets):
-        if target.name in names:
-            raise InvalidSpec(where, f"{path}[{index}].name",
-                              f"duplicate target model {target.name!r} (also {path}[{names[target.name]}])")
-        names[target.name] = index
+    check_unique(where, path, [target.name for target in targets], "name", "target model")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
 from fusion_helm.errors import InvalidSpec, format_path
@@ -24,6 +24,15 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
     "integer": (int,), "number": (int, float), "null": (type(None),),
 }
+
+
+def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, what: str) -> None:
+    """Refuse the first repeated key of the list at PATH: ``<path>[i].<field>: duplicate <what> …``."""
+    first_seen: dict[Hashable, int] = {}
+    for index, key in enumerate(keys):
+        first = first_seen.setdefault(key, index)
+        if first != index:
+            raise InvalidSpec(where, f"{path}[{index}].{field}", f"duplicate {what} {key!r} (also {path}[{first}])")
 
 
 def validate_spec(spec: Any, where: str) -> None:
