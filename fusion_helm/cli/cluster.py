@@ -37,6 +37,14 @@ class Cluster:
         service: dict[str, Any] = found[0]
         return service
 
+    def replica_leader_worker_sets(self, service: str, role: str, namespace: str) -> list[dict[str, Any]]:
+        """The per-replica LeaderWorkerSets the expansion made for ROLE of SERVICE."""
+        found: list[dict[str, Any]] = self._call(
+            kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object,
+            "leaderworkerset.x-k8s.io", "v1", namespace, "leaderworkersets",
+            label_selector=f"{naming.LABEL_SERVICE}={service},{naming.LABEL_ROLE_NAME}={role}")["items"]
+        return found
+
     def pods(self, service: str, namespace: str) -> list[dict[str, Any]]:
         pods = self._call(kubernetes.client.CoreV1Api(self.api).list_namespaced_pod, namespace,
                           label_selector=f"{naming.LABEL_SERVICE}={service}")

@@ -15,8 +15,10 @@ from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.filters.expand_services import expand_services
 from fusion_helm.kio import read_documents
+from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
-from fusion_helm.pipeline import render
+from fusion_helm.model.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
+from fusion_helm.pipeline import filters, render
 
 PROG = "fusion-helm"
 T = TypeVar("T")
@@ -25,8 +27,9 @@ U = TypeVar("U")
 
 def _render(args: argparse.Namespace) -> int:
     outputs = []
+    chosen = filters(args.take_over_lws)
     for name in args.files:
-        output = _in_file(name, render, read_input(name))
+        output = _in_file(name, lambda text: render(text, chosen), read_input(name))
         if output and not output.endswith("\n"):
             output += "\n"
         outputs.append(output)
@@ -79,6 +82,10 @@ def _status(args: argparse.Namespace) -> int:
     cluster = Cluster(args.kubeconfig, args.context)
     # `helm fusion status` runs with the namespace helm resolved in HELM_NAMESPACE
     namespace = args.namespace or os.environ.get("HELM_NAMESPACE") or cluster.default_namespace
+    if args.lws:
+        return _taken_over_status(cluster, args.lws, namespace, args.output)
+    if not args.release:
+        raise InputError("give a RELEASE, or --lws NAME for a taken-over LeaderWorkerSet")
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)  # one clear error if bad
@@ -89,6 +96,25 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps({"name": name, "namespace": namespace, "status": result}, indent=2))
     else:
         sys.stdout.write(status.to_table(name, statuses))
+    return 0
+
+
+def _taken_over_status(cluster: Any, name: str, namespace: str, output: str) -> int:
+    replicas = cluster.replica_leader_worker_sets(name, TAKEN_OVER_ROLE, namespace)
+    if not replicas:
+        raise InputError(f"no taken-over LeaderWorkerSet {name} in namespace {namespace} (no LeaderWorkerSets "
+                         f"labelled {LABEL_SERVICE}={name}, {LABEL_ROLE_NAME}={TAKEN_OVER_ROLE})")
+    shape = status.RoleShape(TAKEN_OVER_ROLE, len(replicas), replicas[0]["spec"]["leaderWorkerTemplate"]["size"])
+    [component] = status.component_statuses(name, [shape], cluster.pods(name, namespace)).values()
+    result = status.leader_worker_set_status(component, len(replicas), status.now())
+    if output == "json":
+        print(json.dumps({"name": name, "namespace": namespace, "kind": "LeaderWorkerSet", "status": result},
+                         indent=2))
+    else:
+        lines = [f"LeaderWorkerSet {name} (taken over): {result['readyReplicas']}/{result['replicas']} "
+                 f"replicas ready, {component.nodes_per_replica} pod(s) each"]
+        lines += [f"  {c['type']}: {c['status']} ({c['reason']}: {c['message']})" for c in result["conditions"]]
+        print("\n".join(lines))
     return 0
 
 
@@ -122,10 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run)
         return sub
 
-    command("render", _render, "expand InferenceServices in YAML files and print the result",
-            "Expand every InferenceService in the given multi-document YAML files into its LeaderWorkerSets "
-            "and PodGroup and print all documents to standard output; other documents pass through "
-            "unchanged. Nothing is printed unless every file is valid.")
+    render_cmd = command(
+        "render", _render, "expand InferenceServices in YAML files and print the result",
+        "Expand every InferenceService in the given multi-document YAML files into its LeaderWorkerSets "
+        "and PodGroup, take over the LeaderWorkerSets annotated fusioninfer.io/take-over: \"true\", and print "
+        "all documents to standard output; other documents pass through unchanged. Nothing is printed "
+        "unless every file is valid.")
+    render_cmd.add_argument("--take-over-lws", action="store_true",
+                            help="take over every LeaderWorkerSet, annotated or not")
     command("validate", _validate, "check InferenceServices in YAML files without printing them",
             "Check every InferenceService in the given files as the post-renderer would (schema, role names, "
             "name lengths, commands) and report one line per file. Exits non-zero with the first error.")
@@ -147,7 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "desired and ready replicas (a replica is ready when all its pods are), nodes per replica, "
                     "ready pods, phase (Pending, Deploying, Running, Failed). --write also stores it in the "
                     "InferenceService's status subresource.")
-    status_cmd.add_argument("release", metavar="RELEASE")
+    status_cmd.add_argument("release", metavar="RELEASE", nargs="?")
+    status_cmd.add_argument("--lws", metavar="NAME",
+                            help="instead of a release's InferenceService: the taken-over LeaderWorkerSet NAME, "
+                                 "reported as LWS does (replicas, readyReplicas, Available, Progressing)")
     status_cmd.add_argument("-n", "--namespace", help="default: $HELM_NAMESPACE, else the kubeconfig context's")
     status_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG or ~/.kube/config")
     status_cmd.add_argument("--context")

@@ -93,10 +93,7 @@ def pod_groups(
     total = resources.add(requests)
     if total:
         spec["minResources"] = resources.to_manifest(total)
-    metadata: dict[str, Any] = {"name": plan.group_name}
-    if service.namespace:
-        metadata["namespace"] = service.namespace
-    metadata["labels"] = {**service.labels, naming.LABEL_SERVICE: service.name}
+    metadata = naming.object_metadata(service, plan.group_name, {naming.LABEL_SERVICE: service.name})
     return [{"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}]
 
 
@@ -122,4 +119,4 @@ def _replica_requests(service: InferenceService, role: Role, templates: RoleTemp
             resources.scale(resources.pod_requests(templates.worker["spec"]), templates.size - 1),
         ])
     except ValueError as error:
-        raise InvalidSpec(service.where, f"{role.path}.template.spec", str(error)) from None
+        raise InvalidSpec(service.where, f"{role.template_path}.spec", str(error)) from None

@@ -33,7 +33,7 @@ class RoleBlueprint:
 def role_blueprint(
     service: InferenceService, role: Role, templates: RoleTemplates, plan: GangPlan
 ) -> RoleBlueprint:
-    path = f"{role.path}.template"
+    path = role.template_path
 
     def stamp(template: Mapping[str, Any]) -> dict[str, Any]:
         metadata = template.get("metadata") or {}
@@ -88,7 +88,8 @@ def leader_worker_set(
         "apiVersion": LWS_API_VERSION,
         "kind": "LeaderWorkerSet",
         "metadata": metadata,
-        "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template},
+        "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template,
+                 **({"startupPolicy": role.startup_policy} if role.startup_policy else {})},
     }
 
 

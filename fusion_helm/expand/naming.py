@@ -67,6 +67,8 @@ def object_metadata(service: InferenceService, name: str, labels: dict[str, str]
     if service.namespace:
         metadata["namespace"] = service.namespace
     metadata["labels"] = {**service.labels, **labels}
+    if service.annotations:
+        metadata["annotations"] = dict(service.annotations)
     return metadata
 
 
@@ -87,7 +89,7 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
     for name, what, limit in names:
         if len(name) > limit:
             raise InvalidSpec(
-                service.where, f"{role.path}.name",
+                service.where, role.name_path,
                 f"{what} name {name!r} would be {len(name)} characters, over the limit of {limit}; "
                 "shorten the InferenceService or role name",
             )

@@ -25,6 +25,8 @@ class RoleTemplates:
 
 
 def role_templates(service: InferenceService, role: Role) -> RoleTemplates:
+    if not role.ray_bootstrap:
+        return RoleTemplates(size=role.node_count, worker=role.template, leader=role.leader_template)
     if not role.multinode:
         return RoleTemplates(size=1, worker=role.template)
     serving = role.template["spec"]["containers"][0]
@@ -46,7 +48,7 @@ def _serve_argv(service: InferenceService, role: Role, serving: Mapping[str, Any
     command = serving.get("command")
     if command and os.path.basename(command[0]) in ("sh", "bash") and "-c" in command:
         raise InvalidSpec(
-            service.where, f"{role.path}.template.spec.containers[0].command",
+            service.where, f"{role.template_path}.spec.containers[0].command",
             "a multi-node role needs the server's command in exec form (a list of words), not a "
             "shell script: the leader runs it after `ray start` and appends "
             f"{ray.EXECUTOR_FLAG} ray to it",

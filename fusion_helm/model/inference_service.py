@@ -64,6 +64,12 @@ class Role:
     position: int
     """Index in ``spec.roles``, for error paths."""
     recovery_policy: RecoveryPolicy = RecoveryPolicy.ROLE_RESTART
+    leader_template: Mapping[str, Any] | None = None
+    """A taken-over LeaderWorkerSet's own leader template (else the expansion derives the leader)."""
+    ray_bootstrap: bool = True
+    """Multi-node replicas join by Ray; False keeps the pods' own commands (a taken-over LeaderWorkerSet)."""
+    startup_policy: str | None = None
+    """A taken-over LeaderWorkerSet's startupPolicy, carried over."""
 
     @property
     def multinode(self) -> bool:
@@ -72,6 +78,19 @@ class Role:
     @property
     def path(self) -> str:
         return f"spec.roles[{self.position}]"
+
+    @property
+    def taken_over(self) -> bool:
+        """Read from a LeaderWorkerSet (position -1), not from an InferenceService's roles."""
+        return self.position < 0
+
+    @property
+    def template_path(self) -> str:
+        return "spec.leaderWorkerTemplate.workerTemplate" if self.taken_over else f"{self.path}.template"
+
+    @property
+    def name_path(self) -> str:
+        return "metadata.name" if self.taken_over else f"{self.path}.name"
 
 
 @dataclass(frozen=True)
@@ -85,11 +104,15 @@ class InferenceService:
     gang_schedule: GangSchedule | None = None
     """None when the spec omits it: the expansion then decides from the roles."""
     router: Router | None = None
+    kind: str = KIND
+    """The kind it was read from: an InferenceService, or a taken-over LeaderWorkerSet."""
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    """Carried to every generated object: a taken-over LeaderWorkerSet's own annotations."""
 
     @property
     def where(self) -> str:
         """How errors name this document."""
-        return f"{KIND} {self.name}"
+        return f"{self.kind} {self.name}"
 
 
 def is_inference_service(obj: Mapping[str, Any]) -> bool:

@@ -154,6 +154,29 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
     }
 
 
+def leader_worker_set_status(component: ComponentStatus, existing: int, now: str) -> dict[str, Any]:
+    """A taken-over LeaderWorkerSet's status as LWS reports it: replicas (the groups that exist),
+    readyReplicas (groups with every pod ready), and the Available and Progressing conditions."""
+    available = component.desired_replicas > 0 and component.ready_replicas == component.desired_replicas
+    progressing = not available and component.phase is not Phase.FAILED
+
+    def condition(kind: str, holds: bool, reason: str, message: str) -> dict[str, str]:
+        return {"type": kind, "status": "True" if holds else "False", "reason": reason, "message": message,
+                "lastTransitionTime": now}
+
+    ready = f"{component.ready_replicas}/{component.desired_replicas} groups ready"
+    return {
+        "replicas": existing,
+        "readyReplicas": component.ready_replicas,
+        "conditions": [
+            condition("Available", available, "AllGroupsReady" if available else "GroupsNotReady", ready),
+            condition("Progressing", progressing, "GroupsProgressing" if progressing else
+                      ("GroupFailed" if component.phase is Phase.FAILED else "GroupsReady"),
+                      component.problem or ready),
+        ],
+    }
+
+
 def to_table(service: str, statuses: Mapping[str, ComponentStatus]) -> str:
     rows = [("ROLE", "PHASE", "READY REPLICAS", "NODES/REPLICA", "READY PODS")]
     rows += [(name, s.phase.value, f"{s.ready_replicas}/{s.desired_replicas}", str(s.nodes_per_replica),

@@ -1,0 +1,109 @@
+"""Taking over a plain LeaderWorkerSet: converted one way into a service of one worker role, so it is
+expanded (one LeaderWorkerSet per replica, a PodGroup when multi-node) like any InferenceService.
+
+The pods keep their own commands: no Ray bootstrap is added. What the conversion cannot honour is an
+error naming the field, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.model.inference_service import ComponentType, InferenceService, RecoveryPolicy, Role
+
+LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
+LWS_KIND = "LeaderWorkerSet"
+TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
+"""``"true"`` on a LeaderWorkerSet: the post-renderer takes it over (``--take-over-lws`` takes all)."""
+ROLE_NAME = "group"
+"""The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. Its replicas are named
+``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…) is."""
+
+HELM_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
+"""Helm 4's: each generated object gets its own from the document it replaces."""
+
+RESTART_POLICIES = {"RecreateGroupOnPodRestart": RecoveryPolicy.ROLE_RESTART, "None": RecoveryPolicy.NONE,
+                    "Default": RecoveryPolicy.NONE}
+"""LWS's "Default" is its deprecated name for "None"."""
+
+UNSUPPORTED = {
+    ("spec", "rolloutStrategy", "rollingUpdateConfiguration"):
+        "rolls out across replicas, but each replica becomes its own LeaderWorkerSet and `helm upgrade` "
+        "updates them together; remove it",
+    ("spec", "leaderWorkerTemplate", "subGroupPolicy"):
+        "splits a replica into subgroups, which the PodGroup does not place separately; remove it",
+    ("spec", "leaderWorkerTemplate", "volumeClaimTemplates"):
+        "is not carried to the per-replica LeaderWorkerSets; mount volumes through the pod templates",
+    ("spec", "leaderWorkerTemplate", "persistentVolumeClaimRetentionPolicy"):
+        "goes with volumeClaimTemplates, which are not carried over; remove it",
+}
+
+
+def is_leader_worker_set(obj: Mapping[str, Any]) -> bool:
+    return obj.get("kind") == LWS_KIND and obj.get("apiVersion") == LWS_API_VERSION
+
+
+def opts_in(obj: Mapping[str, Any]) -> bool:
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    return annotations.get(TAKE_OVER_ANNOTATION) == "true"
+
+
+def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
+    metadata = obj.get("metadata") or {}
+    name = metadata.get("name")
+    where = f"{LWS_KIND} {name}"
+    if not isinstance(name, str) or not name:
+        raise InvalidSpec(LWS_KIND, "metadata.name", "is required")
+    spec = obj.get("spec") or {}
+    for path, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
+        value = _get(obj, path)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
+            raise InvalidSpec(where, ".".join(path), f"must be a whole number >= {least}, got {value!r}")
+    for path, why in UNSUPPORTED.items():
+        if _get(obj, path) is not None:
+            raise InvalidSpec(where, ".".join(path), f"cannot be taken over: it {why}")
+    if (spec.get("networkConfig") or {}).get("subdomainPolicy") == "Shared":
+        raise InvalidSpec(where, "spec.networkConfig.subdomainPolicy",
+                          "cannot be taken over: Shared puts every replica under one subdomain, and each replica "
+                          "becomes its own LeaderWorkerSet with its own; use UniquePerReplica or remove it")
+    template = spec.get("leaderWorkerTemplate") or {}
+    worker = template.get("workerTemplate")
+    if not isinstance(worker, Mapping) or not (worker.get("spec") or {}).get("containers"):
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate.spec.containers", "is required")
+    if spec.get("startupPolicy") == "LeaderReady" and template.get("size", 1) > 1:
+        raise InvalidSpec(where, "spec.startupPolicy",
+                          "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "
+                          "is ready, while the gang places a replica's pods together, so the leader would wait "
+                          "for them forever; use LeaderCreated (the default)")
+    restart = template.get("restartPolicy", "RecreateGroupOnPodRestart")
+    if restart not in RESTART_POLICIES:
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate.restartPolicy",
+                          f"cannot be taken over: {restart!r} (supported: {', '.join(RESTART_POLICIES)})")
+    role = Role(
+        name=ROLE_NAME,
+        component_type=ComponentType.WORKER,
+        replicas=spec.get("replicas", 1),
+        node_count=template.get("size", 1),
+        serving_command=(),
+        template=worker,
+        position=-1,
+        recovery_policy=RESTART_POLICIES[restart],
+        leader_template=template.get("leaderTemplate"),
+        ray_bootstrap=False,
+        startup_policy=spec.get("startupPolicy"),
+    )
+    annotations = {key: value for key, value in (metadata.get("annotations") or {}).items()
+                   if key not in (TAKE_OVER_ANNOTATION, HELM_FILENAME_ANNOTATION)}
+    return InferenceService(name=name, roles=(role,), namespace=metadata.get("namespace"),
+                            labels=dict(metadata.get("labels") or {}), kind=LWS_KIND, annotations=annotations)
+
+
+def _get(obj: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = obj
+    for key in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(key)
+    return node
