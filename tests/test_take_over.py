@@ -13,7 +13,7 @@ import yaml
 from fusion_helm import InvalidSpec, render
 from fusion_helm.model.leader_worker_set import UNSUPPORTED as REFUSED
 from fusion_helm.pipeline import filters
-from tests.helm import ROOT, Helm
+from tests.helm import ROOT, Helm, fusion_helm
 from tests.schemas import Validators, errors
 from tests.test_stories import of_kind
 
@@ -177,3 +177,12 @@ def test_without_the_annotation_nothing_changes(tmp_path: Path) -> None:
     del obj["metadata"]["annotations"]
     text = "---\n" + yaml.safe_dump(obj)
     assert render(text) == text
+
+
+def test_fusion_helm_takes_over_too(helm: Helm) -> None:
+    plain = helm.template(chart=LWS_CHART, post_render=False).stdout
+    names = [doc["metadata"]["name"] for doc in yaml.safe_load_all(
+        fusion_helm("render", "--take-over-lws", "-", stdin=plain).stdout) if doc and doc["kind"] == LWS[1]]
+    assert names == ["release-big-group-0", "release-big-group-1", "release-small-group-0"]
+    assert fusion_helm("validate", "-", stdin=plain).stdout == \
+        "standard input: valid (0 InferenceService(s), 3 generated object(s))\n"  # the annotated one: PodGroup + 2 replicas

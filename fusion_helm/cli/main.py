@@ -13,12 +13,11 @@ from typing import Any, TypeVar
 from fusion_helm import capacity, changes, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.filters.expand_services import expand_services
 from fusion_helm.kio import read_documents
 from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.model.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
-from fusion_helm.pipeline import filters, render
+from fusion_helm.pipeline import apply, filters, render
 
 PROG = "fusion-helm"
 T = TypeVar("T")
@@ -41,10 +40,10 @@ def _validate(args: argparse.Namespace) -> int:
     reports = []
     for name in args.files:
         documents = _in_file(name, read_documents, read_input(name))
-        expanded = _in_file(name, expand_services, documents)
+        expanded = _in_file(name, apply, documents)
         services = sum(1 for doc in documents if doc.obj is not None and is_inference_service(doc.obj))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
-                       f"{len(expanded) - len(documents)} generated object(s))")
+                       f"{sum(1 for doc in expanded if doc.raw is None)} generated object(s))")
     print("\n".join(reports))
     return 0
 
@@ -119,7 +118,7 @@ def _taken_over_status(cluster: Any, name: str, namespace: str, output: str) -> 
 
 
 def _expanded_objects(name: str) -> list[dict[str, Any]]:
-    documents = _in_file(name, expand_services, _in_file(name, read_documents, read_input(name)))
+    documents = _in_file(name, apply, _in_file(name, read_documents, read_input(name)))
     return [doc.obj for doc in documents if isinstance(doc.obj, dict)]
 
 
