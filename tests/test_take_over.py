@@ -184,5 +184,6 @@ def test_fusion_helm_takes_over_too(helm: Helm) -> None:
     names = [doc["metadata"]["name"] for doc in yaml.safe_load_all(
         fusion_helm("render", "--take-over-lws", "-", stdin=plain).stdout) if doc and doc["kind"] == LWS[1]]
     assert names == ["release-big-group-0", "release-big-group-1", "release-small-group-0"]
+    # Without the flag, the annotated one only: its PodGroup and two replicas.
     assert fusion_helm("validate", "-", stdin=plain).stdout == \
-        "standard input: valid (0 InferenceService(s), 3 generated object(s))\n"  # the annotated one: PodGroup + 2 replicas
+        "standard input: valid (0 InferenceService(s), 3 generated object(s))\n"
