@@ -1,6 +1,7 @@
 """Benchmarks (`make bench`): figures, not pass/fail. Ratios are taken within one run.
 
-1. `helm template` alone vs with the post-renderer, for each story and both helm majors.
+1. `helm template` alone vs with the post-renderer, for each story and the router example, both helm
+   majors.
 2. Expansion of a prefill/decode service with 10, 100 and 1,000 replicas per role: expansion
    alone, the whole text-to-text post-render, and the peak memory the post-render allocates.
 """
@@ -45,7 +46,7 @@ def helm_overhead(tmp: Path) -> None:
     print(f"{'helm':<8}{'story':<40}{'alone ms':>10}{'with ms':>10}{'added':>9}")
     for major in (3, 4):
         helm = make_helm(major, tmp / f"helm{major}")
-        for story in sorted(VALUES.glob("story*.yaml")):
+        for story in [*sorted(VALUES.glob("story*.yaml")), VALUES / "router-pd-qwen3-8b.yaml"]:
             base = [str(helm.path), "template", "r", str(CHART), "-f", str(story)]
             alone = wall(base, helm.env())
             with_pr = wall([*base, "--post-renderer", "fusion-postrender"], helm.env())
