@@ -121,6 +121,9 @@ UNSUPPORTED = {
     "no containers": (
         with_template(workerTemplate={"spec": {}}), "spec.leaderWorkerTemplate.workerTemplate.spec.containers",
         "is required"),
+    "a bad leader template": (
+        with_template(leaderTemplate={"metadata": {"labels": {"a": 1}}, "spec": {"containers": [{"name": "l"}]}}),
+        "spec.leaderWorkerTemplate.leaderTemplate.metadata.labels.a", "must be of type string"),
     "a multi-node leader that waits": (
         leader_worker_set(startupPolicy="LeaderReady"), "spec.startupPolicy",
         "the leader would wait for them forever"),
@@ -187,3 +190,20 @@ def test_fusion_helm_takes_over_too(helm: Helm) -> None:
     # Without the flag, the annotated one only: its PodGroup and two replicas.
     assert fusion_helm("validate", "-", stdin=plain).stdout == \
         "standard input: valid (0 InferenceService(s), 3 generated object(s))\n"
+
+
+def test_any_single_mutation_is_taken_over_or_gives_one_clear_error() -> None:
+    """Whatever shape a LeaderWorkerSet has, the take-over renders it or names what is wrong."""
+    from tests.test_validation import mutations
+
+    obj = leader_worker_set()
+    obj["spec"]["leaderWorkerTemplate"]["leaderTemplate"] = {"metadata": {"labels": {"a": "b"}},
+                                                             "spec": {"containers": [{"name": "l", "image": "x"}]}}
+    tried = 0
+    for variant in mutations(obj):
+        tried += 1
+        try:
+            render(yaml.safe_dump(variant))
+        except InvalidSpec as error:
+            assert error.path or error.where.startswith("document"), error
+    assert tried > 200

@@ -20,9 +20,8 @@ def take_over_leader_worker_sets(every_one: bool = False) -> Filter:
         generated: list[tuple[Document, Document]] = []
         for document in documents:
             obj = document.obj
-            labels = ((obj.get("metadata") or {}).get("labels") or {}) if isinstance(obj, dict) else {}
-            if (isinstance(obj, dict) and is_leader_worker_set(obj) and LABEL_SERVICE not in labels
-                    and (every_one or opts_in(obj))):
+            if isinstance(obj, dict) and is_leader_worker_set(obj) and not _generated(obj) \
+                    and (every_one or opts_in(obj)):
                 replaced = [document.derive(made) for made in expand(parse_leader_worker_set(obj))]
                 generated += ((document, made) for made in replaced)
                 out += replaced
@@ -34,6 +33,12 @@ def take_over_leader_worker_sets(every_one: bool = False) -> Filter:
         return out
 
     return take_over
+
+
+def _generated(obj: dict[str, object]) -> bool:
+    metadata = obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return isinstance(labels, dict) and LABEL_SERVICE in labels
 
 
 def _key(document: Document) -> tuple[str, str | None, str] | None:
@@ -67,11 +72,12 @@ def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str
     labels the pods with the per-replica LeaderWorkerSets' names."""
     for document in documents:
         obj = document.obj
-        if not isinstance(obj, dict) or obj.get("kind") != "Service" or obj.get("apiVersion") != "v1":
+        if not taken or not isinstance(obj, dict) or obj.get("kind") != "Service" or obj.get("apiVersion") != "v1":
             continue
-        selector = (obj.get("spec") or {}).get("selector") or {}
+        spec, metadata = obj.get("spec"), obj.get("metadata")
+        selector = spec.get("selector") if isinstance(spec, dict) else None
         name = selector.get(LWS_NAME_LABEL) if isinstance(selector, dict) else None
-        if (obj.get("metadata", {}).get("namespace"), name) in taken:
+        if name is not None and isinstance(metadata, dict) and (metadata.get("namespace"), name) in taken:
             raise InvalidSpec(f"Service {obj['metadata'].get('name')}", f"spec.selector.{LWS_NAME_LABEL}",
                               f"selects the pods of LeaderWorkerSet {name}, which is taken over: its pods now "
                               f"belong to {name}-group-<i>; select {LABEL_SERVICE}: {name} instead")

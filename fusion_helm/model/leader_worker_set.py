@@ -7,12 +7,16 @@ error naming the field, never dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model.inference_service import ComponentType, InferenceService, RecoveryPolicy, Role
+from fusion_helm.model.validation import validate_pod_template
 
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+MAX_NAME = 63
 LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LWS_KIND = "LeaderWorkerSet"
 TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
@@ -46,33 +50,50 @@ def is_leader_worker_set(obj: Mapping[str, Any]) -> bool:
 
 
 def opts_in(obj: Mapping[str, Any]) -> bool:
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    return annotations.get(TAKE_OVER_ANNOTATION) == "true"
+    metadata = obj.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    return isinstance(annotations, Mapping) and annotations.get(TAKE_OVER_ANNOTATION) == "true"
 
 
 def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
-    metadata = obj.get("metadata") or {}
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, Mapping):
+        metadata = {}
     name = metadata.get("name")
     where = f"{LWS_KIND} {name}"
-    if not isinstance(name, str) or not name:
-        raise InvalidSpec(LWS_KIND, "metadata.name", "is required")
-    spec = obj.get("spec") or {}
+    if not isinstance(name, str) or not DNS_LABEL.match(name) or len(name) > MAX_NAME:
+        raise InvalidSpec(LWS_KIND if not isinstance(name, str) else where, "metadata.name",
+                          f"must be a DNS label (at most {MAX_NAME} lowercase letters, digits and '-'), got {name!r}")
+    for field in ("labels", "annotations"):
+        value = metadata.get(field) or {}
+        if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
+            raise InvalidSpec(where, f"metadata.{field}", "must be a map of strings")
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping):
+        raise InvalidSpec(where, "spec", "must be an object")
+    counts = {}
     for path, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
         value = _get(obj, path)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
             raise InvalidSpec(where, ".".join(path), f"must be a whole number >= {least}, got {value!r}")
+        counts[path[-1]] = 1 if value is None else value
     for path, why in UNSUPPORTED.items():
         if _get(obj, path) is not None:
             raise InvalidSpec(where, ".".join(path), f"cannot be taken over: it {why}")
-    if (spec.get("networkConfig") or {}).get("subdomainPolicy") == "Shared":
+    if _get(obj, ("spec", "networkConfig", "subdomainPolicy")) == "Shared":
         raise InvalidSpec(where, "spec.networkConfig.subdomainPolicy",
                           "cannot be taken over: Shared puts every replica under one subdomain, and each replica "
                           "becomes its own LeaderWorkerSet with its own; use UniquePerReplica or remove it")
-    template = spec.get("leaderWorkerTemplate") or {}
-    worker = template.get("workerTemplate")
-    if not isinstance(worker, Mapping) or not (worker.get("spec") or {}).get("containers"):
-        raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate.spec.containers", "is required")
-    if spec.get("startupPolicy") == "LeaderReady" and template.get("size", 1) > 1:
+    template = spec.get("leaderWorkerTemplate")
+    if not isinstance(template, Mapping):
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate", "must be an object")
+    worker, leader = template.get("workerTemplate"), template.get("leaderTemplate")
+    if worker is None:
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate", "is required")
+    for key, pod in (("workerTemplate", worker), ("leaderTemplate", leader)):
+        if pod is not None:
+            validate_pod_template(pod, where, f"spec.leaderWorkerTemplate.{key}")
+    if spec.get("startupPolicy") == "LeaderReady" and counts["size"] > 1:
         raise InvalidSpec(where, "spec.startupPolicy",
                           "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "
                           "is ready, while the gang places a replica's pods together, so the leader would wait "
@@ -84,13 +105,13 @@ def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
     role = Role(
         name=ROLE_NAME,
         component_type=ComponentType.WORKER,
-        replicas=spec.get("replicas", 1),
-        node_count=template.get("size", 1),
+        replicas=counts["replicas"],
+        node_count=counts["size"],
         serving_command=(),
         template=worker,
         position=-1,
         recovery_policy=RESTART_POLICIES[restart],
-        leader_template=template.get("leaderTemplate"),
+        leader_template=leader,
         ray_bootstrap=False,
         startup_policy=spec.get("startupPolicy"),
     )

@@ -35,6 +35,15 @@ def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, wh
             raise InvalidSpec(where, f"{path}[{index}].{field}", f"duplicate {what} {key!r} (also {path}[{first}])")
 
 
+def validate_pod_template(template: Any, where: str, path: str) -> None:
+    """Check a pod template (a PodTemplateSpec) as a role's ``template`` is checked."""
+    schema = _checked()["properties"]["roles"]["items"]["properties"]["template"]
+    error = first_error({**schema, "required": ["spec"]}, template)
+    if error is not None:
+        sub_path, message = error
+        raise InvalidSpec(where, format_path([path, *sub_path]), message)
+
+
 def validate_spec(spec: Any, where: str) -> None:
     """Raise InvalidSpec for the first schema violation in ``spec``, in document order."""
     error = first_error(_checked(), spec)
