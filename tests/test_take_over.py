@@ -127,6 +127,11 @@ UNSUPPORTED = {
     "a multi-node leader that waits": (
         leader_worker_set(startupPolicy="LeaderReady"), "spec.startupPolicy",
         "the leader would wait for them forever"),
+    "a leader template with the Ray bootstrap": (
+        {**with_template(leaderTemplate={"spec": {"containers": [{"name": "l"}]}}),
+         "metadata": {"name": "vllm", "annotations": {"fusioninfer.io/take-over": "true",
+                                                      "fusioninfer.io/ray-bootstrap": "true"}}},
+        "spec.leaderWorkerTemplate.leaderTemplate", "must be absent with fusioninfer.io/ray-bootstrap"),
     "size 0": (with_template(size=0), "spec.leaderWorkerTemplate.size", "must be a whole number >= 1, got 0"),
 }
 
@@ -207,3 +212,18 @@ def test_any_single_mutation_is_taken_over_or_gives_one_clear_error() -> None:
         except InvalidSpec as error:
             assert error.path or error.where.startswith("document"), error
     assert tried > 200
+
+
+def test_the_ray_bootstrap_on_request() -> None:
+    obj = leader_worker_set()
+    obj["metadata"]["annotations"]["fusioninfer.io/ray-bootstrap"] = "true"
+    obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["args"] = ["--model", "m"]
+    lws = [doc for doc in yaml.safe_load_all(render(yaml.safe_dump(obj))) if doc and doc["kind"] == LWS[1]]
+    assert [o["metadata"]["name"] for o in lws] == ["vllm-group-0", "vllm-group-1"]
+    template = lws[0]["spec"]["leaderWorkerTemplate"]
+    [leader] = template["leaderTemplate"]["spec"]["containers"]
+    [worker] = template["workerTemplate"]["spec"]["containers"]
+    assert leader["command"] == worker["command"] == ["/bin/sh", "-c"]
+    assert "ray start --head" in leader["args"][0] and "vllm serve --model m" in leader["args"][0]
+    assert "ray start --address" in worker["args"][0]
+    assert "fusioninfer.io/ray-bootstrap" not in lws[0]["metadata"].get("annotations", {})

@@ -1,8 +1,8 @@
 """Taking over a plain LeaderWorkerSet: converted one way into a service of one worker role, so it is
 expanded (one LeaderWorkerSet per replica, a PodGroup when multi-node) like any InferenceService.
 
-The pods keep their own commands: no Ray bootstrap is added. What the conversion cannot honour is an
-error naming the field, never dropped.
+The pods keep their own commands: no Ray bootstrap is added unless the LeaderWorkerSet asks for it.
+What the conversion cannot honour is an error naming the field, never dropped.
 """
 
 from __future__ import annotations
@@ -12,7 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.model.inference_service import ComponentType, InferenceService, RecoveryPolicy, Role
+from fusion_helm.model.inference_service import (
+    DEFAULT_SERVING_COMMAND,
+    ComponentType,
+    InferenceService,
+    RecoveryPolicy,
+    Role,
+)
 from fusion_helm.model.validation import validate_pod_template
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -21,6 +27,9 @@ LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LWS_KIND = "LeaderWorkerSet"
 TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
 """``"true"`` on a LeaderWorkerSet: the post-renderer takes it over (``--take-over-lws`` takes all)."""
+RAY_ANNOTATION = "fusioninfer.io/ray-bootstrap"
+"""``"true"``: start the leader and workers with the Ray bootstrap, as a multi-node role's are (the
+worker template's first container then holds the server's command; there is no leaderTemplate)."""
 ROLE_NAME = "group"
 """The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. Its replicas are named
 ``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…) is."""
@@ -98,6 +107,11 @@ def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
                           "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "
                           "is ready, while the gang places a replica's pods together, so the leader would wait "
                           "for them forever; use LeaderCreated (the default)")
+    ray = (metadata.get("annotations") or {}).get(RAY_ANNOTATION) == "true"
+    if ray and leader is not None:
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate.leaderTemplate",
+                          f"must be absent with {RAY_ANNOTATION}: \"true\": the Ray bootstrap makes the leader "
+                          "from the worker template")
     restart = template.get("restartPolicy", "RecreateGroupOnPodRestart")
     if restart not in RESTART_POLICIES:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.restartPolicy",
@@ -107,16 +121,16 @@ def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
         component_type=ComponentType.WORKER,
         replicas=counts["replicas"],
         node_count=counts["size"],
-        serving_command=(),
+        serving_command=DEFAULT_SERVING_COMMAND,
         template=worker,
         position=-1,
         recovery_policy=RESTART_POLICIES[restart],
         leader_template=leader,
-        ray_bootstrap=False,
+        ray_bootstrap=ray,
         startup_policy=spec.get("startupPolicy"),
     )
     annotations = {key: value for key, value in (metadata.get("annotations") or {}).items()
-                   if key not in (TAKE_OVER_ANNOTATION, HELM_FILENAME_ANNOTATION)}
+                   if key not in (TAKE_OVER_ANNOTATION, RAY_ANNOTATION, HELM_FILENAME_ANNOTATION)}
     return InferenceService(name=name, roles=(role,), namespace=metadata.get("namespace"),
                             labels=dict(metadata.get("labels") or {}), kind=LWS_KIND, annotations=annotations)
 
