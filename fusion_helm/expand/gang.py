@@ -12,13 +12,12 @@ from typing import Any
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.model import ComponentType, GangLevel, GangSchedule, InferenceService, Role
+from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Role
 
 POD_GROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
 ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
 ANNOTATION_TASK_SPEC = "volcano.sh/task-spec"
 GANG_SCHEDULER = "volcano"
-DISAGGREGATED = (ComponentType.PREFILLER, ComponentType.DECODER)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from fusion_helm.model.inference_service import (
     API_VERSION,
+    DISAGGREGATED,
     KIND,
     ComponentType,
     GangLevel,
@@ -24,6 +25,7 @@ from fusion_helm.model.router import (
 
 __all__ = [
     "API_VERSION",
+    "DISAGGREGATED",
     "KIND",
     "ComponentType",
     "Criticality",

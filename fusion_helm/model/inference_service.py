@@ -21,6 +21,7 @@ DEFAULT_SERVING_COMMAND = ("vllm", "serve")
 ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
                       "gateway", "httproute", "models")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+MAX_NAME = 63
 
 
 class ComponentType(StrEnum):
@@ -28,6 +29,10 @@ class ComponentType(StrEnum):
     PREFILLER = "prefiller"
     DECODER = "decoder"
     ROUTER = "router"
+
+
+DISAGGREGATED = frozenset({ComponentType.PREFILLER, ComponentType.DECODER})
+"""Roles of a prefill/decode service."""
 
 
 class RecoveryPolicy(StrEnum):
@@ -125,6 +130,14 @@ def is_inference_service(obj: Mapping[str, Any]) -> bool:
     )
 
 
+def check_dns_label(where: str, path: str, name: object) -> str:
+    """NAME, which object names the expansion builds on: it must be a DNS label."""
+    if not isinstance(name, str) or len(name) > MAX_NAME or not _DNS_LABEL.match(name):
+        raise InvalidSpec(where, path,
+                          f"must be a DNS label (at most {MAX_NAME} lowercase letters, digits and '-'), got {name!r}")
+    return name
+
+
 def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
     """Validate an InferenceService object and return its model; InvalidSpec on bad input."""
     metadata = obj.get("metadata")
@@ -136,11 +149,7 @@ def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
         raise InvalidSpec(where, "apiVersion", f"must be {API_VERSION}, got {obj.get('apiVersion')!r}")
     if not isinstance(name, str) or not name:
         raise InvalidSpec(where, "metadata.name", "is required")
-    if len(name) > 63 or not _DNS_LABEL.match(name):
-        raise InvalidSpec(
-            where, "metadata.name",
-            f"must be a DNS label (at most 63 lowercase letters, digits and '-'), got {name!r}",
-        )
+    check_dns_label(where, "metadata.name", name)
     spec = obj.get("spec")
     if spec is None:
         raise InvalidSpec(where, "spec", "is required")

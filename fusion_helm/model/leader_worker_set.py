@@ -7,7 +7,6 @@ What the conversion cannot honour is an error naming the field, never dropped.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,11 +17,10 @@ from fusion_helm.model.inference_service import (
     InferenceService,
     RecoveryPolicy,
     Role,
+    check_dns_label,
 )
 from fusion_helm.model.validation import validate_pod_template
 
-DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-MAX_NAME = 63
 LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LWS_KIND = "LeaderWorkerSet"
 TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
@@ -33,9 +31,6 @@ worker template's first container then holds the server's command; there is no l
 ROLE_NAME = "group"
 """The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. Its replicas are named
 ``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…) is."""
-
-HELM_FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
-"""Helm 4's: each generated object gets its own from the document it replaces."""
 
 RESTART_POLICIES = {"RecreateGroupOnPodRestart": RecoveryPolicy.ROLE_RESTART, "None": RecoveryPolicy.NONE,
                     "Default": RecoveryPolicy.NONE}
@@ -70,9 +65,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
         metadata = {}
     name = metadata.get("name")
     where = f"{LWS_KIND} {name}"
-    if not isinstance(name, str) or not DNS_LABEL.match(name) or len(name) > MAX_NAME:
-        raise InvalidSpec(LWS_KIND if not isinstance(name, str) else where, "metadata.name",
-                          f"must be a DNS label (at most {MAX_NAME} lowercase letters, digits and '-'), got {name!r}")
+    name = check_dns_label(where if isinstance(name, str) else LWS_KIND, "metadata.name", name)
     for field in ("labels", "annotations"):
         value = metadata.get(field) or {}
         if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
@@ -130,7 +123,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
         startup_policy=spec.get("startupPolicy"),
     )
     annotations = {key: value for key, value in (metadata.get("annotations") or {}).items()
-                   if key not in (TAKE_OVER_ANNOTATION, RAY_ANNOTATION, HELM_FILENAME_ANNOTATION)}
+                   if key not in (TAKE_OVER_ANNOTATION, RAY_ANNOTATION)}
     return InferenceService(name=name, roles=(role,), namespace=metadata.get("namespace"),
                             labels=dict(metadata.get("labels") or {}), kind=LWS_KIND, annotations=annotations)
 

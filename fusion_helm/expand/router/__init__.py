@@ -16,7 +16,7 @@ from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
 from fusion_helm.expand.router.pool import inference_pool, target_port
 from fusion_helm.expand.router.routes import gateway, http_route
-from fusion_helm.model import InferenceService, Router
+from fusion_helm.model import DISAGGREGATED, InferenceService, Router
 
 __all__ = ["router_objects"]
 
@@ -24,14 +24,15 @@ __all__ = ["router_objects"]
 def router_objects(service: InferenceService, router: Router) -> list[dict[str, Any]]:
     naming.check_router_names(service, router)
     generation = GENERATIONS[router.pool_api]
-    disaggregated = any(role.component_type in naming.PD_ROLES for role in service.roles)
+    disaggregated = any(role.component_type in DISAGGREGATED for role in service.roles)
+    port = target_port(service, router)
     config = picker_config(service, router, generation, disaggregated)
     image = picker_image(service, router, generation, disaggregated)
     objects = picker_objects(service, router, generation, image, config)
-    objects.append(inference_pool(service, router, generation))
+    objects.append(inference_pool(service, router, generation, port))
     objects += model_objects(service, router, generation)
     gateway_object = gateway(service, router)
     if gateway_object is not None:
         objects.append(gateway_object)
-    objects.append(http_route(service, router, generation, target_port(service, router)))
+    objects.append(http_route(service, router, generation, port))
     return objects

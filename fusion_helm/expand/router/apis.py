@@ -15,6 +15,7 @@ from fusion_helm.model import PoolAPI, Scorer
 
 MODEL_API_VERSION = "inference.networking.x-k8s.io/v1alpha2"
 """InferenceModel and InferenceObjective share it."""
+MODEL_GROUP = MODEL_API_VERSION.split("/")[0]
 
 
 @dataclass(frozen=True)

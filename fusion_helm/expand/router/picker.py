@@ -9,7 +9,7 @@ from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.apis import GENERATIONS, MODEL_API_VERSION, PoolGeneration
+from fusion_helm.expand.router.apis import GENERATIONS, MODEL_GROUP, PoolGeneration
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.model import InferenceService, PoolAPI, Router
 
@@ -74,12 +74,11 @@ def picker_objects(service: InferenceService, router: Router, generation: PoolGe
     subject = {"kind": "ServiceAccount", "name": name}
     if service.namespace:
         subject["namespace"] = service.namespace
-    model_group = MODEL_API_VERSION.split("/")[0]
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata()},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": metadata(), "rules": [
             {"apiGroups": [generation.group], "resources": ["inferencepools"], "verbs": READ},
-            {"apiGroups": [model_group], "resources": [generation.model_resource], "verbs": READ},
+            {"apiGroups": [MODEL_GROUP], "resources": [generation.model_resource], "verbs": READ},
             {"apiGroups": [""], "resources": ["pods"], "verbs": READ},
         ]},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": metadata(),

@@ -45,8 +45,8 @@ def _serving_port(service: InferenceService, role: Role) -> int:
     return int(named["containerPort"])
 
 
-def inference_pool(service: InferenceService, router: Router, generation: PoolGeneration) -> dict[str, Any]:
-    port = target_port(service, router)
+def inference_pool(service: InferenceService, router: Router, generation: PoolGeneration, port: int
+                   ) -> dict[str, Any]:
     picker = naming.picker_name(service.name, router.name)
     spec: dict[str, Any]
     if generation.api is PoolAPI.V1:
