@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_helm import capacity, changes, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
@@ -18,6 +18,9 @@ from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.model.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.pipeline import apply, filters, render
+
+if TYPE_CHECKING:
+    from fusion_helm.cli.cluster import Cluster
 
 PROG = "fusion-helm"
 T = TypeVar("T")
@@ -98,7 +101,7 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _taken_over_status(cluster: Any, name: str, namespace: str, output: str) -> int:
+def _taken_over_status(cluster: Cluster, name: str, namespace: str, output: str) -> int:
     replicas = cluster.replica_leader_worker_sets(name, TAKEN_OVER_ROLE, namespace)
     if not replicas:
         raise InputError(f"no taken-over LeaderWorkerSet {name} in namespace {namespace} (no LeaderWorkerSets "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import expand
 from fusion_helm.filters import Filter
-from fusion_helm.kio import Document
+from fusion_helm.kio import Document, ObjectKey
 from fusion_helm.labels import LABEL_SERVICE
 from fusion_helm.model.leader_worker_set import is_leader_worker_set, opts_in, parse_leader_worker_set
 
@@ -41,7 +41,7 @@ def _generated(obj: dict[str, object]) -> bool:
     return isinstance(labels, dict) and LABEL_SERVICE in labels
 
 
-def _key(document: Document) -> tuple[str, str | None, str] | None:
+def _key(document: Document) -> ObjectKey | None:
     obj = document.obj
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
     if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
