@@ -21,6 +21,8 @@ from fusion_helm.expand.quantity import ZERO
 from fusion_helm.kio import latest_by_key
 
 GPU = "nvidia.com/gpu"
+KINDS = ("PodGroup", "LeaderWorkerSet")
+"""What the preview reads."""
 
 
 class State(StrEnum):
@@ -122,7 +124,7 @@ def plan(objects: Iterable[Mapping[str, Any]], nodes: int, gpus_per_node: int) -
 
 def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
-    by_key = latest_by_key(objects, ("PodGroup", "LeaderWorkerSet"))
+    by_key = latest_by_key(objects, KINDS)
     policies = {obj["metadata"]["name"]: obj["spec"].get("subGroupPolicy", []) for obj in by_key.values()
                 if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {})}
     replicas: dict[str, list[tuple[Mapping[str, Any], Mapping[str, str]]]] = {}

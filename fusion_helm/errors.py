@@ -1,12 +1,19 @@
-"""The one error type the pipeline raises for bad input."""
+"""The one error type the pipeline raises for bad input, and how it shows what it names."""
 
 from __future__ import annotations
+
+import re
+
+MAX_SHOWN = 80
+"""Characters of a value an error echoes; the rest is cut."""
+_SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class InvalidSpec(Exception):
     """Input that cannot be rendered: names the document, the field path and what is wrong.
 
-    Rendered as ``<where>: <path>: <message>``, e.g.
+    Rendered as ``<where>: <path>: <message>`` on one line, e.g.
     ``InferenceService qwen: spec.roles[1].multinode.nodeCount: must be >= 1, got 0``.
     """
 
@@ -18,15 +25,51 @@ class InvalidSpec(Exception):
 
     def __str__(self) -> str:
         parts = [self.where, self.path, self.message]
-        return ": ".join(part for part in parts if part)
+        return one_line(": ".join(part for part in parts if part))
+
+
+def one_line(text: str) -> str:
+    """TEXT with line breaks and other control characters escaped, so it prints as one line."""
+    return _UNPRINTABLE.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+
+
+def clip(text: str) -> str:
+    """TEXT on one line, cut to MAX_SHOWN characters: a name or file as an error names it."""
+    text = one_line(text)
+    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN - 1]}…"
+
+
+def show(value: object) -> str:
+    """A value as an error quotes it: strings quoted and escaped, everything cut to MAX_SHOWN characters."""
+    if isinstance(value, bool) or value is None:
+        text = {True: "true", False: "false", None: "null"}[value]
+    elif isinstance(value, int):
+        text = str(value) if value.bit_length() < 200 else f"a number of {len(hex(value)) * 6 // 5} digits"
+    elif isinstance(value, str):
+        text = repr(value[:MAX_SHOWN + 1])
+    elif isinstance(value, dict):
+        text = "a mapping"
+    elif isinstance(value, list):
+        text = "a list"
+    else:
+        text = repr(value)
+    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN - 1]}…"
 
 
 def format_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
-    """``["spec", "roles", 1, "name"]`` → ``spec.roles[1].name``."""
+    """``["spec", "roles", 1, "name"]`` → ``spec.roles[1].name``; a key that is not a simple name is
+    quoted (``labels["1"]``, ``labels["a b"]``), so it never reads as a list index."""
     text = ""
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
+        elif not text or _SIMPLE_KEY.fullmatch(part):
+            text += f".{part}" if text else part
         else:
-            text += f".{part}" if text else str(part)
+            text += f"[{show(part)}]"
     return text
+
+
+def key_path(path: str, key: str) -> str:
+    """PATH extended by the mapping key KEY, as format_path writes it."""
+    return format_path([path, key]) if path else format_path([key])

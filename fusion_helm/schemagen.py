@@ -1,20 +1,40 @@
-"""Writes the artifacts derived from the API's schema source: the CRD and the chart's values schema.
+"""Writes the artifacts derived from schema sources: from the API's, the CRD and the chart's values
+schema; from the upstream CRDs (``../shared/crds``, or ``$FUSION_SHARED_CRDS``), the schemas the
+package validates what it writes against.
 
     python -m fusion_helm.schemagen [--check] [CHART_DIR]
 
-``--check`` writes nothing and exits 1 if an artifact differs from what the source gives.
+``--check`` writes nothing and exits 1 if an artifact differs from what the sources give.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from fusion_helm.kio import dump
 from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, spec_schema
+
+UPSTREAM_KINDS = (
+    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup"),
+    ("gateway.networking.k8s.io/v1", "Gateway"),
+    ("gateway.networking.k8s.io/v1", "HTTPRoute"),
+    ("inference.networking.k8s.io/v1", "InferencePool"),
+    ("inference.networking.x-k8s.io/v1alpha2", "InferencePool"),
+    ("inference.networking.x-k8s.io/v1alpha2", "InferenceObjective"),
+    ("inference.networking.x-k8s.io/v1alpha2", "InferenceModel"),
+)
+"""Every kind the expansion writes or takes over, at the versions it uses."""
+UPSTREAM_DROPPED = frozenset({"description", "example", "x-kubernetes-validations", "x-kubernetes-map-type"})
+"""What the validator does not read: documentation, and CEL rules (the cluster tests' API server runs those)."""
+UPSTREAM_FORMATS = frozenset({"int32", "int64", "date-time", "ipv4", "ipv6"})
 
 HEADER = f"# Generated from fusion_helm/model/schemas/{SOURCE} by `make generate`; do not edit.\n"
 
@@ -102,10 +122,60 @@ def values_schema() -> dict[str, Any]:
     }
 
 
-def artifacts(chart: Path) -> dict[Path, str]:
+def upstream_schemas(crds: Path) -> dict[str, Any]:
+    """``"<apiVersion> <kind>"`` → the structural schema of that CRD version, as the validator reads it."""
+    found = {}
+    for path in sorted(crds.glob("*.yaml")):
+        crd = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        spec = crd["spec"]
+        for version in spec["versions"]:
+            api_version = f"{spec['group']}/{version['name']}"
+            if (api_version, spec["names"]["kind"]) in UPSTREAM_KINDS:
+                schema = dict(version["schema"]["openAPIV3Schema"])
+                schema["properties"] = {k: v for k, v in schema["properties"].items() if k != "status"}
+                found[f"{api_version} {spec['names']['kind']}"] = _structural(schema)
+    missing = [f"{kind} {version}" for version, kind in UPSTREAM_KINDS if f"{version} {kind}" not in found]
+    if missing:
+        raise SystemExit(f"{crds}: no CRD for {', '.join(missing)}")
+    return found
+
+
+def _structural(node: Any) -> Any:
+    """Unknown fields refused where the API server refuses them (an object with properties and
+    without x-kubernetes-preserve-unknown-fields), int-or-string as anyOf."""
+    if isinstance(node, list):
+        return [_structural(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in UPSTREAM_DROPPED or (key.startswith("x-kubernetes-") and key not in (
+                "x-kubernetes-list-type", "x-kubernetes-list-map-keys")):
+            continue
+        if key == "format" and value not in UPSTREAM_FORMATS:
+            continue
+        if key == "properties":
+            out[key] = {name: _structural(sub) for name, sub in value.items()}
+        else:
+            out[key] = _structural(value)
+    if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if node.get("type") == "object" and "properties" in node and "additionalProperties" not in node \
+            and not node.get("x-kubernetes-preserve-unknown-fields"):
+        out["additionalProperties"] = False
+    return out
+
+
+def shared_crds() -> Path:
+    return Path(os.environ.get("FUSION_SHARED_CRDS", Path("..") / "shared" / "crds"))
+
+
+def artifacts(chart: Path, package: Path) -> dict[Path, str]:
     return {
         chart / "crds" / f"{api_source()['group']}_{api_source()['plural']}.yaml": HEADER + dump(crd()),
         chart / "values.schema.json": json.dumps(values_schema(), indent=2) + "\n",
+        package / "model" / "schemas" / "upstream.json":
+            json.dumps(upstream_schemas(shared_crds()), sort_keys=True, separators=(",", ":")) + "\n",
     }
 
 
@@ -113,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fusion_helm.schemagen", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("chart", nargs="?", default="charts/fusioninfer", type=Path)
+    parser.add_argument("--package", default="fusion_helm", type=Path, help="the package's source directory")
     parser.add_argument("--check", action="store_true", help="fail if an artifact is out of date")
     args = parser.parse_args(argv)
     stale = []
-    for path, text in artifacts(args.chart).items():
+    for path, text in artifacts(args.chart, args.package).items():
         current = path.read_text() if path.exists() else None
         if current == text:
             continue

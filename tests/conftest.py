@@ -10,6 +10,7 @@ import yaml
 from tests.cluster import GPU_NODES, Cluster
 from tests.controlplane import set_gpu_nodes, start
 from tests.controlplane.builds import SHARED_CRDS
+from tests.goyaml import GoYAML, build
 from tests.helm import Helm, make_helm
 from tests.schemas import Validators
 
@@ -23,6 +24,12 @@ def helm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 @pytest.fixture(scope="session")
 def helm4(tmp_path_factory: pytest.TempPathFactory) -> Helm:
     return make_helm(4, tmp_path_factory.mktemp("helm4-only-home"))
+
+
+@pytest.fixture(scope="session")
+def go_yaml() -> GoYAML:
+    """Go's sigs.k8s.io/yaml, as Helm and kubectl read YAML."""
+    return GoYAML(build())
 
 
 @pytest.fixture(scope="session")

@@ -56,3 +56,16 @@ def custom_resource_errors(validators: Validators, objects: list[dict[str, Any]]
         if problems:
             found[f"{obj['kind']}/{obj['metadata']['name']}"] = problems
     return found
+
+
+def prune_nulls(schema: Any, value: Any) -> Any:
+    """VALUE as the API server validates it: a null field of the schema's properties is pruned unless
+    the schema says it is nullable (the reference validator, jsonschema, knows nothing of that)."""
+    if isinstance(value, dict) and isinstance(schema, dict):
+        properties = schema.get("properties", {})
+        return {key: prune_nulls(properties.get(key, schema.get("additionalProperties")), item)
+                for key, item in value.items()
+                if not (item is None and key in properties and not properties[key].get("nullable"))}
+    if isinstance(value, list) and isinstance(schema, dict):
+        return [prune_nulls(schema.get("items"), item) for item in value]
+    return value

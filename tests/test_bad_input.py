@@ -80,13 +80,11 @@ CASES = {
         with_role_change("name", "d" * 53, name="svc"),
         f"InferenceService svc: spec.roles[1].name: StatefulSet name 'svc-{'d' * 53}-1' would be "
         "59 characters, over the limit of 52; shorten the InferenceService or role name"),
-    "not a mapping": (
-        "---\n# Source: chart/templates/x.yaml\n- a\n- b\n",
-        "document 1 (chart/templates/x.yaml): not a mapping: a Kubernetes object is a mapping, got list"),
     "malformed YAML": (
-        "---\napiVersion: v1\nkind: ConfigMap\n---\n# Source: chart/templates/y.yaml\nmetadata: {name: [x\n",
+        "---\napiVersion: v1\nkind: ConfigMap\n---\n# Source: chart/templates/y.yaml\nkind: InferenceService\n"
+        "metadata: {name: [x\n",
         "document 2 (chart/templates/y.yaml): malformed YAML: did not find expected ',' or ']' "
-        "(line 7 of the input)"),
+        "(line 8 of the input)"),
     "shell-form command on a multi-node role": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
                                                        "command": ["sh", "-c"], "args": ["vllm serve m"]}]),
@@ -96,7 +94,8 @@ CASES = {
     "bad quantity": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
                                                        "resources": {"requests": {"cpu": "lots"}}}]),
-        "InferenceService qwen: spec.roles[1].template.spec: not a quantity: 'lots'"),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].resources.requests.cpu: not a quantity: "
+        "'lots'"),
     "scheduler override": (
         with_role_change("template.spec.schedulerName", "default-scheduler"),
         "InferenceService qwen: spec.roles[1].template.spec.schedulerName: is set by the expansion to "
@@ -117,7 +116,7 @@ CASES = {
         "got string"),
     "labels that are not strings": (
         yaml.safe_dump({**service(), "metadata": {"name": "qwen", "labels": {"tier": 1}}}),
-        "InferenceService qwen: metadata.labels: must be a map of strings"),
+        "InferenceService qwen: metadata.labels.tier: must be a string, got 1"),
     "wrong version": (
         yaml.safe_dump({**service(), "apiVersion": "fusioninfer.io/v2"}),
         "InferenceService qwen: apiVersion: must be fusioninfer.io/v1alpha1, got 'fusioninfer.io/v2'"),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
 
-from tests.helm import VALUES, Helm, tool_path
+from tests.helm import ROOT, VALUES, Helm, tool_path
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -71,3 +73,33 @@ def test_help_explains_each_command() -> None:
     assert "Use - for standard input" in run("fusion-helm", "render", "--help").stdout
     assert "Exits non-zero with the first error" in run("fusion-helm", "validate", "--help").stdout
     assert run("fusion-helm").returncode == 2
+
+
+def test_every_command_has_help() -> None:
+    for command in ("render", "validate", "plan", "diff", "status"):
+        result = run("fusion-helm", command, "--help")
+        assert result.returncode == 0 and result.stdout.startswith(f"usage: fusion-helm {command}"), result.stderr
+    assert "CURRENT NEW" in run("fusion-helm", "diff", "--help").stdout
+
+
+def test_validate_takes_over_as_the_post_renderer_does(tmp_path: Path) -> None:
+    lws = ("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: x}\nspec:\n"
+           "  leaderWorkerTemplate:\n    size: 2\n    rolloutStrategy: {}\n    workerTemplate:\n"
+           "      spec: {containers: [{name: c, image: i}]}\n")
+    assert run("fusion-helm", "validate", "-", stdin=lws).returncode == 0  # not annotated: not taken over
+    result = run("fusion-helm", "validate", "--take-over-lws", "-", stdin=lws)
+    assert result.returncode == 1
+    assert result.stderr == ("fusion-helm: standard input: LeaderWorkerSet x: spec.leaderWorkerTemplate.rolloutStrategy: "
+                             "unknown field (allowed: leaderTemplate, persistentVolumeClaimRetentionPolicy, "
+                             "restartPolicy, size, subGroupPolicy, volumeClaimTemplates, workerTemplate)\n")
+    post = subprocess.run(["fusion-postrender", "--take-over-lws"], input=lws, text=True, capture_output=True,
+                          env={"PATH": tool_path()})
+    assert post.stderr == result.stderr.replace("fusion-helm: standard input: ", "fusion-postrender: ")
+
+
+def test_the_control_plane_says_where_the_upstream_crds_are_missing(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "tests.controlplane", "up", str(tmp_path / "cp")], cwd=ROOT,
+                            text=True, capture_output=True, env={**os.environ, "FUSION_SHARED_CRDS": str(tmp_path)})
+    assert result.returncode == 1
+    assert result.stderr == (f"the upstream CRDs are not at {tmp_path}: set FUSION_SHARED_CRDS to the shared/crds "
+                             "directory (a clone beside shared/ finds it by itself)\n")

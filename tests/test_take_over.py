@@ -165,8 +165,8 @@ def test_generated_names_never_replace_another_object() -> None:
     clash = copy.deepcopy(taken)
     clash["metadata"] = {"name": "vllm-group-1"}
     stream = yaml.safe_dump(taken) + "---\n" + yaml.safe_dump(clash)
-    with pytest.raises(InvalidSpec, match="taking it over makes LeaderWorkerSet vllm-group-1, which the stream "
-                                          "already has"):
+    with pytest.raises(InvalidSpec, match=r"LeaderWorkerSet vllm: metadata.name: makes LeaderWorkerSet vllm-group-1, "
+                                          r"which the stream already has \(document 2\); rename one"):
         render(stream)
 
 

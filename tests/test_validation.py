@@ -15,6 +15,7 @@ from fusion_helm import InvalidSpec, render
 from fusion_helm.model.schema import spec_schema
 from fusion_helm.model.validation import first_error
 from tests.helm import VALUES
+from tests.schemas import prune_nulls
 
 REPLACEMENTS: list[Any] = [None, True, -1, 0, 1.5, "", "x", "UPPER", "a" * 64, [], [{}], {}, {"k": 1}]
 
@@ -74,7 +75,7 @@ def test_agrees_with_jsonschema(chunk: int) -> None:
     invalid = 0
     for variant in VARIANTS[chunk::8]:
         ours = first_error(spec_schema(), variant)
-        theirs = list(reference.iter_errors(variant))
+        theirs = list(reference.iter_errors(prune_nulls(spec_schema(), variant)))
         assert (ours is None) == (not theirs), (variant, ours, [e.message for e in theirs])
         if ours is None:
             continue

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from fusion_helm.limits import MAX_INPUT_BYTES
+
 
 class InputError(Exception):
     """An input that cannot be read at all."""
@@ -13,12 +15,14 @@ def read_input(name: str) -> str:
     """The text of a file, or of standard input for ``-``."""
     try:
         if name == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         else:
             with open(name, "rb") as file:
-                data = file.read()
+                data = file.read(MAX_INPUT_BYTES + 1)
     except OSError as error:
         raise InputError(f"{name}: cannot read: {error.strerror}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{stream_name(name)}: over the limit of {MAX_INPUT_BYTES // 2**20} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -41,10 +41,11 @@ def _render(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     reports = []
+    chosen = filters(args.take_over_lws)
     for name in args.files:
         documents = _in_file(name, read_documents, read_input(name))
-        expanded = _in_file(name, apply, documents)
-        services = sum(1 for doc in documents if doc.obj is not None and is_inference_service(doc.obj))
+        expanded = _in_file(name, lambda docs: apply(docs, chosen), documents)
+        services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
                        f"{sum(1 for doc in expanded if doc.raw is None)} generated object(s))")
     print("\n".join(reports))
@@ -59,7 +60,7 @@ def _plan(args: argparse.Namespace) -> int:
         nodes = args.gpus // args.gpus_per_node
     else:
         nodes = args.nodes
-    objects = [obj for name in args.files for obj in _expanded_objects(name)]
+    objects = [obj for name in args.files for obj in _expanded_objects(name, capacity.KINDS)]
     plans = capacity.plan(objects, nodes, args.gpus_per_node)
     if args.output == "json":
         print(json.dumps(capacity.to_json(plans, nodes, args.gpus_per_node), indent=2))
@@ -69,7 +70,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    current, new = (_expanded_objects(name) for name in args.files)
+    current, new = (_expanded_objects(name, changes.KINDS) for name in (args.current, args.new))
     found = changes.changes(current, new)
     if args.output == "json":
         print(json.dumps(changes.to_json(found), indent=2))
@@ -120,9 +121,11 @@ def _taken_over_status(cluster: Cluster, name: str, namespace: str, output: str)
     return 0
 
 
-def _expanded_objects(name: str) -> list[dict[str, Any]]:
+def _expanded_objects(name: str, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The objects of KINDS in a file, after the expansion."""
     documents = _in_file(name, apply, _in_file(name, read_documents, read_input(name)))
-    return [doc.obj for doc in documents if isinstance(doc.obj, dict)]
+    return [obj for doc in documents if any(doc.could_be(kind) for kind in kinds) and doc.kind in kinds
+            and isinstance(obj := _in_file(name, lambda d: d.obj, doc), dict)]
 
 
 def _in_file(name: str, step: Callable[[T], U], value: T) -> U:
@@ -145,8 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
                 files: tuple[str, ...] = ()) -> argparse.ArgumentParser:
         """A subcommand on multi-document YAML files (- for standard input): any number, or FILES."""
         sub = commands.add_parser(name, help=summary, description=f"{description} Use - for standard input.")
-        sub.add_argument("files", nargs=len(files) or "+", metavar=files or "FILE",
-                         help="YAML file, or - for stdin")
+        if files:
+            for file in files:
+                sub.add_argument(file.lower(), metavar=file, help="YAML file, or - for stdin")
+        else:
+            sub.add_argument("files", nargs="+", metavar="FILE", help="YAML file, or - for stdin")
         sub.set_defaults(run=run)
         return sub
 
@@ -156,11 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
         "and PodGroup, take over the LeaderWorkerSets annotated fusioninfer.io/take-over: \"true\", and print "
         "all documents to standard output; other documents pass through unchanged. Nothing is printed "
         "unless every file is valid.")
-    render_cmd.add_argument("--take-over-lws", action="store_true",
-                            help="take over every LeaderWorkerSet, annotated or not")
-    command("validate", _validate, "check InferenceServices in YAML files without printing them",
-            "Check every InferenceService in the given files as the post-renderer would (schema, role names, "
-            "name lengths, commands) and report one line per file. Exits non-zero with the first error.")
+    validate_cmd = command(
+        "validate", _validate, "check InferenceServices in YAML files without printing them",
+        "Check every InferenceService (and LeaderWorkerSet to take over) in the given files as the post-renderer "
+        "would (schema, role names, name lengths, commands) and report one line per file. Exits non-zero with the "
+        "first error.")
+    for sub in (render_cmd, validate_cmd):
+        sub.add_argument("--take-over-lws", action="store_true",
+                         help="take over every LeaderWorkerSet, annotated or not")
     plan_cmd = command(
         "plan", _plan, "preview which replicas a cluster of identical GPU nodes can place",
         "Expand the InferenceServices in the given files and play the generated PodGroups and "

@@ -10,26 +10,55 @@ from __future__ import annotations
 
 from typing import Any
 
+from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang, naming
-from fusion_helm.expand.lws import leader_worker_set, role_blueprint
+from fusion_helm.expand.conformance import check_objects
+from fusion_helm.expand.lws import RoleBlueprint, leader_worker_set, role_blueprint
 from fusion_helm.expand.pods import role_templates
 from fusion_helm.expand.router import router_objects
-from fusion_helm.model import InferenceService
+from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
+from fusion_helm.model import InferenceService, Role
+
+LWS_OVERHEAD_BYTES = 1024
+"""What a LeaderWorkerSet adds to its pod templates: names, labels, the spec's other fields."""
 
 
 def expand(service: InferenceService) -> list[dict[str, Any]]:
+    """The objects that serve SERVICE, each valid by its kind's upstream schema; InvalidSpec if not."""
     for role in service.roles:
         naming.check_name_lengths(service, role)
+    naming.check_collisions(service)
     plan = gang.plan_gang(service)
     templates = {role.name: role_templates(service, role) for role in service.roles}
-    objects = gang.pod_groups(service, plan, templates)
+    blueprints = {role.name: role_blueprint(service, role, templates[role.name], plan) for role in service.roles}
+    _check_sizes(service, blueprints)
+    requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}
+    objects = gang.pod_groups(service, plan, requests)
     for role in service.roles:
-        blueprint = role_blueprint(service, role, templates[role.name], plan)
-        objects += (leader_worker_set(service, role, blueprint, plan, index)
+        objects += (leader_worker_set(service, role, blueprints[role.name], plan, index)
                     for index in range(role.replicas))
     if service.router is not None:
         objects += router_objects(service, service.router)
+    check_objects(service, objects)
     return objects
+
+
+def _check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]) -> None:
+    """Refuse, before writing anything, a LeaderWorkerSet the API server could not store, and an
+    expansion too large to write."""
+    total = 0
+    role: Role
+    for role in service.roles:
+        each = blueprints[role.name].json_bytes + LWS_OVERHEAD_BYTES
+        if each > MAX_OBJECT_BYTES:
+            raise InvalidSpec(service.where, role.template_path,
+                              f"makes LeaderWorkerSets of about {each:,} bytes, over the {MAX_OBJECT_BYTES:,} bytes "
+                              "the API server stores in one object")
+        total += each * role.replicas
+        if total > MAX_OUTPUT_BYTES:
+            raise InvalidSpec(service.where, f"{role.path}.replicas",
+                              f"the expansion would write about {total // 2**20:,} MiB, over the limit of "
+                              f"{MAX_OUTPUT_BYTES // 2**20} MiB; lower replicas or shrink the pod templates")
 
 
 __all__ = ["expand"]

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, format_path
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Role
@@ -66,7 +66,7 @@ def plan_gang(service: InferenceService) -> GangPlan:
 
 
 def pod_groups(
-    service: InferenceService, plan: GangPlan, templates: Mapping[str, RoleTemplates]
+    service: InferenceService, plan: GangPlan, replica_requests: Mapping[str, resources.Resources]
 ) -> list[dict[str, Any]]:
     """One PodGroup. Each replica is a subgroup (its pods, by their replica-index label), placed whole
     or not at all. Per role, one subGroupPolicy selects the replicas of the atomic minimum by index and
@@ -82,7 +82,7 @@ def pod_groups(
         first = [str(index) for index in range(minimum)]
         if first:
             policies.append(_policy(service, role, "minimum", minimum, "In", first))
-            requests.append(resources.scale(_replica_requests(service, role, templates[role.name]), minimum))
+            requests.append(resources.scale(replica_requests[role.name], minimum))
         if plan.level is GangLevel.ROLE:  # even when it holds no replica yet: scaling up then changes nothing
             policies.append(_policy(service, role, "more", 0, "NotIn", first))
     spec: dict[str, Any] = {
@@ -110,12 +110,13 @@ def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: in
     }
 
 
-def _replica_requests(service: InferenceService, role: Role, templates: RoleTemplates) -> resources.Resources:
+def replica_requests(service: InferenceService, role: Role, templates: RoleTemplates) -> resources.Resources:
+    """What one replica of ROLE requests, leader and workers; InvalidSpec at a quantity that is not one."""
     leader = templates.leader or templates.worker
     try:
         return resources.add([
             resources.pod_requests(leader["spec"]),
             resources.scale(resources.pod_requests(templates.worker["spec"]), templates.size - 1),
         ])
-    except ValueError as error:
-        raise InvalidSpec(service.where, f"{role.template_path}.spec", str(error)) from None
+    except resources.QuantityError as error:
+        raise InvalidSpec(service.where, format_path([f"{role.template_path}.spec", *error.path]), str(error)) from None

@@ -28,6 +28,8 @@ class RoleBlueprint:
     worker: Mapping[str, Any]
     leader: Mapping[str, Any] | None
     spec_hash: str
+    json_bytes: int
+    """The size of its pod templates as JSON: about what each of the role's LeaderWorkerSets weighs."""
 
 
 def role_blueprint(
@@ -60,7 +62,8 @@ def role_blueprint(
     leader = stamp(templates.leader) if templates.leader is not None else None
     canonical = json.dumps([templates.size, leader, worker], sort_keys=True, separators=(",", ":"))
     spec_hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
-    return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash)
+    return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash,
+                         json_bytes=len(canonical))
 
 
 def leader_worker_set(

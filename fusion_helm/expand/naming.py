@@ -95,6 +95,27 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
             )
 
 
+def check_collisions(service: InferenceService) -> None:
+    """Refuse two roles whose StatefulSets would share a name: role ``a``'s replica 1 worker StatefulSet
+    ``svc-a-1-0`` is role ``a-1``'s replica 0 leader StatefulSet. (LeaderWorkerSet and pod names never
+    collide across roles: their numeric suffixes differ in number.)"""
+    made: dict[str, tuple[Role, int, str]] = {}
+    for role in service.roles:
+        for index in range(role.replicas):
+            lws = lws_name(service.name, role.name, index)
+            names = [(lws, "leader StatefulSet")]
+            if role.multinode:
+                names.append((f"{lws}-0", "worker StatefulSet"))
+            for name, what in names:
+                other = made.setdefault(name, (role, index, what))
+                if other[0] is not role:
+                    first, first_index, first_what = other
+                    raise InvalidSpec(service.where, role.name_path,
+                                      f"role {role.name!r} replica {index}'s {what} {name!r} is also role "
+                                      f"{first.name!r} replica {first_index}'s {first_what} ({first.name_path}); "
+                                      "rename one of the roles")
+
+
 def check_router_names(service: InferenceService, router: Router) -> None:
     """The picker's Service name must be a DNS label that starts with a letter (RFC 1035)."""
     name = picker_name(service.name, router.name)

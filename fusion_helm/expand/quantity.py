@@ -10,11 +10,18 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from fusion_helm.errors import show
+
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -3, "u": -2, "m": -1, "": 0, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 _QUANTITY = re.compile(
     r"^(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE](?P<exp>[+-]?\d+))?$"
 )
+MAX_TEXT = 64
+"""Characters of a quantity: enough for any value below the limit, written out in full."""
+LIMIT = 2**63
+"""Kubernetes holds no quantity of this magnitude or more (it caps them)."""
+_MAX_EXPONENT = 30
 
 
 @dataclass(frozen=True)
@@ -39,17 +46,25 @@ ZERO = Quantity(Fraction(0))
 def parse_quantity(text: str | int) -> Quantity:
     """Parse a quantity as the API server accepts it (a string, or an integer); ValueError if not one."""
     if isinstance(text, int) and not isinstance(text, bool):
-        return Quantity(Fraction(text))
-    match = _QUANTITY.match(text.strip()) if isinstance(text, str) else None
+        return _bounded(Quantity(Fraction(text)), text)
+    match = _QUANTITY.match(text.strip()) if isinstance(text, str) and len(text) <= MAX_TEXT else None
     if not match:
-        raise ValueError(f"not a quantity: {text!r}")
+        raise ValueError(f"not a quantity: {show(text)}")
     number = Fraction(match["number"])
     suffix, exponent = match["suffix"], match["exp"]
     if suffix in _BINARY:
-        return Quantity(number * 1024 ** _BINARY[suffix], binary=True)
+        return _bounded(Quantity(number * 1024 ** _BINARY[suffix], binary=True), text)
     if exponent is not None:
-        return Quantity(number * Fraction(10) ** int(exponent))
-    return Quantity(number * Fraction(1000) ** _DECIMAL[suffix or ""])
+        if abs(int(exponent)) > _MAX_EXPONENT:  # refused before 10**exponent is ever computed
+            raise ValueError(f"out of range: {show(text)} (a quantity is below 2^63)")
+        return _bounded(Quantity(number * Fraction(10) ** int(exponent)), text)
+    return _bounded(Quantity(number * Fraction(1000) ** _DECIMAL[suffix or ""]), text)
+
+
+def _bounded(quantity: Quantity, text: str | int) -> Quantity:
+    if abs(quantity.value) >= LIMIT:
+        raise ValueError(f"out of range: {show(text)} (a quantity is below 2^63)")
+    return quantity
 
 
 def format_quantity(quantity: Quantity) -> str:

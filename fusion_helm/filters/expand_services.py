@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from fusion_helm.expand import expand
+from fusion_helm.filters.expansions import Expansion, place
 from fusion_helm.kio import Document
-from fusion_helm.model import is_inference_service, parse_inference_service
+from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 
 
 def expand_services(documents: list[Document]) -> list[Document]:
-    out: list[Document] = []
+    expansions = []
     for document in documents:
-        out.append(document)
-        if document.obj is not None and is_inference_service(document.obj):
-            service = parse_inference_service(document.obj)
-            out += (document.derive(obj) for obj in expand(service))
-    return out
+        if document.could_be(KIND) and is_inference_service(document.head):
+            service = parse_inference_service(document.obj, where=document.where)
+            expansions.append(Expansion(document, service.name, (document.derive(obj) for obj in expand(service)),
+                                        replaces_origin=False))
+    return place(documents, expansions)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, clip, show
+from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.validation import check_unique, validate_spec
@@ -20,8 +20,6 @@ KIND: str = api_source()["kind"]
 DEFAULT_SERVING_COMMAND = ("vllm", "serve")
 ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
                       "gateway", "httproute", "models")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-MAX_NAME = 63
 
 
 class ComponentType(StrEnum):
@@ -130,33 +128,23 @@ def is_inference_service(obj: Mapping[str, Any]) -> bool:
     )
 
 
-def check_dns_label(where: str, path: str, name: object) -> str:
-    """NAME, which object names the expansion builds on: it must be a DNS label."""
-    if not isinstance(name, str) or len(name) > MAX_NAME or not _DNS_LABEL.match(name):
-        raise InvalidSpec(where, path,
-                          f"must be a DNS label (at most {MAX_NAME} lowercase letters, digits and '-'), got {name!r}")
-    return name
-
-
-def parse_inference_service(obj: Mapping[str, Any]) -> InferenceService:
-    """Validate an InferenceService object and return its model; InvalidSpec on bad input."""
-    metadata = obj.get("metadata")
-    if not isinstance(metadata, Mapping):
-        metadata = {}
-    name = metadata.get("name")
-    where = f"{KIND} {name}" if isinstance(name, str) and name else KIND
+def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) -> InferenceService:
+    """Validate an InferenceService object and return its model; InvalidSpec on bad input, naming the
+    document as WHERE says (default: by kind and name)."""
+    raw_metadata = obj.get("metadata")
+    name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
+    where = where or (f"{KIND} {clip(name)}" if isinstance(name, str) and name else KIND)
+    metadata = check_metadata(where, raw_metadata)
     if obj.get("apiVersion") != API_VERSION:
-        raise InvalidSpec(where, "apiVersion", f"must be {API_VERSION}, got {obj.get('apiVersion')!r}")
-    if not isinstance(name, str) or not name:
+        raise InvalidSpec(where, "apiVersion", f"must be {API_VERSION}, got {show(obj.get('apiVersion'))}")
+    if name is None or name == "":
         raise InvalidSpec(where, "metadata.name", "is required")
     check_dns_label(where, "metadata.name", name)
     spec = obj.get("spec")
     if spec is None:
         raise InvalidSpec(where, "spec", "is required")
     labels = metadata.get("labels") or {}
-    if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
-        raise InvalidSpec(where, "metadata.labels", "must be a map of strings")
-    validate_spec(spec, where)
+    spec = validate_spec(spec, where)
     check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
     roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] != ComponentType.ROUTER)

@@ -10,16 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, clip, key_path, show
+from fusion_helm.limits import MAX_REPLICAS
+from fusion_helm.model import upstream
 from fusion_helm.model.inference_service import (
     DEFAULT_SERVING_COMMAND,
     ComponentType,
     InferenceService,
     RecoveryPolicy,
     Role,
-    check_dns_label,
 )
-from fusion_helm.model.validation import validate_pod_template
+from fusion_helm.model.metadata import check_dns_label, check_metadata
+from fusion_helm.model.validation import check, validate_pod_template
 
 LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LWS_KIND = "LeaderWorkerSet"
@@ -31,6 +33,9 @@ worker template's first container then holds the server's command; there is no l
 ROLE_NAME = "group"
 """The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. Its replicas are named
 ``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…) is."""
+
+EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+"""Places each replica alone in a topology domain, by the leader's placement."""
 
 RESTART_POLICIES = {"RecreateGroupOnPodRestart": RecoveryPolicy.ROLE_RESTART, "None": RecoveryPolicy.NONE,
                     "Default": RecoveryPolicy.NONE}
@@ -59,29 +64,33 @@ def opts_in(obj: Mapping[str, Any]) -> bool:
     return isinstance(annotations, Mapping) and annotations.get(TAKE_OVER_ANNOTATION) == "true"
 
 
-def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
-    metadata = obj.get("metadata")
-    if not isinstance(metadata, Mapping):
-        metadata = {}
-    name = metadata.get("name")
-    where = f"{LWS_KIND} {name}"
-    name = check_dns_label(where if isinstance(name, str) else LWS_KIND, "metadata.name", name)
-    for field in ("labels", "annotations"):
-        value = metadata.get(field) or {}
-        if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
-            raise InvalidSpec(where, f"metadata.{field}", "must be a map of strings")
+def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) -> InferenceService:
+    raw_metadata = obj.get("metadata")
+    name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
+    where = where or (f"{LWS_KIND} {clip(name)}" if isinstance(name, str) and name else LWS_KIND)
+    metadata = check_metadata(where, raw_metadata, annotations=True)
+    name = check_dns_label(where, "metadata.name", name)
     spec = obj.get("spec")
     if not isinstance(spec, Mapping):
         raise InvalidSpec(where, "spec", "must be an object")
-    counts = {}
-    for path, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
-        value = _get(obj, path)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
-            raise InvalidSpec(where, ".".join(path), f"must be a whole number >= {least}, got {value!r}")
-        counts[path[-1]] = 1 if value is None else value
     for path, why in UNSUPPORTED.items():
         if _get(obj, path) is not None:
             raise InvalidSpec(where, ".".join(path), f"cannot be taken over: it {why}")
+    check(where, "", upstream.schema(LWS_API_VERSION, LWS_KIND), {**obj, "metadata": {}})
+    counts: dict[str, int] = {}
+    for field, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
+        value = _get(obj, field)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
+            raise InvalidSpec(where, ".".join(field), f"must be a whole number >= {least}, got {show(value)}")
+        counts[field[-1]] = 1 if value is None else value
+    if counts["replicas"] > MAX_REPLICAS:
+        raise InvalidSpec(where, "spec.replicas", f"must be <= {MAX_REPLICAS} to be taken over (each replica becomes "
+                                                  f"a LeaderWorkerSet of its own), got {counts['replicas']}")
+    if counts["size"] > 1 and EXCLUSIVE_TOPOLOGY in (metadata.get("annotations") or {}):
+        raise InvalidSpec(where, key_path("metadata.annotations", EXCLUSIVE_TOPOLOGY),
+                          "cannot be taken over with size > 1: LWS then creates the workers only once the leader is "
+                          "scheduled (they follow its topology), while the gang places a replica's pods together, so "
+                          "the leader would wait for them forever; remove it, or use a nodeAffinity of your own")
     if _get(obj, ("spec", "networkConfig", "subdomainPolicy")) == "Shared":
         raise InvalidSpec(where, "spec.networkConfig.subdomainPolicy",
                           "cannot be taken over: Shared puts every replica under one subdomain, and each replica "
@@ -108,7 +117,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any]) -> InferenceService:
     restart = template.get("restartPolicy", "RecreateGroupOnPodRestart")
     if restart not in RESTART_POLICIES:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.restartPolicy",
-                          f"cannot be taken over: {restart!r} (supported: {', '.join(RESTART_POLICIES)})")
+                          f"cannot be taken over: {show(restart)} (supported: {', '.join(RESTART_POLICIES)})")
     role = Role(
         name=ROLE_NAME,
         component_type=ComponentType.WORKER,

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.errors import InvalidSpec
-from fusion_helm.model.validation import check_unique
+from fusion_helm.errors import InvalidSpec, key_path, show
+from fusion_helm.model import upstream
+from fusion_helm.model.validation import check, check_unique
 
 SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template")
+_FLAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+RESOURCES_SCHEMA = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "spec", "leaderWorkerTemplate", "workerTemplate",
+                    "spec", "containers", "[]", "resources")
+"""A container's resources, as the upstream schemas have them (the picker's Deployment has none of its own here)."""
 
 
 class PoolAPI(StrEnum):
@@ -103,6 +109,13 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
         raise InvalidSpec(where, f"{path}.strategy",
                           "give strategy or endpointPickerConfig, not both: the verbatim config would ignore it")
     picker = raw.get("endpointPicker") or {}
+    for flag in picker.get("flags") or {}:
+        if not _FLAG_NAME.fullmatch(flag):
+            raise InvalidSpec(where, key_path(f"{path}.endpointPicker.flags", flag),
+                              f"is not a flag name (letters, digits, '-', '_' and '.', without the leading dashes), "
+                              f"got {show(flag)}")
+    if picker.get("resources") is not None:
+        check(where, f"{path}.endpointPicker.resources", upstream.schema(*RESOURCES_SCHEMA), picker["resources"])
     return Router(
         name=raw["name"],
         position=position,

@@ -1,29 +1,41 @@
-"""Schema validation of an InferenceService spec, reported as one clear error.
+"""Schema validation — of an InferenceService spec, and of objects against upstream CRD schemas —
+reported as one clear error.
 
-A small validator for the JSON Schema keywords our schema source uses, so the post-renderer starts
+A small validator for the JSON Schema keywords structural schemas use, so the post-renderer starts
 fast (jsonschema alone takes longer to import than `helm template` takes to run). It refuses any
-other keyword, and the tests check it agrees with jsonschema, the reference implementation.
+other keyword, and the tests check it agrees with jsonschema, the reference implementation. Where the
+API server differs from plain JSON Schema it follows the API server: a null field is pruned as if
+absent (unless ``nullable``), ``format: int32``/``int64`` bound integers, and
+``x-kubernetes-list-type`` ``map``/``set`` lists may not repeat an item or key.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
-from fusion_helm.errors import InvalidSpec, format_path
+from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.model.schema import spec_schema
 
 Path = tuple[str | int, ...]
 KEYWORDS = frozenset({
     "$schema", "description", "default", "type", "properties", "required", "additionalProperties",
     "items", "enum", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern", "anyOf",
+    "oneOf", "not", "minProperties", "maxProperties", "format", "nullable", "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
 })
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
     "integer": (int,), "number": (int, float), "null": (type(None),),
 }
+_INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[-+]\d\d:\d\d)")
+_QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+                     r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+_FRIENDLY_PATTERNS = {_QUANTITY_PATTERN: "a resource quantity such as 500m, 16Gi or 8"}
 
 
 def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, what: str) -> None:
@@ -32,44 +44,72 @@ def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, wh
     for index, key in enumerate(keys):
         first = first_seen.setdefault(key, index)
         if first != index:
-            raise InvalidSpec(where, f"{path}[{index}].{field}", f"duplicate {what} {key!r} (also {path}[{first}])")
+            raise InvalidSpec(where, f"{path}[{index}].{field}", f"duplicate {what} {show(key)} (also {path}[{first}])")
 
 
 def validate_pod_template(template: Any, where: str, path: str) -> None:
     """Check a pod template (a PodTemplateSpec) as a role's ``template`` is checked."""
     schema = _checked()["properties"]["roles"]["items"]["properties"]["template"]
-    error = first_error({**schema, "required": ["spec"]}, template)
+    check(where, path, {**schema, "required": ["spec"]}, template)
+
+
+def validate_spec(spec: Any, where: str) -> Any:
+    """Raise InvalidSpec for the first schema violation in ``spec``, in document order; return it with
+    its null fields pruned, as the API server stores it."""
+    check(where, "spec", _checked(), spec)
+    return prune_nulls(_checked(), spec)
+
+
+def check(where: str, path: str, schema: Mapping[str, Any], value: Any) -> None:
+    """InvalidSpec at PATH + the violation's own path for the first violation of SCHEMA by VALUE."""
+    error = first_error(schema, value)
     if error is not None:
         sub_path, message = error
-        raise InvalidSpec(where, format_path([path, *sub_path]), message)
+        raise InvalidSpec(where, format_path([path, *sub_path]) if path else format_path(sub_path), message)
 
 
-def validate_spec(spec: Any, where: str) -> None:
-    """Raise InvalidSpec for the first schema violation in ``spec``, in document order."""
-    error = first_error(_checked(), spec)
-    if error is not None:
-        path, message = error
-        raise InvalidSpec(where, format_path(["spec", *path]), message)
+def prune_nulls(schema: Mapping[str, Any], value: Any) -> Any:
+    """VALUE without the null fields the API server prunes (those of the schema's properties that are
+    not nullable)."""
+    if isinstance(value, dict):
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        out = {}
+        for key, item in value.items():
+            sub = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            if sub is None:
+                out[key] = item
+            elif item is not None or sub.get("nullable") or key not in properties:
+                out[key] = prune_nulls(sub, item)
+        return out
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        return [prune_nulls(schema["items"], item) for item in value]
+    return value
 
 
 @functools.cache
 def _checked() -> Mapping[str, Any]:
     schema = spec_schema()
+    check_keywords(schema)
+    return schema
+
+
+def check_keywords(schema: Mapping[str, Any]) -> None:
     unsupported = sorted(set(_keywords(schema)) - KEYWORDS)
     if unsupported:
         raise ValueError(f"schema uses keywords this validator does not implement: {unsupported}")
-    return schema
 
 
 def _keywords(schema: Mapping[str, Any]) -> Iterator[str]:
     yield from schema
     for sub in schema.get("properties", {}).values():
         yield from _keywords(sub)
-    for key in ("items", "additionalProperties"):
+    for key in ("items", "additionalProperties", "not"):
         if isinstance(schema.get(key), Mapping):
             yield from _keywords(schema[key])
-    for alternative in schema.get("anyOf", ()):
-        yield from _keywords(alternative)
+    for key in ("anyOf", "oneOf"):
+        for alternative in schema.get(key, ()):
+            yield from _keywords(alternative)
 
 
 def first_error(schema: Mapping[str, Any], value: Any, path: Path = ()) -> tuple[Path, str] | None:
@@ -77,8 +117,14 @@ def first_error(schema: Mapping[str, Any], value: Any, path: Path = ()) -> tuple
     if alternatives and all(first_error(alternative, value, path) for alternative in alternatives):
         kinds = " or ".join(str(alternative.get("type", "the schema")) for alternative in alternatives)
         return path, f"must be of type {kinds}, got {_type_name(value)}"
+    if "oneOf" in schema:
+        matching = sum(first_error(alternative, value, path) is None for alternative in schema["oneOf"])
+        if matching != 1:
+            return path, f"must match exactly one of {len(schema['oneOf'])} forms, matches {matching}"
+    if "not" in schema and first_error(schema["not"], value, path) is None:
+        return path, "is not allowed here"
     expected = schema.get("type")
-    if expected is not None and not _is_type(value, expected):
+    if expected is not None and not _is_type(value, expected) and not (value is None and schema.get("nullable")):
         return path, f"must be of type {expected}, got {_type_name(value)}"
     if isinstance(value, dict):
         return _object_error(schema, value, path)
@@ -90,8 +136,12 @@ def first_error(schema: Mapping[str, Any], value: Any, path: Path = ()) -> tuple
 def _object_error(schema: Mapping[str, Any], value: dict[str, Any], path: Path) -> tuple[Path, str] | None:
     properties: Mapping[str, Any] = schema.get("properties", {})
     for name in schema.get("required", ()):
-        if name not in value:
+        if value.get(name) is None and not (name in value and properties.get(name, {}).get("nullable")):
             return (*path, name), "is required"
+    if "minProperties" in schema and len(value) < schema["minProperties"]:
+        return path, f"must have at least {schema['minProperties']} field(s), got {len(value)}"
+    if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+        return path, f"must have at most {schema['maxProperties']} field(s), got {len(value)}"
     extra = schema.get("additionalProperties", True)
     for name in sorted(key for key in value if key not in properties):
         if extra is False:
@@ -99,7 +149,10 @@ def _object_error(schema: Mapping[str, Any], value: dict[str, Any], path: Path) 
         if isinstance(extra, Mapping) and (error := first_error(extra, value[name], (*path, name))):
             return error
     for name, sub in properties.items():
-        if name in value and (error := first_error(sub, value[name], (*path, name))):
+        item = value.get(name)
+        if item is None and not sub.get("nullable"):
+            continue  # absent, or pruned by the API server
+        if error := first_error(sub, item, (*path, name)):
             return error
     return None
 
@@ -114,23 +167,77 @@ def _array_error(schema: Mapping[str, Any], value: list[Any], path: Path) -> tup
         for index, item in enumerate(value):
             if error := first_error(items, item, (*path, index)):
                 return error
+    return _list_type_error(schema, value, path)
+
+
+def _list_type_error(schema: Mapping[str, Any], value: list[Any], path: Path) -> tuple[Path, str] | None:
+    """Kubernetes' list types: a set holds no item twice, a map no two items with the same keys."""
+    list_type = schema.get("x-kubernetes-list-type")
+    if list_type not in ("set", "map"):
+        return None
+    keys = schema.get("x-kubernetes-list-map-keys", ())
+    defaults = {key: (schema.get("items") or {}).get("properties", {}).get(key, {}).get("default") for key in keys}
+    seen: dict[str, int] = {}
+    for index, item in enumerate(value):
+        identity = item if list_type == "set" else {key: item.get(key, defaults[key]) for key in keys}
+        text = json.dumps(identity, sort_keys=True)
+        if text in seen:
+            what = "item" if list_type == "set" else "item with " + ", ".join(
+                f"{key} {show(identity[key])}" for key in keys)
+            return (*path, index), f"duplicate {what} (also [{seen[text]}])"
+        seen[text] = index
     return None
 
 
 def _scalar_error(schema: Mapping[str, Any], value: Any, path: Path) -> tuple[Path, str] | None:
     if "enum" in schema and value not in schema["enum"]:
-        return path, f"must be one of {', '.join(map(str, schema['enum']))}, got {value!r}"
-    if "minimum" in schema and value < schema["minimum"]:
-        return path, f"must be >= {schema['minimum']}, got {value}"
-    if "maximum" in schema and value > schema["maximum"]:
-        return path, f"must be <= {schema['maximum']}, got {value}"
+        return path, f"must be one of {', '.join(map(str, schema['enum']))}, got {show(value)}"
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        low, high = _INTEGER_RANGES.get(schema.get("format", ""), (None, None))
+        minimum, maximum = schema.get("minimum", low), schema.get("maximum", high)
+        if minimum is not None and value < minimum:
+            return path, f"must be >= {minimum}, got {show(value)}"
+        if maximum is not None and value > maximum:
+            return path, f"must be <= {maximum}, got {show(value)}"
+        return None
+    if isinstance(value, str):
+        return _string_error(schema, value, path)
+    return None
+
+
+def _string_error(schema: Mapping[str, Any], value: str, path: Path) -> tuple[Path, str] | None:
     if "minLength" in schema and len(value) < schema["minLength"]:
         return path, f"must be at least {schema['minLength']} characters long, got {len(value)}"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         return path, f"must be at most {schema['maxLength']} characters long, got {len(value)}"
-    if "pattern" in schema and not re.search(schema["pattern"], value):
-        return path, f"must match {schema['pattern']}, got {value!r}"
+    pattern = schema.get("pattern")
+    if pattern is not None and not _compiled(pattern).search(value):
+        friendly = _FRIENDLY_PATTERNS.get(pattern)
+        wanted = f"be {friendly}" if friendly else f"match {pattern}"
+        return path, f"must {wanted}, got {show(value)}"
+    return _format_error(schema.get("format"), value, path)
+
+
+def _format_error(form: str | None, value: str, path: Path) -> tuple[Path, str] | None:
+    if form == "date-time" and not _DATE_TIME.fullmatch(value):
+        return path, f"must be an RFC 3339 date-time, got {show(value)}"
+    if form in ("ipv4", "ipv6"):
+        import ipaddress  # rare: only a Gateway's addresses have it
+
+        try:
+            address = ipaddress.ip_address(value)
+        except ValueError:
+            address = None
+        if address is None or address.version != int(form[-1]):
+            return path, f"must be an {form.upper()} address, got {show(value)}"
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def _is_type(value: Any, expected: str) -> bool:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.controlplane import ControlPlane, ControlPlaneError, set_gpu_nodes, start
+from tests.controlplane.builds import MissingBuild, MissingCRDs, shared_crd
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,9 +31,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         shutil.rmtree(workdir)  # an earlier, stopped control plane: start afresh
     try:
+        shared_crd("leaderworkerset.x-k8s.io_leaderworkersets.yaml")  # before anything starts
         cp = start(workdir)
         set_gpu_nodes(cp, args.gpu_nodes)
-    except ControlPlaneError as error:
+    except (ControlPlaneError, MissingBuild, MissingCRDs) as error:
         print(error, file=sys.stderr)
         return 1
     print(f"export KUBECONFIG={cp.kubeconfig}")

@@ -27,6 +27,27 @@ class MissingBuild(RuntimeError):
                          f"({BUILD.relative_to(ROOT)}; needs Go and the Go module proxy)")
 
 
+class MissingCRDs(RuntimeError):
+    def __init__(self) -> None:
+        super().__init__(f"the upstream CRDs are not at {SHARED_CRDS}: set FUSION_SHARED_CRDS to the shared/crds "
+                         "directory (a clone beside shared/ finds it by itself)")
+
+
+def shared_crds() -> Path:
+    """The directory of upstream CRDs (shared/crds)."""
+    if not SHARED_CRDS.is_dir():
+        raise MissingCRDs()
+    return SHARED_CRDS
+
+
+def shared_crd(filename: str) -> Path:
+    """An upstream CRD from shared/crds."""
+    path = shared_crds() / filename
+    if not path.is_file():
+        raise MissingCRDs()
+    return path
+
+
 def binary(name: str) -> Path:
     path = CACHE / "bin" / f"{name}-{VERSIONS[_COMPONENT[name] + '_VERSION']}"
     if not path.is_file():

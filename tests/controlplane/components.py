@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from tests.controlplane.builds import SHARED_CRDS, binary, shared, shared_dir
+from tests.controlplane.builds import binary, shared, shared_crd, shared_crds, shared_dir
 from tests.controlplane.processes import TOKEN, ControlPlane, free_port, write_kubeconfig
 
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
@@ -93,13 +93,13 @@ def controllers(cp: ControlPlane) -> None:
 
 def crds(cp: ControlPlane) -> None:
     """The upstream CRDs of every kind the control plane serves (ours come with `helm install`)."""
-    upstream = [SHARED_CRDS / "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
-                SHARED_CRDS / "scheduling.volcano.sh_podgroups.yaml",
+    upstream = [shared_crd("leaderworkerset.x-k8s.io_leaderworkersets.yaml"),
+                shared_crd("scheduling.volcano.sh_podgroups.yaml"),
                 shared("lws", "disaggregatedset.x-k8s.io_disaggregatedsets.yaml")]
     upstream += sorted(p for p in shared_dir("volcano").glob("*.yaml") if p.name != upstream[1].name)
     # What a router creates: Gateway API and Inference Extension objects.
-    upstream += sorted([*SHARED_CRDS.glob("gateway.networking.k8s.io_*.yaml"),
-                        *SHARED_CRDS.glob("inference.networking.*.yaml")])
+    upstream += sorted([*shared_crds().glob("gateway.networking.k8s.io_*.yaml"),
+                        *shared_crds().glob("inference.networking.*.yaml")])
     for path in upstream:
         cp.apply(path.read_text())
     cp.kubectl("wait", "--for", "condition=Established", "--timeout", "60s", "crd", "--all")

@@ -7,8 +7,8 @@ import hashlib
 from dataclasses import astuple
 from typing import Any
 
-from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import naming
+from fusion_helm.errors import InvalidSpec, format_path, key_path, show
+from fusion_helm.expand import naming, resources
 from fusion_helm.expand.router.apis import GENERATIONS, MODEL_GROUP, PoolGeneration
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.model import InferenceService, PoolAPI, Router
@@ -49,15 +49,15 @@ def picker_args(service: InferenceService, router: Router, generation: PoolGener
     others = {name for other in GENERATIONS.values() for name in astuple(other.flags) if name} - ours.keys()
     extra = {}
     for name, value in sorted(router.picker_flags.items()):
-        path = f"{router.path}.endpointPicker.flags.{name}"
+        path = key_path(f"{router.path}.endpointPicker.flags", name)
         if name in others:
             raise InvalidSpec(service.where, path,
                               f"is a flag of the other pool API's picker, not of the {generation.api.value} "
                               "picker the router runs; remove it (the router sets the pool's flags)")
         if name in ours and value != ours[name]:
             raise InvalidSpec(service.where, path,
-                              f"is set by the router to {ours[name]!r} (its {generation.api.value} pool), not "
-                              f"{value!r}; remove it")
+                              f"is set by the router to {show(ours[name])} (its {generation.api.value} pool), not "
+                              f"{show(value)}; remove it")
         if name not in ours:
             extra[name] = value
     return [f"--{name}={value}" for name, value in [*ours.items(), *extra.items()]]
@@ -128,5 +128,10 @@ def _container(service: InferenceService, router: Router, generation: PoolGenera
         "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True}],
     }
     if router.picker_resources:
+        try:
+            resources.container_requests({"resources": router.picker_resources})
+        except resources.QuantityError as error:
+            raise InvalidSpec(service.where, format_path([f"{router.path}.endpointPicker", *error.path]),
+                              str(error)) from None
         container["resources"] = router.picker_resources
     return container

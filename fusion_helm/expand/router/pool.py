@@ -14,6 +14,7 @@ from fusion_helm.model import InferenceService, PoolAPI, Role, Router
 LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 """LWS numbers the pods of a replica; the leader, the one that serves, is 0 (a one-pod replica's only pod)."""
 PICKER_GRPC_PORT = 9002
+MAX_PORT = 65535
 
 
 def selector(service: InferenceService) -> dict[str, str]:
@@ -41,8 +42,12 @@ def _serving_port(service: InferenceService, role: Role) -> int:
         raise InvalidSpec(service.where, f"{role.path}.template.spec.containers[0].ports",
                           "is required under a router: the InferencePool routes to the serving port "
                           "(or set the router's targetPort)")
-    named = next((port for port in ports if port.get("name") == "http"), ports[0])
-    return int(named["containerPort"])
+    index, named = next(((i, port) for i, port in enumerate(ports) if port.get("name") == "http"), (0, ports[0]))
+    port = named["containerPort"]
+    if not 1 <= port <= MAX_PORT:
+        raise InvalidSpec(service.where, f"{role.path}.template.spec.containers[0].ports[{index}].containerPort",
+                          f"must be a port number (1 to {MAX_PORT}) to be routed to, got {port}")
+    return int(port)
 
 
 def inference_pool(service: InferenceService, router: Router, generation: PoolGeneration, port: int

@@ -1,0 +1,70 @@
+"""Every object the expansion writes satisfies its kind's upstream schema — or the service is refused
+with one error naming the field of the service the violation came from.
+
+Each generated object maps its fields back to where they came from (a LeaderWorkerSet's pod templates
+to the role's template, a Gateway's spec to the router's gateway…). A role's LeaderWorkerSets differ
+only in their names and index labels, so only the first of each role is checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec, clip, format_path
+from fusion_helm.labels import LABEL_ROLE_NAME
+from fusion_helm.model import InferenceService, Role
+from fusion_helm.model.upstream import has_schema, violation
+
+Origins = list[tuple[tuple[str, ...], str]]
+"""(a field of the generated object, the service's field it comes from), longest first."""
+LWS_TEMPLATE = ("spec", "leaderWorkerTemplate")
+
+
+def check_objects(service: InferenceService, objects: Iterable[Mapping[str, Any]]) -> None:
+    checked_roles: set[str] = set()
+    for obj in objects:
+        if not has_schema(obj["apiVersion"], obj["kind"]):
+            continue  # Kubernetes' own kinds: what the user gives them is checked where it is read
+        if obj["kind"] == "LeaderWorkerSet":
+            role_name = obj["metadata"]["labels"][LABEL_ROLE_NAME]
+            if role_name in checked_roles:
+                continue
+            checked_roles.add(role_name)
+        found = violation(obj)
+        if found is not None:
+            path, message = found
+            raise InvalidSpec(service.where, _source(service, obj, path), message)
+
+
+def _source(service: InferenceService, obj: Mapping[str, Any], path: tuple[str | int, ...]) -> str:
+    for prefix, source in _origins(service, obj):
+        if path[:len(prefix)] == prefix:
+            return format_path([source, *path[len(prefix):]])
+    return f"spec (in the {obj['kind']} {clip(obj['metadata']['name'])} it makes, at {format_path(path)})"
+
+
+def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
+    kind = obj["kind"]
+    origins: Origins = [(("metadata",), "metadata")]
+    if kind == "LeaderWorkerSet":
+        role = next(r for r in service.roles if r.name == obj["metadata"]["labels"][LABEL_ROLE_NAME])
+        origins += _lws_origins(role)
+    elif kind == "PodGroup":
+        origins.append(((), "spec.roles"))
+    elif service.router is not None:
+        router = service.router
+        models = {f"{service.name}-{model.name}": model.path for model in service.router.models}
+        origins += [(("spec",), f"{router.path}.gateway")] if kind == "Gateway" else []
+        origins += [(("spec",), f"{router.path}.httproute")] if kind == "HTTPRoute" else []
+        origins.append(((), models.get(obj["metadata"]["name"], router.path)))
+    return sorted(origins, key=lambda origin: -len(origin[0]))
+
+
+def _lws_origins(role: Role) -> Origins:
+    if role.taken_over:
+        return [(LWS_TEMPLATE, "spec.leaderWorkerTemplate"), ((), "spec")]
+    return [(("spec", "leaderWorkerTemplate", "workerTemplate"), role.template_path),
+            (("spec", "leaderWorkerTemplate", "leaderTemplate"), role.template_path),
+            (("spec", "leaderWorkerTemplate", "size"), f"{role.path}.multinode.nodeCount"),
+            ((), role.path)]

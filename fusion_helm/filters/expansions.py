@@ -1,0 +1,73 @@
+"""Putting expansions into the stream: each origin document followed (or replaced) by what it expands
+to, and nothing in the stream named twice.
+
+An object the stream already has under a generated object's kind, namespace and name is either a
+previous expansion of the same origin — a stream post-rendered before, carrying the origin's service
+label — and is replaced, so post-rendering twice changes nothing; or anything else, and is an error
+naming both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.kio import Document, ObjectKey, object_key
+from fusion_helm.labels import LABEL_SERVICE
+
+
+class Expansion:
+    """ORIGIN, the name of the service it is (every generated name starts with it), what it made."""
+
+    def __init__(self, origin: Document, service: str, made: Iterable[Document], replaces_origin: bool) -> None:
+        self.origin = origin
+        self.service = service
+        self.made = list(made)
+        self.replaces_origin = replaces_origin
+
+
+def place(documents: list[Document], expansions: list[Expansion]) -> list[Document]:
+    if not expansions:
+        return documents
+    by_origin = {id(expansion.origin): expansion for expansion in expansions}
+    generated: dict[ObjectKey, Expansion] = {}
+    for expansion in expansions:
+        for made in expansion.made:
+            key = object_key(made.head)
+            assert key is not None
+            other = generated.setdefault(key, expansion)
+            if other is not expansion:
+                raise InvalidSpec(expansion.origin.where, "metadata.name",
+                                  f"makes {_named(key)}, which {other.origin.where} makes too; rename one")
+    replaced = {id(document) for document in documents if id(document) not in by_origin
+                and _previous_copy(document, expansions, generated)}
+    out: list[Document] = []
+    for document in documents:
+        origin_of = by_origin.get(id(document))
+        if origin_of is not None:
+            out += [*([] if origin_of.replaces_origin else [document]), *origin_of.made]
+        elif id(document) not in replaced:
+            out.append(document)
+    return out
+
+
+def _previous_copy(document: Document, expansions: list[Expansion], generated: dict[ObjectKey, Expansion]) -> bool:
+    """Whether DOCUMENT is an earlier expansion of the object that now makes its key (True), or names
+    nothing generated (False); InvalidSpec when it is another object of a generated object's name."""
+    if not any(document.could_be(expansion.service) for expansion in expansions):
+        return False
+    key = object_key(document.head)
+    expansion = generated.get(key) if key is not None else None
+    if expansion is None:
+        return False
+    labels = document.metadata.get("labels")
+    if document.raw is not None and isinstance(labels, dict) and labels.get(LABEL_SERVICE) == expansion.service:
+        return True
+    where = document.describe() if document.raw is not None else "another expansion"
+    raise InvalidSpec(expansion.origin.where, "metadata.name",
+                      f"makes {_named(key)}, which the stream already has ({where}); rename one")  # type: ignore[arg-type]
+
+
+def _named(key: ObjectKey) -> str:
+    kind, namespace, name = key
+    return f"{kind} {name}" + (f" in namespace {namespace}" if namespace else "")

@@ -1,0 +1,128 @@
+"""Helm's stream as Documents: a read document keeps its exact text and is parsed only as far as it is
+asked — its head to tell its kind, its whole data only when it is expanded; a generated one is data."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import yaml
+
+from fusion_helm.errors import InvalidSpec, clip
+from fusion_helm.kio.construct import ReadError, compose, construct, head
+from fusion_helm.kio.nesting import deeper_than
+from fusion_helm.kio.stream import Chunk, split
+from fusion_helm.limits import MAX_DEPTH
+
+FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
+"""Helm 4 sets it on every document it post-renders and files the output by it."""
+_DISGUISES = ("\\", "binary", "%TAG")
+"""Text through which a scalar's value may differ from its characters: escapes and base64."""
+
+
+class Document:
+    def __init__(self, chunk: Chunk | None = None, obj: Any = None, source: str | None = None) -> None:
+        self.raw = chunk.text if chunk else None
+        """Exact text as read, separator line included; None for a generated document."""
+        self.position = chunk.position if chunk else 0
+        """1-based position in the input stream (0 for a generated document)."""
+        self.first_line = chunk.first_line if chunk else 0
+        self.source = chunk.source if chunk else source
+        """The chart file it came from, per Helm 3's ``# Source:`` comment."""
+        if chunk is None:
+            self.__dict__["obj"] = obj
+
+    @cached_property
+    def node(self) -> yaml.Node | None:
+        """The composed node tree; InvalidSpec when the text is not one YAML document."""
+        assert self.raw is not None
+        try:
+            if deeper_than(self.raw, MAX_DEPTH):
+                raise InvalidSpec(self.describe(), "", f"nested deeper than {MAX_DEPTH} levels")
+            return compose(self.raw)
+        except yaml.MarkedYAMLError as error:
+            mark = error.problem_mark
+            at = f" (line {self.first_line + mark.line} of the input)" if mark is not None else ""
+            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error.problem}{at}") from None
+        except yaml.YAMLError as error:
+            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error}") from None
+
+    @cached_property
+    def head(self) -> dict[str, Any]:
+        """apiVersion, kind and metadata's name, namespace, labels and annotations, where strings."""
+        if self.raw is None:
+            return self.obj if isinstance(self.obj, dict) else {}
+        return head(self.node)
+
+    @cached_property
+    def obj(self) -> Any:
+        """The whole document as Go reads it; InvalidSpec naming the field it cannot read."""
+        try:
+            return construct(self.node)
+        except ReadError as error:
+            raise InvalidSpec(self.where, error.field, error.message) from None
+
+    def could_be(self, kind: str) -> bool:
+        """False when the text cannot hold a document of KIND: then it need not be parsed at all."""
+        if self.raw is None:
+            return self.head.get("kind") == kind
+        return kind in self.raw or any(disguise in self.raw for disguise in _DISGUISES)
+
+    @property
+    def kind(self) -> str | None:
+        return self.head.get("kind")
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        metadata = self.head.get("metadata")
+        return metadata if isinstance(metadata, dict) else {}
+
+    @property
+    def filename(self) -> str | None:
+        """The chart file it came from, per Helm 4's annotation."""
+        annotations = self.metadata.get("annotations")
+        name = annotations.get(FILENAME_ANNOTATION) if isinstance(annotations, dict) else None
+        return name if isinstance(name, str) else None
+
+    def describe(self) -> str:
+        """Its position and chart file (a document that cannot be parsed is named without reading it)."""
+        parsed = self.raw is None or "head" in self.__dict__
+        origin = self.source or (self.filename if parsed else None)
+        where = f"document {self.position}" if self.position else "generated document"
+        return f"{where} ({clip(origin)})" if origin else where
+
+    @property
+    def where(self) -> str:
+        """How errors name it: kind and name, or kind and position when it has no name."""
+        kind = self.kind or "object"
+        name = self.metadata.get("name")
+        return f"{clip(kind)} {clip(name)}" if name else f"{clip(kind)} in {self.describe()}"
+
+    def derive(self, obj: dict[str, Any]) -> Document:
+        """A generated document filed under this one's chart file."""
+        filename = self.filename
+        if filename is not None:
+            metadata = obj.get("metadata", {})
+            annotations = {**metadata.get("annotations", {}), FILENAME_ANNOTATION: filename}
+            obj = {**obj, "metadata": {**metadata, "annotations": annotations}}
+        return Document(obj=obj, source=self.source)
+
+
+def read_documents(text: str) -> list[Document]:
+    """The stream's documents, unparsed until asked."""
+    return [Document(chunk) for chunk in split(text)]
+
+
+def write_documents(documents: list[Document]) -> str:
+    from fusion_helm.kio.write import dump
+
+    parts: list[str] = []
+    for document in documents:
+        if document.raw is not None:
+            parts.append(document.raw)
+            continue
+        if parts and parts[-1][-1:] not in ("\n", "\r"):
+            parts.append("\n")
+        header = f"---\n# Source: {document.source}\n" if document.source else "---\n"
+        parts.append(header + dump(document.obj))
+    return "".join(parts)

@@ -1,0 +1,113 @@
+"""Plain YAML scalars as Helm and kubectl read them, in both directions.
+
+Helm, kubectl and the API server's clients read YAML with Go's ``sigs.k8s.io/yaml`` (a YAML 1.1
+reader): a plain ``y``, ``off``, ``1e3``, ``0o17`` or ``.inf`` is a boolean or a number there, not
+the string PyYAML reads. Reading, the documents we expand are taken as Go takes them
+(:func:`resolve_plain`); writing, every string that Go, a YAML 1.2 reader or PyYAML would take for
+another type is quoted (:func:`needs_quotes`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+STR, INT, FLOAT, BOOL, NULL, TIMESTAMP, MERGE = "str", "int", "float", "bool", "null", "timestamp", "merge"
+
+_WORDS: dict[str, tuple[str, object]] = {
+    **{word: (BOOL, True) for word in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
+    **{word: (BOOL, False) for word in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")},
+    **{word: (NULL, None) for word in ("", "~", "null", "Null", "NULL")},
+    **{word: (FLOAT, math.nan) for word in (".nan", ".NaN", ".NAN")},
+    **{word: (FLOAT, math.inf) for word in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")},
+    **{word: (FLOAT, -math.inf) for word in ("-.inf", "-.Inf", "-.INF")},
+    "<<": (MERGE, "<<"),
+}
+_NUMBER_START = frozenset("+-0123456789")
+# Go's strconv.ParseInt/ParseUint with base 0, after the YAML reader dropped every "_".
+_GO_INT = re.compile(r"(?P<sign>[-+]?)(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[oO](?P<oct>[0-7]+)|0[bB](?P<bin>[01]+)"
+                     r"|0(?P<legacy_oct>[0-7]*)|(?P<dec>[1-9][0-9]*))")
+_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+# time.Parse layouts Go's YAML reader tries: RFC 3339 with short fields (t or T), space-separated
+# without a zone, date only.
+_TIMESTAMP = re.compile(r"(?P<y>[0-9]{4})-(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2})(?:"
+                        r"[Tt](?P<H>[0-9]{1,2}):(?P<M>[0-9]{1,2}):(?P<S>[0-9]{1,2})(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})"
+                        r"| (?P<h>[0-9]{1,2}):(?P<n>[0-9]{1,2}):(?P<s>[0-9]{1,2})(?:\.[0-9]+)?)?")
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+
+# Other readers: YAML 1.2's core schema, and YAML 1.1 as PyYAML has it (sexagesimal numbers, "=").
+_YAML12 = re.compile(r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+                     r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+_PYYAML = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[-+]?([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?"
+                     r"|[-+]?0b[01_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0[0-7_]+|[-+]?(0|[1-9][0-9_]*)|=")
+
+
+def resolve_plain(text: str) -> tuple[str, object]:
+    """The type and value Go's YAML reader gives a plain (unquoted, untagged) scalar.
+
+    Timestamps stay strings: read into a JSON object, Go keeps their text. A number too large for a
+    64-bit integer is a float, and one too large for a float a string, as in Go.
+    """
+    word = _WORDS.get(text)
+    if word is not None:
+        return word
+    first = text[0]
+    if first == ".":
+        value = _go_float(text) if _GO_FLOAT.fullmatch(text) else None
+        return (FLOAT, value) if value is not None else (STR, text)
+    if first not in _NUMBER_START:
+        return STR, text
+    if _is_timestamp(text):
+        return TIMESTAMP, text
+    plain = text.replace("_", "")
+    number = _go_int(plain)
+    if number is not None:
+        return INT, number
+    if _GO_FLOAT.fullmatch(plain):
+        value = _go_float(plain)
+        if value is not None:
+            return FLOAT, value
+    return STR, text
+
+
+def _go_int(plain: str) -> int | None:
+    if len(plain) > 80:  # no 64-bit integer is written with more digits
+        return None
+    match = _GO_INT.fullmatch(plain)
+    if match is None:
+        return None
+    for group, base in (("hex", 16), ("oct", 8), ("bin", 2), ("legacy_oct", 8), ("dec", 10)):
+        digits = match[group]
+        if digits is not None:
+            value = int(digits or "0", base)
+            break
+    if match["sign"] == "-":
+        value = -value
+    if _INT64_MIN <= value <= _INT64_MAX or (not match["sign"] and value <= _UINT64_MAX):
+        return value
+    return None
+
+
+def _go_float(text: str) -> float | None:
+    value = float(text)  # the caller matched Go's float syntax, which float() reads alike
+    return None if math.isinf(value) else value
+
+
+def _is_timestamp(text: str) -> bool:
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return False
+    year, month, day = int(match["y"]), int(match["m"]), int(match["d"])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (1 <= month <= 12 and 1 <= day <= days[month - 1]):
+        return False
+    hour, minute, second = (match[a] or match[b] for a, b in (("H", "h"), ("M", "n"), ("S", "s")))
+    return hour is None or (int(hour) < 24 and int(minute) < 60 and int(second) < 60)
+
+
+def needs_quotes(text: str) -> bool:
+    """Whether a string written plain would be read as another type by Go's YAML 1.1 reader, a YAML
+    1.2 reader or PyYAML (a timestamp is a string to Go, a date to PyYAML)."""
+    kind = resolve_plain(text)[0]
+    return kind != STR or bool(_YAML12.fullmatch(text) or _PYYAML.fullmatch(text))

@@ -1,0 +1,71 @@
+"""An object's metadata as the API server checks it: the name the expansion builds on, the namespace,
+and labels and annotations, which every generated object carries on."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fusion_helm.errors import InvalidSpec, key_path, show
+
+MAX_NAME = 63
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+MAX_ANNOTATIONS_BYTES = 256 * 1024
+
+
+def check_dns_label(where: str, path: str, name: object) -> str:
+    """NAME, which object names the expansion builds on: it must be a DNS label."""
+    if not isinstance(name, str) or len(name) > MAX_NAME or not _DNS_LABEL.fullmatch(name):
+        raise InvalidSpec(where, path, f"must be a DNS label (at most {MAX_NAME} lowercase letters, digits and '-'), "
+                                       f"got {show(name)}")
+    return name
+
+
+def check_metadata(where: str, metadata: object, annotations: bool = False) -> Mapping[str, Any]:
+    """metadata as the API server would take it: a namespace that is a DNS label, labels (and, with
+    ANNOTATIONS, annotations) of valid keys and string values. The name is checked by the caller."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidSpec(where, "metadata", f"must be an object, got {show(metadata)}")
+    namespace = metadata.get("namespace")
+    if namespace is not None:
+        check_dns_label(where, "metadata.namespace", namespace)
+    labels = _string_map(where, "metadata.labels", metadata.get("labels"))
+    for key, value in labels.items():
+        _check_key(where, "metadata.labels", key)
+        if len(value) > MAX_NAME or not _LABEL_VALUE.fullmatch(value):
+            raise InvalidSpec(where, key_path("metadata.labels", key),
+                              f"must be a label value (at most {MAX_NAME} letters, digits, '-', '_' and '.', "
+                              f"beginning and ending with a letter or digit), got {show(value)}")
+    if annotations:
+        notes = _string_map(where, "metadata.annotations", metadata.get("annotations"))
+        for key in notes:
+            _check_key(where, "metadata.annotations", key)
+        if sum(len(key.encode()) + len(value.encode()) for key, value in notes.items()) > MAX_ANNOTATIONS_BYTES:
+            raise InvalidSpec(where, "metadata.annotations", f"must total at most {MAX_ANNOTATIONS_BYTES} bytes")
+    return metadata
+
+
+def _string_map(where: str, path: str, value: object) -> Mapping[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidSpec(where, path, f"must be a map of strings, got {show(value)}")
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise InvalidSpec(where, key_path(path, key), f"must be a string, got {show(item)}")
+    return value
+
+
+def _check_key(where: str, path: str, key: str) -> None:
+    """A qualified name: an optional DNS subdomain prefix and '/', then a name part of at most 63."""
+    prefix, _, name = key.rpartition("/")
+    if (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix))) \
+            or len(name) > MAX_NAME or not _NAME_PART.fullmatch(name):
+        raise InvalidSpec(where, path, f"key {show(key)} is not a valid label or annotation key "
+                                       "([prefix/]name, the name at most 63 letters, digits, '-', '_' and '.')")
