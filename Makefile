@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test lint bench generate helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
+.PHONY: demo test lint bench fuzz generate helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -44,6 +44,13 @@ lint: setup
 bench: setup
 	$(BIN)/python ci/bench.py
 
+## fuzz: a seeded fuzz campaign over the post-renderer (FUZZ_CASES, default 20000; FUZZ_SEED); failing
+## cases are written to .fuzz/
+FUZZ_CASES ?= 20000
+FUZZ_SEED ?= 0
+fuzz: setup
+	$(BIN)/python -m tests.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
+
 ## generate: rewrite the CRD and values.schema.json from the schema source, and the hooks' copies in the chart
 generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
@@ -74,4 +81,4 @@ $(HELM3) $(HELM4): ci/fetch-helm.sh
 	HELM_CACHE=$(CACHE)/helm ci/fetch-helm.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info .fuzz

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.expand import naming, resources
+from fusion_helm.expand import gang, naming, resources
 from fusion_helm.expand.quantity import ZERO
 from fusion_helm.kio import latest_by_key
 
@@ -139,14 +139,7 @@ def _service(name: str, members: list[tuple[Mapping[str, Any], Mapping[str, str]
              policies: list[Mapping[str, Any]] | None) -> ServicePlan:
     """A policy's replicas are its subgroups; the first ``minSubGroups`` by index are required."""
     members = sorted(members, key=lambda member: int(member[1][naming.LABEL_REPLICA_INDEX]))
-    rules = policies or []
-    subgroups: dict[int, list[str]] = {}  # policy position → its replicas (a replica joins its first match)
-    for lws, labels in members:
-        position = next((i for i, rule in enumerate(rules) if _matches(rule.get("labelSelector"), labels)), None)
-        if position is not None:
-            subgroups.setdefault(position, []).append(lws["metadata"]["name"])
-    required = {name for position, names in subgroups.items()
-                for name in names[:rules[position].get("minSubGroups", 0)]}
+    required = gang.atomic_minimum(policies or [], [(lws["metadata"]["name"], labels) for lws, labels in members])
     roles: dict[str, list[Replica]] = {}
     component_types: dict[str, str] = {}
     for lws, labels in members:
@@ -156,21 +149,6 @@ def _service(name: str, members: list[tuple[Mapping[str, Any], Mapping[str, str]
         component_types[role] = labels[naming.LABEL_COMPONENT_TYPE]
     return ServicePlan(name, policies is not None, tuple(
         Role(role, component_types[role], tuple(replicas)) for role, replicas in roles.items()))
-
-
-def _matches(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
-    """A label selector with matchLabels and In/NotIn/Exists/DoesNotExist expressions."""
-    if selector is None:
-        return False
-    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
-        return False
-    for expression in selector.get("matchExpressions") or []:
-        key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
-        present = key in labels
-        if not {"In": present and labels.get(key) in values, "NotIn": labels.get(key) not in values,
-                "Exists": present, "DoesNotExist": not present}[operator]:
-            return False
-    return True
 
 
 def _pods(lws: Mapping[str, Any]) -> tuple[Pod, ...]:

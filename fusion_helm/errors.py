@@ -6,6 +6,8 @@ import re
 
 MAX_SHOWN = 80
 """Characters of a value an error echoes; the rest is cut."""
+MAX_PATH = 300
+"""Characters of a field path an error shows: the start and the end of a longer one."""
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -24,8 +26,9 @@ class InvalidSpec(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        parts = [self.where, self.path, self.message]
-        return one_line(": ".join(part for part in parts if part))
+        path = self.path if len(self.path) <= MAX_PATH else \
+            f"{self.path[:MAX_PATH // 2]}…{self.path[-MAX_PATH // 2:]}"
+        return one_line(": ".join(part for part in (self.where, path, self.message) if part))
 
 
 def one_line(text: str) -> str:

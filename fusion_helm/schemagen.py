@@ -18,7 +18,9 @@ from typing import Any
 
 import yaml
 
+from fusion_helm.expand.router.apis import GENERATIONS, required_apis
 from fusion_helm.kio import dump
+from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
 from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, spec_schema
 
 UPSTREAM_KINDS = (
@@ -166,6 +168,19 @@ def _structural(node: Any) -> Any:
     return out
 
 
+def chart_decisions() -> str:
+    """What the post-renderer decides that the chart's own checks need to know, as data the chart reads
+    (templates/_decisions.tpl), so that the two never decide differently."""
+    pools = {api.value: {"objects": required_apis(GENERATIONS[api], serves_models=False),
+                         "models": required_apis(GENERATIONS[api], serves_models=True)} for api in PoolAPI}
+    table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools,
+             "disaggregated": sorted(str(kind) for kind in DISAGGREGATED)}
+    return ("{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides "
+            "and the chart's checks need, as data: the APIs each pool API's router writes, the prefill/decode "
+            "component types. */}}\n"
+            "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
+
+
 def shared_crds() -> Path:
     return Path(os.environ.get("FUSION_SHARED_CRDS", Path("..") / "shared" / "crds"))
 
@@ -174,6 +189,7 @@ def artifacts(chart: Path, package: Path) -> dict[Path, str]:
     return {
         chart / "crds" / f"{api_source()['group']}_{api_source()['plural']}.yaml": HEADER + dump(crd()),
         chart / "values.schema.json": json.dumps(values_schema(), indent=2) + "\n",
+        chart / "templates" / "_decisions.tpl": chart_decisions(),
         package / "model" / "schemas" / "upstream.json":
             json.dumps(upstream_schemas(shared_crds()), sort_keys=True, separators=(",", ":")) + "\n",
     }

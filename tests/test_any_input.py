@@ -56,8 +56,8 @@ UNCONSTRUCTABLE = {"!!int word": "'word' is not an integer, as its tag !!int say
                    "!!float x": "'x' is not a number, as its tag !!float says",
                    "!!null x": "'x' is not null, as its tag !!null says",
                    "!!binary '%%%'": "!!binary that is not base64 of UTF-8 text",
-                   "!!python/name:os.system ''": "unsupported tag 'tag:yaml.org,2002:python/name:os.system'",
-                   "!!set {a: null}": "unsupported tag 'tag:yaml.org,2002:set'",
+                   "!!python/name:os.system ''": "unsupported tag '!!python/name:os.system'",
+                   "!!set {a: null}": "unsupported tag '!!set'", "!!seq x": "the tag '!!seq' does not fit a scalar",
                    "!custom x": "unsupported tag '!custom'"}
 
 

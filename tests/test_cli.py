@@ -89,8 +89,9 @@ def test_validate_takes_over_as_the_post_renderer_does(tmp_path: Path) -> None:
     assert run("fusion-helm", "validate", "-", stdin=lws).returncode == 0  # not annotated: not taken over
     result = run("fusion-helm", "validate", "--take-over-lws", "-", stdin=lws)
     assert result.returncode == 1
-    assert result.stderr == ("fusion-helm: standard input: LeaderWorkerSet x: spec.leaderWorkerTemplate.rolloutStrategy: "
-                             "unknown field (allowed: leaderTemplate, persistentVolumeClaimRetentionPolicy, "
+    assert result.stderr == ("fusion-helm: standard input: LeaderWorkerSet x: "
+                             "spec.leaderWorkerTemplate.rolloutStrategy: unknown field (allowed: leaderTemplate, "
+                             "persistentVolumeClaimRetentionPolicy, "
                              "restartPolicy, size, subGroupPolicy, volumeClaimTemplates, workerTemplate)\n")
     post = subprocess.run(["fusion-postrender", "--take-over-lws"], input=lws, text=True, capture_output=True,
                           env={"PATH": tool_path()})

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec, render
-from fusion_helm.model.leader_worker_set import UNSUPPORTED as REFUSED
+from fusion_helm.convert.leader_worker_set import UNSUPPORTED as REFUSED
 from fusion_helm.pipeline import filters
 from tests.helm import ROOT, Helm, fusion_helm
 from tests.schemas import Validators, errors

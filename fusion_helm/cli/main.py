@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_helm import capacity, changes, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
+from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.kio import read_documents
 from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
-from fusion_helm.model.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.pipeline import apply, filters, render
 
 if TYPE_CHECKING:
@@ -80,7 +80,10 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from fusion_helm.cli.cluster import Cluster  # the kubernetes client: only for this command
+    try:
+        from fusion_helm.cli.cluster import Cluster  # the kubernetes client: only for this command
+    except ImportError:
+        raise InputError("status needs the Kubernetes client: pip install 'fusioninfer-helm[cluster]'") from None
 
     cluster = Cluster(args.kubeconfig, args.context)
     # `helm fusion status` runs with the namespace helm resolved in HELM_NAMESPACE

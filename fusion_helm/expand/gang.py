@@ -1,11 +1,12 @@
-"""Gang scheduling: which pods Volcano must place together, and the PodGroups that say so.
+"""Gang scheduling: which pods Volcano must place together, and the PodGroups that say so — written
+(pod_groups) and read back (atomic_minimum, for `fusion-helm plan`).
 
 Every decision about PodGroups lives here, so a change of layout is a change to this module only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,3 +121,31 @@ def replica_requests(service: InferenceService, role: Role, templates: RoleTempl
         ])
     except resources.QuantityError as error:
         raise InvalidSpec(service.where, format_path([f"{role.template_path}.spec", *error.path]), str(error)) from None
+
+
+def atomic_minimum(policies: Sequence[Mapping[str, Any]], replicas: Sequence[tuple[str, Mapping[str, str]]]
+                   ) -> set[str]:
+    """The replicas (name, pod labels; by index) a PodGroup's subGroupPolicy requires, as Volcano reads
+    it: a replica is a subgroup of the first policy that selects it; a policy requires its first
+    ``minSubGroups``."""
+    subgroups: dict[int, list[str]] = {}
+    for name, labels in replicas:
+        position = next((i for i, rule in enumerate(policies) if _selects(rule.get("labelSelector"), labels)), None)
+        if position is not None:
+            subgroups.setdefault(position, []).append(name)
+    return {name for position, names in subgroups.items() for name in names[:policies[position].get("minSubGroups", 0)]}
+
+
+def _selects(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
+    """A label selector with matchLabels and In/NotIn/Exists/DoesNotExist expressions."""
+    if selector is None:
+        return False
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
+        present = key in labels
+        if not {"In": present and labels.get(key) in values, "NotIn": labels.get(key) not in values,
+                "Exists": present, "DoesNotExist": not present}[operator]:
+            return False
+    return True

@@ -3,13 +3,13 @@ an InferenceService would be: one LeaderWorkerSet per replica, and a PodGroup fo
 
 from __future__ import annotations
 
+from fusion_helm.convert.leader_worker_set import LWS_KIND, is_leader_worker_set, opts_in, parse_leader_worker_set
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import expand
 from fusion_helm.filters import Filter
 from fusion_helm.filters.expansions import Expansion, place
 from fusion_helm.kio import Document
 from fusion_helm.labels import LABEL_SERVICE
-from fusion_helm.model.leader_worker_set import LWS_KIND, is_leader_worker_set, opts_in, parse_leader_worker_set
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 

@@ -90,8 +90,9 @@ class _Builder:
             raise ReadError(path, f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(node, ScalarNode):
             return _scalar(node, path)
-        if node.tag not in (SEQ_TAG, MAP_TAG):
-            raise ReadError(path, f"unsupported tag {show(node.tag)}")
+        wanted = SEQ_TAG if isinstance(node, SequenceNode) else MAP_TAG
+        if node.tag != wanted:
+            raise _tag_error(node, path)
         if isinstance(node, SequenceNode):
             return [self.value(item, (*path, index), depth + 1) for index, item in enumerate(node.value)]
         return self.mapping(node, path, depth)
@@ -145,6 +146,14 @@ def _key(node: Node, path: Path) -> str:
     return key
 
 
+def _tag_error(node: Node, path: Path) -> ReadError:
+    tag = f"!!{node.tag[len(_CORE):]}" if node.tag.startswith(_CORE) else node.tag
+    if node.tag in (STR_TAG, SEQ_TAG, MAP_TAG, _BINARY_TAG, *_TYPED_TAGS):
+        what = {ScalarNode: "scalar", SequenceNode: "list", MappingNode: "mapping"}[type(node)]
+        return ReadError(path, f"the tag {show(tag)} does not fit a {what}")
+    return ReadError(path, f"unsupported tag {show(tag)}")
+
+
 def _kind(value: object) -> str:
     if value is None:
         return scalars.NULL
@@ -167,7 +176,7 @@ def _scalar(node: ScalarNode, path: Path) -> Any:
         if kind != wanted:
             raise ReadError(path, f"{show(text)} is not {_KIND_NAMES[wanted]}, as its tag !!{wanted} says")
     else:
-        raise ReadError(path, f"unsupported tag {show(tag)}")
+        raise _tag_error(node, path)
     if kind in (scalars.STR, scalars.TIMESTAMP, scalars.MERGE):
         return text
     if kind == scalars.FLOAT:
@@ -187,7 +196,7 @@ def _number(value: float, text: str, path: Path) -> int | float:
         return int(value)
     mantissa, exponent = shortest.split("e")
     whole, _, fraction = mantissa.partition(".")
-    return int(whole + fraction) * 10 ** (int(exponent) - len(fraction))
+    return int(whole + fraction) * int(10 ** (int(exponent) - len(fraction)))  # exponent >= 16 here
 
 
 def _binary(text: str, path: Path) -> str:

@@ -114,8 +114,9 @@ def read_documents(text: str) -> list[Document]:
 
 
 def write_documents(documents: list[Document]) -> str:
-    from fusion_helm.kio.write import dump
+    from fusion_helm.kio.write import Writer
 
+    writer = Writer()
     parts: list[str] = []
     for document in documents:
         if document.raw is not None:
@@ -124,5 +125,5 @@ def write_documents(documents: list[Document]) -> str:
         if parts and parts[-1][-1:] not in ("\n", "\r"):
             parts.append("\n")
         header = f"---\n# Source: {document.source}\n" if document.source else "---\n"
-        parts.append(header + dump(document.obj))
+        parts.append(header + writer.document(document.obj))
     return "".join(parts)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import re
 
+import yaml
+
 STR, INT, FLOAT, BOOL, NULL, TIMESTAMP, MERGE = "str", "int", "float", "bool", "null", "timestamp", "merge"
 
 _WORDS: dict[str, tuple[str, object]] = {
@@ -35,11 +37,12 @@ _TIMESTAMP = re.compile(r"(?P<y>[0-9]{4})-(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2})(?:
                         r"| (?P<h>[0-9]{1,2}):(?P<n>[0-9]{1,2}):(?P<s>[0-9]{1,2})(?:\.[0-9]+)?)?")
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
-# Other readers: YAML 1.2's core schema, and YAML 1.1 as PyYAML has it (sexagesimal numbers, "=").
+# YAML 1.2's core schema, for readers of that version.
 _YAML12 = re.compile(r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
                      r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
-_PYYAML = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[-+]?([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?"
-                     r"|[-+]?0b[01_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?0[0-7_]+|[-+]?(0|[1-9][0-9_]*)|=")
+_PYYAML = yaml.resolver.Resolver()
+"""PyYAML's own rule (YAML 1.1 with sexagesimal numbers, and timestamps by their shape alone)."""
+_PYYAML_STR = "tag:yaml.org,2002:str"
 
 
 def resolve_plain(text: str) -> tuple[str, object]:
@@ -109,5 +112,7 @@ def _is_timestamp(text: str) -> bool:
 def needs_quotes(text: str) -> bool:
     """Whether a string written plain would be read as another type by Go's YAML 1.1 reader, a YAML
     1.2 reader or PyYAML (a timestamp is a string to Go, a date to PyYAML)."""
-    kind = resolve_plain(text)[0]
-    return kind != STR or bool(_YAML12.fullmatch(text) or _PYYAML.fullmatch(text))
+    if resolve_plain(text)[0] != STR or _YAML12.fullmatch(text):
+        return True
+    tag: str = _PYYAML.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    return tag != _PYYAML_STR

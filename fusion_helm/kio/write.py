@@ -1,14 +1,27 @@
 """Data to YAML text that every reader reads back as written: keys in the order they were built, a
 string quoted wherever Go's YAML 1.1 reader (Helm's, kubectl's), a YAML 1.2 reader or PyYAML would
-read it plain as another type, multi-line strings as literal blocks."""
+read it plain as another type, multi-line strings as literal blocks.
+
+The text is what libyaml's emitter writes (PyYAML's C dumper, block style, 2-space indents), and for
+anything but the plainest documents it is libyaml that writes it. A generated object repeats the same
+few structures and strings many times over, so the block structure is laid out here and each distinct
+string is rendered by libyaml once and remembered; a differential test holds the two to the same bytes.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
 
 from fusion_helm.kio.scalars import needs_quotes
+
+_CACHE_LIMIT = 100_000
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_/][A-Za-z0-9_./-]*")
+"""Strings libyaml writes as they are, or single-quoted when a reader would take them for another type."""
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+"""Line breaks to libyaml besides LF: a scalar holding one is laid out by libyaml itself."""
 
 
 class _Dumper(yaml.CSafeDumper):
@@ -26,7 +39,151 @@ def _represent_str(dumper: _Dumper, text: str) -> yaml.Node:
 _Dumper.add_representer(str, _represent_str)
 
 
-def dump(obj: Any) -> str:
-    """YAML text of one object (deterministic)."""
+def libyaml_dump(obj: Any) -> str:
+    """YAML text of one object, as libyaml writes it."""
     return yaml.dump(obj, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
                      allow_unicode=True, width=1 << 20)
+
+
+class _Unsure(Exception):
+    """Something libyaml might lay out otherwise than the block layout here: it writes the document."""
+
+
+_values: dict[object, tuple[str, ...]] = {}
+_keys: dict[str, str] = {}
+
+
+def _value(scalar: object) -> tuple[str, ...]:
+    """How libyaml writes SCALAR as a mapping value: one line, or a literal block's header and lines
+    (relative to the block's indentation)."""
+    key = (type(scalar), scalar)
+    found = _values.get(key)
+    if found is not None:
+        return found
+    if type(scalar) is str and _PLAIN_WORD.fullmatch(scalar):
+        found = (f"'{scalar}'",) if needs_quotes(scalar) else (scalar,)  # names, labels, paths: libyaml's way
+    else:
+        text = libyaml_dump({"k": scalar})
+        if not text.startswith("k: ") or not text.endswith("\n") or any(b in text for b in _OTHER_BREAKS):
+            raise _Unsure
+        first, *rest = text[3:-1].split("\n")
+        block = first.startswith("|")
+        if (rest and not block) or (block and "+" in first) or text.endswith("\n...\n"):
+            raise _Unsure  # a quoted scalar folded over lines, or a block that keeps its final breaks
+        found = (first, *rest)
+    if len(_values) > _CACHE_LIMIT:
+        _values.clear()
+    _values[key] = found
+    return found
+
+
+def _key(text: object) -> str:
+    if not isinstance(text, str):
+        raise _Unsure
+    found = _keys.get(text)
+    if found is None:
+        dumped = libyaml_dump({text: None})
+        if not dumped.endswith(": null\n") or "\n" in dumped[:-7] or dumped.startswith("? ") \
+                or any(b in dumped for b in _OTHER_BREAKS):
+            raise _Unsure
+        found = dumped[:-7]
+        if len(_keys) > _CACHE_LIMIT:
+            _keys.clear()
+        _keys[text] = found
+    return found
+
+
+def _scalar(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ("null",)
+    if value is True:
+        return ("true",)
+    if value is False:
+        return ("false",)
+    if type(value) is int:
+        return (str(value),)
+    if type(value) in (str, float):
+        return _value(value)
+    raise _Unsure
+
+
+class Writer:
+    """Lays out documents. Generated objects share sub-structures (a role's pod spec is the same object
+    in every replica): each is laid out once per position, and its lines reused."""
+
+    def __init__(self) -> None:
+        self._laid_out: dict[tuple[int, int, str | None], tuple[object, list[str]]] = {}
+
+    def document(self, obj: Any) -> str:
+        """YAML text of one object (deterministic): laid out here where that is certain to match
+        libyaml, else by libyaml."""
+        if not isinstance(obj, dict) or not obj:
+            return libyaml_dump(obj)
+        lines: list[str] = []
+        try:
+            self._collection(lines, obj, 0, None)
+        except (_Unsure, RecursionError):
+            return libyaml_dump(obj)
+        lines.append("")
+        return "\n".join(lines)
+
+    def _collection(self, lines: list[str], value: dict[Any, Any] | list[Any], indent: int, first: str | None) -> None:
+        key = (id(value), indent, first)
+        found = self._laid_out.get(key)
+        if found is None:
+            own: list[str] = []
+            if isinstance(value, dict):
+                self._mapping(own, value, indent, first)
+            else:
+                self._sequence(own, value, indent, first)
+            found = self._laid_out[key] = (value, own)  # the value is kept so that its id stays its own
+        lines.extend(found[1])
+
+    def _mapping(self, lines: list[str], mapping: dict[Any, Any], indent: int, first: str | None) -> None:
+        """MAPPING at INDENT; its first key goes on the line FIRST opened (a sequence's '- ')."""
+        pad = " " * indent
+        for position, (key, value) in enumerate(mapping.items()):
+            head = (first if position == 0 and first is not None else pad) + _key(key) + ":"
+            if isinstance(value, dict):
+                if value:
+                    lines.append(head)
+                    self._collection(lines, value, indent + 2, None)
+                else:
+                    lines.append(head + " {}")
+            elif isinstance(value, list):
+                if value:
+                    lines.append(head)
+                    self._collection(lines, value, indent, None)
+                else:
+                    lines.append(head + " []")
+            else:
+                scalar = _scalar(value)
+                lines.append(f"{head} {scalar[0]}")
+                if len(scalar) > 1:
+                    _block(lines, scalar, indent)
+
+    def _sequence(self, lines: list[str], sequence: list[Any], indent: int, first: str | None) -> None:
+        pad = " " * indent
+        for position, item in enumerate(sequence):
+            head = (first if position == 0 and first is not None else pad) + "- "
+            if isinstance(item, dict | list):
+                if item:
+                    self._collection(lines, item, indent + 2, head)
+                else:
+                    lines.append(head + ("{}" if isinstance(item, dict) else "[]"))
+            else:
+                scalar = _scalar(item)
+                lines.append(head + scalar[0])
+                if len(scalar) > 1:
+                    _block(lines, scalar, indent)
+
+
+def _block(lines: list[str], scalar: tuple[str, ...], indent: int) -> None:
+    """The rest of a literal block whose header ended the last line, at INDENT."""
+    pad = " " * indent
+    lines.extend(f"{pad}{line}" if line else line for line in scalar[1:])
+
+
+def dump(obj: Any) -> str:
+    """YAML text of one object (deterministic)."""
+    return Writer().document(obj)

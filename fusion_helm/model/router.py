@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from fusion_helm.errors import InvalidSpec, key_path, show
 from fusion_helm.model import upstream
@@ -87,6 +87,8 @@ class Router:
     httproute: Mapping[str, Any]
     models: tuple[ServedModel, ...]
 
+    DEFAULT_POOL_API: ClassVar[PoolAPI] = PoolAPI.V1
+
     @property
     def path(self) -> str:
         return f"spec.roles[{self.position}]"
@@ -119,7 +121,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
     return Router(
         name=raw["name"],
         position=position,
-        pool_api=PoolAPI(raw.get("poolAPIVersion", PoolAPI.V1)),
+        pool_api=PoolAPI(raw.get("poolAPIVersion", Router.DEFAULT_POOL_API)),
         scorers=_scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
         prefill_threshold=strategy.get("prefillThreshold", 0),
         endpoint_picker_config=raw.get("endpointPickerConfig"),

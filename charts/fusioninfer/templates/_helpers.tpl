@@ -12,13 +12,36 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
-{{/* Whether the post-renderer will gang-schedule the service (see docs/gang-scheduling.md). */}}
+{{/* Whether the post-renderer will gang-schedule the service, decided as fusion_helm/expand/gang.py
+plan_gang decides it (tests/test_chart_decisions.py holds the two to the same answers): with
+gangSchedule, as it says; without, when a serving role is multi-node (nodeCount 2 or more) or
+prefill/decode. Never when the atomic minimum is a single pod of single-pod replicas. */}}
 {{- define "fusioninfer.gangScheduled" -}}
+{{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
+{{- $serving := list -}}
+{{- range .Values.roles -}}{{- if ne .componentType "router" -}}{{- $serving = append $serving . -}}{{- end -}}{{- end -}}
+{{- $multinode := false -}}
 {{- $gang := false -}}
-{{- range .Values.roles -}}
-{{- if or .multinode (has .componentType (list "prefiller" "decoder")) -}}{{- $gang = true -}}{{- end -}}
+{{- range $serving -}}
+{{- if ge (int (dig "multinode" "nodeCount" 1 .)) 2 -}}{{- $multinode = true -}}{{- end -}}
+{{- if has .componentType $decisions.disaggregated -}}{{- $gang = true -}}{{- end -}}
 {{- end -}}
-{{- with .Values.gangSchedule -}}{{- $gang = ne (toString (dig "enable" true .)) "false" -}}{{- end -}}
+{{- $gang = or $gang $multinode -}}
+{{- $level := "role" -}}
+{{- $minimum := dict -}}
+{{- with .Values.gangSchedule -}}
+{{- $gang = ne (toString (dig "enable" true .)) "false" -}}
+{{- $level = dig "level" "role" . -}}
+{{- $minimum = dig "minRoleReplicas" dict . -}}
+{{- end -}}
+{{- if and $gang (not $multinode) -}}
+{{- $pods := 0 -}}
+{{- range $serving -}}
+{{- $replicas := int (dig "replicas" 1 .) -}}
+{{- $pods = add $pods (ternary $replicas (min (int (dig .name 1 $minimum)) $replicas) (eq $level "group")) -}}
+{{- end -}}
+{{- if le (int $pods) 1 -}}{{- $gang = false -}}{{- end -}}
+{{- end -}}
 {{- $gang -}}
 {{- end -}}
 
@@ -60,15 +83,15 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- end -}}
 {{- end -}}
 
-{{/* The APIs (group/version) a router role's objects need: its pool's, the Gateway API's and, with
-served models, the Inference Extension's alpha API (fusion_helm/expand/router). As a JSON list. */}}
+{{/* The APIs (group/version) a router role's objects are of, as fusion_helm/expand/router/apis.py
+required_apis lists them (through the generated decisions table). As a JSON list. */}}
 {{- define "fusioninfer.routerAPIs" -}}
+{{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
 {{- $apis := list -}}
 {{- range .Values.roles -}}
 {{- if eq .componentType "router" -}}
-{{- $apis = append $apis (default "inference.networking.k8s.io/v1" .poolAPIVersion) -}}
-{{- $apis = append $apis "gateway.networking.k8s.io/v1" -}}
-{{- if .models }}{{ $apis = append $apis "inference.networking.x-k8s.io/v1alpha2" }}{{ end -}}
+{{- $pool := get $decisions.pools (default $decisions.defaultPool .poolAPIVersion) -}}
+{{- $apis = concat $apis (ternary $pool.models $pool.objects (not (empty .models))) -}}
 {{- end -}}
 {{- end -}}
 {{- $apis | uniq | toJson -}}

@@ -16,6 +16,7 @@ from fusion_helm.model import PoolAPI, Scorer
 MODEL_API_VERSION = "inference.networking.x-k8s.io/v1alpha2"
 """InferenceModel and InferenceObjective share it."""
 MODEL_GROUP = MODEL_API_VERSION.split("/")[0]
+GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,13 @@ GENERATIONS: Mapping[PoolAPI, PoolGeneration] = {
         model_resource="inferencemodels",
     ),
 }
+
+
+def required_apis(generation: PoolGeneration, serves_models: bool) -> list[str]:
+    """The APIs (group/version) a router's objects are of: its pool's, the Gateway API's, and with served
+    models, the model objects'. The pre-install hook checks the cluster serves them."""
+    apis = [generation.api.value, GATEWAY_API_VERSION, *([MODEL_API_VERSION] if serves_models else [])]
+    return list(dict.fromkeys(apis))
 
 
 def backend_ref(generation: PoolGeneration, pool: str) -> dict[str, str]:

@@ -8,10 +8,9 @@ from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.apis import PoolGeneration, backend_ref
+from fusion_helm.expand.router.apis import GATEWAY_API_VERSION, PoolGeneration, backend_ref
 from fusion_helm.model import InferenceService, Router
 
-GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
 GATEWAY_GROUP = GATEWAY_API_VERSION.split("/")[0]
 
 

@@ -1,0 +1,4 @@
+{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides and the chart's checks need, as data: the APIs each pool API's router writes, the prefill/decode component types. */}}
+{{- define "fusioninfer.decisions" -}}
+{"defaultPool": "inference.networking.k8s.io/v1", "disaggregated": ["decoder", "prefiller"], "pools": {"inference.networking.k8s.io/v1": {"models": ["inference.networking.k8s.io/v1", "gateway.networking.k8s.io/v1", "inference.networking.x-k8s.io/v1alpha2"], "objects": ["inference.networking.k8s.io/v1", "gateway.networking.k8s.io/v1"]}, "inference.networking.x-k8s.io/v1alpha2": {"models": ["inference.networking.x-k8s.io/v1alpha2", "gateway.networking.k8s.io/v1"], "objects": ["inference.networking.x-k8s.io/v1alpha2", "gateway.networking.k8s.io/v1"]}}}
+{{- end -}}

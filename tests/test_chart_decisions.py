@@ -1,0 +1,130 @@
+"""The chart's own checks decide as the post-renderer does: whether the service is gang-scheduled (the
+check Job's --gang, the Volcano CRD check) and which APIs its router writes (the check Job's --api),
+over the stories, the edge cases and a few hundred generated specs."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fusion_helm import InvalidSpec, parse_inference_service
+from fusion_helm.expand.gang import plan_gang
+from fusion_helm.expand.router.apis import GENERATIONS, required_apis
+from tests.helm import VALUES, Helm
+
+CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
+
+
+def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "componentType": component_type,
+                           "template": {"spec": {"containers": [CONTAINER]}}}
+    if replicas is not None:
+        out["replicas"] = replicas
+    if nodes is not None:
+        out["multinode"] = {"nodeCount": nodes}
+    return out
+
+
+def router(pool: str | None = None, models: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]}}
+    if pool:
+        out["poolAPIVersion"] = pool
+    if models:
+        out["models"] = [{"name": "m"}]
+    return out
+
+
+EDGE_CASES: dict[str, dict[str, Any]] = {
+    "worker with nodeCount 1": {"roles": [role("w", "worker", 2, nodes=1)]},
+    "one prefiller replica alone": {"roles": [role("p", "prefiller")]},
+    "prefiller and decoder of one replica": {"roles": [role("p", "prefiller"), role("d", "decoder")]},
+    "prefill/decode with no replicas": {"roles": [role("p", "prefiller", 0), role("d", "decoder", 0)]},
+    "gang off": {"roles": [role("w", "worker", 1, nodes=4)], "gangSchedule": {"enable": False}},
+    "gang on for monolithic replicas": {"roles": [role("w", "worker", 3)],
+                                        "gangSchedule": {"enable": True, "minRoleReplicas": {"w": 2}}},
+    "level group": {"roles": [role("w", "worker", 2)], "gangSchedule": {"level": "group"}},
+    "minRoleReplicas": {"roles": [role("p", "prefiller", 3), role("d", "decoder", 3)],
+                        "gangSchedule": {"minRoleReplicas": {"d": 2}}},
+    "replicas omitted": {"roles": [role("w", "worker", None, nodes=2)]},
+    "router, v1 pool": {"roles": [role("w", "worker"), router()]},
+    "router, v1 pool with models": {"roles": [role("w", "worker"), router(models=True)]},
+    "router, v1alpha2 pool": {"roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2")]},
+    "router, v1alpha2 pool with models": {
+        "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", models=True)]},
+}
+
+
+def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
+    rng = random.Random(seed)
+    out = {}
+    for case in range(count):
+        roles = [role(f"r{i}", rng.choice(["worker", "prefiller", "decoder"]), rng.choice([None, 0, 1, 2, 3]),
+                      rng.choice([None, 1, 2, 4])) for i in range(rng.randint(1, 3))]
+        if rng.random() < 0.3:
+            roles.append(router(rng.choice([None, *[api.value for api in GENERATIONS]]), rng.random() < 0.5))
+        values: dict[str, Any] = {"roles": roles}
+        if rng.random() < 0.5:
+            gang: dict[str, Any] = {}
+            if rng.random() < 0.5:
+                gang["enable"] = rng.random() < 0.7
+            if rng.random() < 0.5:
+                gang["level"] = rng.choice(["role", "group"])
+            if rng.random() < 0.3:
+                gang["minRoleReplicas"] = {roles[0]["name"]: rng.randint(1, 2)}
+            values["gangSchedule"] = gang
+        out[f"generated {case}"] = values
+    return out
+
+
+CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUES.glob("*.yaml"))}, **EDGE_CASES,
+         **generated(120)}
+
+
+def python_decision(values: dict[str, Any]) -> tuple[bool, list[str]] | None:
+    spec = {key: value for key, value in values.items() if key in ("roles", "gangSchedule", "schedulingStrategy")}
+    if "gangSchedule" in spec and not spec["gangSchedule"]:
+        del spec["gangSchedule"]  # the chart leaves an empty gangSchedule out
+    try:
+        service = parse_inference_service({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                                           "metadata": {"name": "svc"}, "spec": spec})
+        gang = plan_gang(service).group_name is not None
+    except InvalidSpec:
+        return None  # the post-renderer refuses it: the install stops there, whatever the chart decided
+    apis = [] if service.router is None else required_apis(GENERATIONS[service.router.pool_api],
+                                                            serves_models=bool(service.router.models))
+    return gang, apis
+
+
+def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> tuple[bool, list[str]] | None:
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    result = helm.run("template", "svc", str(VALUES.parent / "charts" / "fusioninfer"), "-f", str(path),
+                      "--show-only", "templates/hooks.yaml", check=False)
+    if result.returncode != 0:
+        assert "values don't meet the specifications of the schema" in result.stderr, result.stderr
+        return None
+    [job] = [doc for doc in yaml.safe_load_all(result.stdout) if doc and doc["metadata"]["name"].endswith("-check")]
+    args = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    return "--gang" in args, [args[i + 1] for i, arg in enumerate(args) if arg == "--api"]
+
+
+def test_the_chart_decides_as_the_post_renderer(helm: Helm, tmp_path: Path) -> None:
+    compared = 0
+    for name, values in CASES.items():
+        python = python_decision(values)
+        if python is None:
+            continue
+        chart = chart_decision(helm, values, tmp_path)
+        assert chart == python, (name, json.dumps(values))
+        compared += 1
+    assert compared > 80
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_each_edge_case_is_decided(name: str) -> None:
+    assert python_decision(EDGE_CASES[name]) is not None, "an edge case must be one the post-renderer renders"

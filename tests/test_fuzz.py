@@ -1,0 +1,54 @@
+"""A short, fixed-seed run of the fuzz campaign (`make fuzz` runs the long one), and what earlier
+campaigns found, each as a named regression test."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from fusion_helm import InvalidSpec, render
+from fusion_helm.errors import MAX_PATH
+from tests.fuzz.__main__ import campaign
+from tests.fuzz.cases import case, seeds
+from tests.fuzz.oracle import judge
+
+
+def test_a_short_campaign_breaks_no_invariant(capsys: pytest.CaptureFixture[str]) -> None:
+    assert campaign(400, first_seed=900_000, jobs=1, failures=None, go_check=False) == 0, capsys.readouterr().out
+
+
+def test_every_case_is_reproducible_from_its_seed() -> None:
+    assert case(42, seeds()) == case(42, seeds())
+    assert judge(case(42, seeds())).outcome == judge(case(42, seeds())).outcome
+
+
+def test_the_oracle_can_fail() -> None:
+    """A stream whose only document we do not own, changed on the way, is caught."""
+    from tests.fuzz.cases import Case
+    from tests.fuzz.oracle import _judge_output
+
+    stream = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+    verdict = _judge_output(Case(0, stream, False, ()), stream.replace("name: a", "name: b"), 0.0)
+    assert verdict.failed
+
+
+# Found by campaigns:
+
+def test_a_self_referential_anchor_gives_a_short_message() -> None:
+    """seed 549: an anchor whose mapping holds an alias of itself made a path of 200 levels."""
+    text = ("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: x\n"
+            "  annotations: {fusioninfer.io/take-over: 'true'}\nspec:\n  leaderWorkerTemplate: &t\n"
+            "    leaderTemplate:\n      metadata: *t\n")
+    with pytest.raises(InvalidSpec) as error:
+        render(text)
+    assert len(str(error.value)) < MAX_PATH + 200
+    assert "…" in str(error.value)
+
+
+def test_a_kind_written_in_disguise_is_still_expanded() -> None:
+    service = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "KIND", "metadata": {"name": "s"},
+               "spec": {"roles": [{"name": "w", "componentType": "worker", "replicas": 2, "multinode": {"nodeCount": 2},
+                                   "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]}}
+    for disguise in ('"Inference\\x53ervice"', "!!binary SW5mZXJlbmNlU2VydmljZQ==", '"Infer\\\n  enceService"'):
+        out = render(yaml.safe_dump(service).replace("KIND", disguise))
+        assert out.count("kind: LeaderWorkerSet") == 2, disguise
