@@ -21,7 +21,7 @@ import yaml
 from fusion_helm.expand.router.apis import GENERATIONS, required_apis
 from fusion_helm.kio import dump
 from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
-from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, spec_schema
+from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, spec_schema, to_draft07
 
 UPSTREAM_KINDS = (
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
@@ -34,9 +34,6 @@ UPSTREAM_KINDS = (
     ("inference.networking.x-k8s.io/v1alpha2", "InferenceModel"),
 )
 """Every kind the expansion writes or takes over, at the versions it uses."""
-UPSTREAM_DROPPED = frozenset({"description", "example", "x-kubernetes-validations", "x-kubernetes-map-type"})
-"""What the validator does not read: documentation, and CEL rules (the cluster tests' API server runs those)."""
-UPSTREAM_FORMATS = frozenset({"int32", "int64", "date-time", "ipv4", "ipv6"})
 
 HEADER = f"# Generated from fusion_helm/model/schemas/{SOURCE} by `make generate`; do not edit.\n"
 
@@ -135,37 +132,11 @@ def upstream_schemas(crds: Path) -> dict[str, Any]:
             if (api_version, spec["names"]["kind"]) in UPSTREAM_KINDS:
                 schema = dict(version["schema"]["openAPIV3Schema"])
                 schema["properties"] = {k: v for k, v in schema["properties"].items() if k != "status"}
-                found[f"{api_version} {spec['names']['kind']}"] = _structural(schema)
+                found[f"{api_version} {spec['names']['kind']}"] = to_draft07(schema, runtime=True)
     missing = [f"{kind} {version}" for version, kind in UPSTREAM_KINDS if f"{version} {kind}" not in found]
     if missing:
         raise SystemExit(f"{crds}: no CRD for {', '.join(missing)}")
     return found
-
-
-def _structural(node: Any) -> Any:
-    """Unknown fields refused where the API server refuses them (an object with properties and
-    without x-kubernetes-preserve-unknown-fields), int-or-string as anyOf."""
-    if isinstance(node, list):
-        return [_structural(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in UPSTREAM_DROPPED or (key.startswith("x-kubernetes-") and key not in (
-                "x-kubernetes-list-type", "x-kubernetes-list-map-keys")):
-            continue
-        if key == "format" and value not in UPSTREAM_FORMATS:
-            continue
-        if key == "properties":
-            out[key] = {name: _structural(sub) for name, sub in value.items()}
-        else:
-            out[key] = _structural(value)
-    if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
-        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if node.get("type") == "object" and "properties" in node and "additionalProperties" not in node \
-            and not node.get("x-kubernetes-preserve-unknown-fields"):
-        out["additionalProperties"] = False
-    return out
 
 
 def chart_decisions() -> str:

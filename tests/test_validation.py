@@ -14,6 +14,7 @@ import yaml
 from fusion_helm import InvalidSpec, render
 from fusion_helm.model.schema import spec_schema
 from fusion_helm.model.validation import first_error
+from tests.fuzz.cases import paths
 from tests.helm import VALUES
 from tests.schemas import prune_nulls
 
@@ -24,16 +25,6 @@ def story_specs() -> Iterator[dict[str, Any]]:
     for path in [*sorted(VALUES.glob("story*.yaml")), VALUES / "router-pd-qwen3-8b.yaml"]:
         values = yaml.safe_load(path.read_text())
         yield {"roles": values["roles"], "schedulingStrategy": {"schedulerName": "volcano"}}
-
-
-def paths(node: Any, prefix: tuple = ()) -> Iterator[tuple]:
-    yield prefix
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from paths(value, (*prefix, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from paths(value, (*prefix, index))
 
 
 def mutations(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:

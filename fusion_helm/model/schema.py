@@ -26,27 +26,36 @@ def api_source() -> dict[str, Any]:
     return loaded
 
 
-def to_draft07(node: Any) -> Any:
+RUNTIME_DROPPED = frozenset({"description", "example", "x-kubernetes-validations", "x-kubernetes-map-type"})
+"""What the run-time validator does not read: documentation, and CEL rules (an API server runs those)."""
+RUNTIME_KEPT = frozenset({"x-kubernetes-list-type", "x-kubernetes-list-map-keys"})
+RUNTIME_FORMATS = frozenset({"int32", "int64", "date-time", "ipv4", "ipv6"})
+
+
+def to_draft07(node: Any, runtime: bool = False) -> Any:
     """Translate a structural schema into JSON Schema draft-07 that rejects unknown fields.
 
     An object with ``properties`` and without ``x-kubernetes-preserve-unknown-fields`` gets
     ``additionalProperties: false``: the API server prunes such fields or, with strict field
-    validation, rejects them, so they must not pass here silently.
+    validation, rejects them, so they must not pass here silently. For the RUNTIME validator
+    (model/validation.py), documentation and CEL rules are left out and the Kubernetes list types and
+    the formats it checks kept.
     """
     if isinstance(node, list):
-        return [to_draft07(item) for item in node]
+        return [to_draft07(item, runtime) for item in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key.startswith("x-kubernetes-"):
+        if (key.startswith("x-kubernetes-") and not (runtime and key in RUNTIME_KEPT)) \
+                or (runtime and key in RUNTIME_DROPPED):
             continue
         if key in ("properties", "definitions"):
-            out[key] = {name: to_draft07(sub) for name, sub in value.items()}
-        elif key == "format" and value in ("int32", "int64"):
+            out[key] = {name: to_draft07(sub, runtime) for name, sub in value.items()}
+        elif key == "format" and (value not in RUNTIME_FORMATS if runtime else value in ("int32", "int64")):
             continue
         else:
-            out[key] = to_draft07(value)
+            out[key] = to_draft07(value, runtime)
     if node.get("x-kubernetes-int-or-string") and "anyOf" not in out:
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     if (

@@ -82,19 +82,19 @@ def seeds() -> list[dict[str, Any]]:
     return out
 
 
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+def paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every path into NODE, itself first: keys of mappings, indices of lists."""
     yield prefix
     if isinstance(node, dict):
         for key, value in node.items():
-            yield from _paths(value, (*prefix, key))
+            yield from paths(value, (*prefix, key))
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            yield from _paths(value, (*prefix, index))
+            yield from paths(value, (*prefix, index))
 
 
 def _mutate_data(rng: random.Random, obj: dict[str, Any]) -> str:
-    paths = list(_paths(obj))[1:]
-    path = rng.choice(paths)
+    path = rng.choice(list(paths(obj))[1:])
     parent: Any = obj
     for key in path[:-1]:
         parent = parent[key]
