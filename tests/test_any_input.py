@@ -14,6 +14,7 @@ from fusion_helm import InvalidSpec, render
 from fusion_helm.limits import MAX_DEPTH, MAX_REPLICAS
 from fusion_helm.pipeline import filters
 from tests.builders import role, service
+from tests.helm import VALUES
 
 PLACEHOLDER = "PLACEHOLDER"
 
@@ -253,3 +254,15 @@ def test_a_list_restart_policy_in_a_taken_over_leader_worker_set_is_refused() ->
                "spec": {"containers": [{"name": "c", "image": "i"}]}}}}}
     assert refused(yaml.safe_dump(lws), take_over=True) == \
         "LeaderWorkerSet x: spec.leaderWorkerTemplate.restartPolicy: must be of type string, got array"
+
+
+def test_yaml_inside_a_field_is_held_to_the_same_bounds() -> None:
+    """An endpointPickerConfig (YAML in a string) nested 30,000 levels deep crashed libyaml's composer."""
+    values = yaml.safe_load((VALUES / "router-pd-qwen3-8b.yaml").read_text())
+    router = next(r for r in values["roles"] if r["componentType"] == "router")
+    router.pop("strategy")
+    router["endpointPickerConfig"] = "kind: EndpointPickerConfig\nx: " + "[" * 30_000 + "]" * 30_000
+    obj = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService", "metadata": {"name": "q"},
+           "spec": {"roles": values["roles"]}}
+    assert refused(yaml.safe_dump(obj)) == (f"InferenceService q: spec.roles[2].endpointPickerConfig: is not YAML: "
+                                            f"nested deeper than {MAX_DEPTH} levels")

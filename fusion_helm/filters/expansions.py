@@ -9,6 +9,7 @@ naming both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from fusion_helm.errors import InvalidSpec
@@ -39,8 +40,9 @@ def place(documents: list[Document], expansions: list[Expansion]) -> list[Docume
             if other is not expansion:
                 raise InvalidSpec(expansion.origin.where, "metadata.name",
                                   f"makes {_named(key)}, which {other.origin.where} makes too; rename one")
+    names = re.compile("|".join(sorted({re.escape(expansion.service) for expansion in expansions})))
     replaced = {id(document) for document in documents if id(document) not in by_origin
-                and _previous_copy(document, expansions, generated)}
+                and _previous_copy(document, names, generated)}
     out: list[Document] = []
     for document in documents:
         origin_of = by_origin.get(id(document))
@@ -51,10 +53,11 @@ def place(documents: list[Document], expansions: list[Expansion]) -> list[Docume
     return out
 
 
-def _previous_copy(document: Document, expansions: list[Expansion], generated: dict[ObjectKey, Expansion]) -> bool:
+def _previous_copy(document: Document, names: re.Pattern[str], generated: dict[ObjectKey, Expansion]) -> bool:
     """Whether DOCUMENT is an earlier expansion of the object that now makes its key (True), or names
-    nothing generated (False); InvalidSpec when it is another object of a generated object's name."""
-    if not any(document.could_be(expansion.service) for expansion in expansions):
+    nothing generated (False); InvalidSpec when it is another object of a generated object's name.
+    Every generated name starts with its service's NAMES: a document whose text holds none is not read."""
+    if not document.could_hold(names):
         return False
     key = object_key(document.head)
     expansion = generated.get(key) if key is not None else None

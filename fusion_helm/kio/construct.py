@@ -20,6 +20,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fusion_helm.errors import format_path, show
 from fusion_helm.kio import scalars
+from fusion_helm.kio.nesting import deeper_than
 from fusion_helm.limits import MAX_DEPTH, MAX_NODES
 
 Path = tuple[str | int, ...]
@@ -62,7 +63,10 @@ class _Composer(yaml.CSafeLoader):
 
 
 def compose(text: str) -> Node | None:
-    """The node tree of one YAML document, or None for an empty one; yaml.YAMLError when malformed."""
+    """The node tree of one YAML document, or None for an empty one; yaml.YAMLError when malformed,
+    ReadError when nested too deep for libyaml to be asked (every text libyaml composes passes here)."""
+    if deeper_than(text, MAX_DEPTH):
+        raise ReadError((), f"nested deeper than {MAX_DEPTH} levels")
     composer = _Composer(text)
     try:
         return composer.get_single_node()

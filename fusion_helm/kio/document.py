@@ -3,6 +3,7 @@ asked — its head to tell its kind, its whole data only when it is expanded; a 
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Any
 
@@ -10,9 +11,7 @@ import yaml
 
 from fusion_helm.errors import InvalidSpec, clip
 from fusion_helm.kio.construct import ReadError, compose, construct, head
-from fusion_helm.kio.nesting import deeper_than
 from fusion_helm.kio.stream import Chunk, split
-from fusion_helm.limits import MAX_DEPTH
 
 FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 """Helm 4 sets it on every document it post-renders and files the output by it."""
@@ -37,9 +36,9 @@ class Document:
         """The composed node tree; InvalidSpec when the text is not one YAML document."""
         assert self.raw is not None
         try:
-            if deeper_than(self.raw, MAX_DEPTH):
-                raise InvalidSpec(self.describe(), "", f"nested deeper than {MAX_DEPTH} levels")
             return compose(self.raw)
+        except ReadError as error:
+            raise InvalidSpec(self.describe(), "", error.message) from None
         except yaml.MarkedYAMLError as error:
             mark = error.problem_mark
             at = f" (line {self.first_line + mark.line} of the input)" if mark is not None else ""
@@ -66,7 +65,15 @@ class Document:
         """False when the text cannot hold a document of KIND: then it need not be parsed at all."""
         if self.raw is None:
             return self.head.get("kind") == kind
-        return kind in self.raw or any(disguise in self.raw for disguise in _DISGUISES)
+        return kind in self.raw or self._disguised()
+
+    def could_hold(self, words: re.Pattern[str]) -> bool:
+        """False when no value of the document can match WORDS: then it need not be parsed for them."""
+        return self.raw is None or words.search(self.raw) is not None or self._disguised()
+
+    def _disguised(self) -> bool:
+        assert self.raw is not None
+        return any(disguise in self.raw for disguise in _DISGUISES)
 
     @property
     def kind(self) -> str | None:

@@ -10,8 +10,12 @@ from __future__ import annotations
 import argparse
 import collections
 import multiprocessing
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import yaml
@@ -22,8 +26,35 @@ from tests.fuzz.oracle import Verdict, judge
 _SEEDS = seeds()
 
 
-def _run(seed: int) -> tuple[int, Verdict]:
-    return seed, judge(case(seed, _SEEDS))
+CHUNK = 50
+
+
+def _run(seeds: range) -> list[tuple[int, Verdict]]:
+    return [(seed, judge(case(seed, _SEEDS))) for seed in seeds]
+
+
+def _verdicts(seeds: range, jobs: int) -> Iterator[tuple[int, Verdict]]:
+    """Every seed's verdict; a case that kills its process (a crash in C code) is found by running
+    its chunk's cases one process each, and judged "crash"."""
+    chunks = [range(start, min(start + CHUNK, seeds.stop)) for start in range(seeds.start, seeds.stop, CHUNK)]
+    while chunks:
+        broken: list[range] = []
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = {pool.submit(_run, chunk): chunk for chunk in chunks}
+            for future in as_completed(futures):
+                try:
+                    yield from future.result()
+                except BrokenProcessPool:
+                    broken.append(futures[future])
+        chunks = []
+        for chunk in broken:
+            for seed in chunk:
+                alone = subprocess.run([sys.executable, "-m", "tests.fuzz", "--cases", "1", "--seed", str(seed),
+                                        "--jobs", "1", "--no-go"], capture_output=True, text=True)
+                if alone.returncode < 0:
+                    yield seed, Verdict("crash", f"the process died of signal {-alone.returncode}")
+                else:
+                    chunks.append(range(seed, seed + 1))
 
 
 def campaign(cases: int, first_seed: int, jobs: int, failures: Path | None, go_check: bool = True) -> int:
@@ -33,22 +64,25 @@ def campaign(cases: int, first_seed: int, jobs: int, failures: Path | None, go_c
     sampled: list[str] = []
     failed = 0
     seeds = range(first_seed, first_seed + cases)
-    with multiprocessing.Pool(jobs) as pool:
-        for done, (seed, verdict) in enumerate(pool.imap_unordered(_run, seeds, chunksize=50), start=1):
-            outcomes[verdict.outcome] += 1
-            slowest = max(slowest, (verdict.seconds, seed))
-            if verdict.failed:
-                failed += 1
-                print(f"seed {seed}: {verdict.outcome}: {verdict.detail}", flush=True)
-                if failures is not None:
-                    failures.mkdir(parents=True, exist_ok=True)
-                    bad = case(seed, _SEEDS)
-                    (failures / f"{verdict.outcome}-{seed}.yaml").write_text(
-                        f"# take_over: {bad.take_over}; mutations: {list(bad.mutations)}\n{bad.stream}")
-            elif verdict.generated and seed % 25 == 0:
-                sampled += verdict.generated
-            if done % 5000 == 0:
-                print(f"{done} cases, {done / (time.perf_counter() - start):.0f}/s", flush=True)
+    if jobs == 1:
+        verdicts: Iterator[tuple[int, Verdict]] = ((seed, judge(case(seed, _SEEDS))) for seed in seeds)
+    else:
+        verdicts = _verdicts(seeds, jobs)
+    for done, (seed, verdict) in enumerate(verdicts, start=1):
+        outcomes[verdict.outcome] += 1
+        slowest = max(slowest, (verdict.seconds, seed))
+        if verdict.failed:
+            failed += 1
+            print(f"seed {seed}: {verdict.outcome}: {verdict.detail}", flush=True)
+            if failures is not None:
+                failures.mkdir(parents=True, exist_ok=True)
+                bad = case(seed, _SEEDS)
+                (failures / f"{verdict.outcome}-{seed}.yaml").write_text(
+                    f"# take_over: {bad.take_over}; mutations: {list(bad.mutations)}\n{bad.stream}")
+        elif verdict.generated and seed % 25 == 0:
+            sampled += verdict.generated
+        if done % 5000 == 0:
+            print(f"{done} cases, {done / (time.perf_counter() - start):.0f}/s", flush=True)
     seconds = time.perf_counter() - start
     go_mismatches = _go_check(sampled) if go_check and sampled else 0
     print(f"\n{cases} cases in {seconds:.0f}s ({cases / seconds:.0f} cases/s, {jobs} jobs), seeds "
@@ -81,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the first case's seed")
     parser.add_argument("--jobs", type=int, default=multiprocessing.cpu_count())
     parser.add_argument("--failures", type=Path, default=Path(".fuzz"), help="where failing cases are written")
+    parser.add_argument("--no-go", action="store_true", help="do not read generated documents back with Go")
     args = parser.parse_args(argv)
-    return campaign(args.cases, args.seed, args.jobs, args.failures)
+    return campaign(args.cases, args.seed, args.jobs, args.failures, go_check=not args.no_go)
 
 
 if __name__ == "__main__":

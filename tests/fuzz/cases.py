@@ -36,6 +36,10 @@ INTERESTING: list[Any] = [
     [], [None], [{}], ["a", 1], {}, {"k": "v"}, {"k": 1}, {"nested": {"deeper": [1, {"x": None}]}},
     {"containerPort": 0}, {"containerPort": 8000, "name": "http"}, _nested(60), _nested(250),
     MAX_REPLICAS, MAX_REPLICAS + 1, 1000,
+    "kind: EndpointPickerConfig\nx: " + "[" * 5000 + "]" * 5000,
+    "kind: EndpointPickerConfig\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"b{i}: &b{i} [{', '.join(['*a' if i == 0 else f'*b{i - 1}'] * 9)}]\n" for i in range(8)),
+    "kind: EndpointPickerConfig\nplugins: !!int x\n", "kind: [EndpointPickerConfig", "- a\n- b\n",
 ]
 TAGS = ["!!int ", "!!bool ", "!!float ", "!!null ", "!!str ", "!!timestamp ", "!!binary ", "!custom ",
         "!!python/name:os.system ", "!!set ", "!!map ", "!!seq ", "! "]
@@ -69,6 +73,14 @@ def seeds() -> list[dict[str, Any]]:
         out.append({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
                     "metadata": {"name": values.get("name", "svc"), "namespace": "llm", "labels": {"team": "a"}},
                     "spec": spec})
+        for role in spec["roles"]:
+            if role["componentType"] == "router":  # and the same router with a verbatim picker config
+                verbatim = copy.deepcopy(out[-1])
+                router = next(r for r in verbatim["spec"]["roles"] if r["componentType"] == "router")
+                router.pop("strategy", None)
+                router["endpointPickerConfig"] = ("apiVersion: inference.networking.x-k8s.io/v1alpha1\n"
+                                                  "kind: EndpointPickerConfig\nplugins:\n- type: queue-scorer\n")
+                out.append(verbatim)
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
