@@ -10,15 +10,14 @@ counted; services take capacity in the order they come.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from fusion_helm.expand import gang, naming, resources
 from fusion_helm.expand.quantity import ZERO
-from fusion_helm.kio import latest_by_key
+from fusion_helm.kio.keys import latest_by_key
+from fusion_helm.records import record
 
 GPU = "nvidia.com/gpu"
 KINDS = ("PodGroup", "LeaderWorkerSet")
@@ -35,14 +34,14 @@ class State(StrEnum):
         return {"full": "full capacity", "partial": "partial", "blocked": "blocked"}[self.value]
 
 
-@dataclass(frozen=True)
+@record
 class Pod:
     name: str
     gpus: int
     node: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Replica:
     role: str
     index: int
@@ -63,14 +62,14 @@ class Replica:
         return sum(pod.gpus for pod in self.pods)
 
 
-@dataclass(frozen=True)
+@record
 class Role:
     name: str
     component_type: str
     replicas: tuple[Replica, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ServicePlan:
     name: str
     gang: bool
@@ -89,12 +88,12 @@ class ServicePlan:
         return State.PARTIAL if placed else State.BLOCKED
 
 
-@dataclass
 class Cluster:
-    """Identical nodes; each knows its free GPUs."""
+    """Identical nodes; each knows its free GPUs (and places pods: the one mutable object here)."""
 
-    gpus_per_node: int
-    free: dict[str, int] = field(default_factory=dict)
+    def __init__(self, gpus_per_node: int, free: dict[str, int]) -> None:
+        self.gpus_per_node = gpus_per_node
+        self.free = free
 
     @classmethod
     def of(cls, nodes: int, gpus_per_node: int) -> Cluster:
@@ -163,7 +162,7 @@ def _pods(lws: Mapping[str, Any]) -> tuple[Pod, ...]:
 
 
 def _gpus(pod_spec: Mapping[str, Any]) -> int:
-    return math.ceil(resources.pod_requests(pod_spec).get(GPU, ZERO).value)
+    return resources.pod_requests(pod_spec).get(GPU, ZERO).whole()
 
 
 def _place(service: ServicePlan, cluster: Cluster) -> ServicePlan:

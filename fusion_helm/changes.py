@@ -4,11 +4,11 @@ manifest against the new render, object by object."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.kio import ObjectKey, latest_by_key
+from fusion_helm.kio.keys import ObjectKey, latest_by_key
+from fusion_helm.records import record
 
 KINDS = ("PodGroup", "LeaderWorkerSet")
 
@@ -23,7 +23,7 @@ class Change(StrEnum):
     UNCHANGED = "unchanged"
 
 
-@dataclass(frozen=True)
+@record
 class ObjectChange:
     kind: str
     namespace: str | None

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 MAX_SHOWN = 80
 """Characters of a value an error echoes; the rest is cut."""
 MAX_PATH = 300
 """Characters of a field path an error shows: the start and the end of a longer one."""
-_SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_KEY_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_KEY_CHARS = _KEY_START | frozenset("0123456789./-")
+"""A key of these characters, not starting with a digit, '.', '/' or '-', is written bare in a path."""
 
 
 class InvalidSpec(Exception):
@@ -33,7 +32,10 @@ class InvalidSpec(Exception):
 
 def one_line(text: str) -> str:
     """TEXT with line breaks and other control characters escaped, so it prints as one line."""
-    return _UNPRINTABLE.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() or char == " " else char.encode("unicode_escape").decode("ascii")
+                   for char in text)
 
 
 def clip(text: str) -> str:
@@ -66,7 +68,7 @@ def format_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif not text or _SIMPLE_KEY.fullmatch(part):
+        elif not text or (part[:1] in _KEY_START and _KEY_CHARS.issuperset(part)):
             text += f".{part}" if text else part
         else:
             text += f"[{show(part)}]"

@@ -1,31 +1,48 @@
-"""Reader → filters → writer: the whole post-render transform, from text to text."""
+"""Reader → filters → writer: the whole post-render transform, from text to text.
+
+A stream none of whose documents can be one the filters claim (an InferenceService; a LeaderWorkerSet
+to take over) passes as it is, without loading the model or a YAML library: most charts a
+post-renderer sees in a Helm pipeline have nothing for it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from fusion_helm import kinds
+from fusion_helm.kio.stream import Chunk, split
 
-from fusion_helm.filters import Filter
-from fusion_helm.filters.expand_services import expand_services
-from fusion_helm.filters.take_over import take_over_leader_worker_sets
-from fusion_helm.kio import Document, read_documents, write_documents
-
-DEFAULT_FILTERS: tuple[Filter, ...] = (take_over_leader_worker_sets(), expand_services)
-"""LeaderWorkerSets annotated to be taken over, then every InferenceService."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from fusion_helm.filters import Filter
+    from fusion_helm.kio.document import Document
 
 
 def filters(take_over_every_leader_worker_set: bool = False) -> tuple[Filter, ...]:
-    if not take_over_every_leader_worker_set:
-        return DEFAULT_FILTERS
-    return (take_over_leader_worker_sets(every_one=True), expand_services)
+    """LeaderWorkerSets annotated to be taken over (or every one), then every InferenceService."""
+    from fusion_helm.filters.expand_services import expand_services
+    from fusion_helm.filters.take_over import take_over_leader_worker_sets
+
+    return take_over_leader_worker_sets(every_one=take_over_every_leader_worker_set), expand_services
 
 
-def apply(documents: list[Document], filters: Sequence[Filter] = DEFAULT_FILTERS) -> list[Document]:
-    for step in filters:
+def claims(chunk: Chunk, take_over_every_leader_worker_set: bool = False) -> bool:
+    """Whether the document could be one the filters expand (False: it need not be read)."""
+    annotation = () if take_over_every_leader_worker_set else (kinds.TAKE_OVER_ANNOTATION,)
+    return chunk.could_hold(kinds.INFERENCE_SERVICE, kinds.API_GROUP) \
+        or chunk.could_hold(kinds.LEADER_WORKER_SET, *annotation)
+
+
+def apply(documents: list[Document], take_over_every_leader_worker_set: bool = False) -> list[Document]:
+    for step in filters(take_over_every_leader_worker_set):
         documents = step(documents)
     return documents
 
 
-def render(text: str, filters: Sequence[Filter] = DEFAULT_FILTERS) -> str:
+def render(text: str, take_over_every_leader_worker_set: bool = False) -> str:
     """Expand every InferenceService (and taken-over LeaderWorkerSet) in a multi-document stream;
     raises InvalidSpec on bad input."""
-    return write_documents(apply(read_documents(text), filters))
+    chunks = split(text)
+    if not any(claims(chunk, take_over_every_leader_worker_set) for chunk in chunks):
+        return text
+    from fusion_helm.kio.document import read_documents, write_documents
+
+    return write_documents(apply(read_documents(chunks), take_over_every_leader_worker_set))

@@ -19,9 +19,10 @@ from typing import Any
 import yaml
 
 from fusion_helm.expand.router.apis import GENERATIONS, required_apis
-from fusion_helm.kio import dump
+from fusion_helm.kio.write import dump
 from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
-from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, spec_schema, to_draft07
+from fusion_helm.model.schema import COMPILED, DRAFT_07, SOURCE, api_source, compiled, spec_schema, to_draft07
+from fusion_helm.model.upstream import UPSTREAM
 
 UPSTREAM_KINDS = (
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
@@ -38,8 +39,8 @@ UPSTREAM_KINDS = (
 HEADER = f"# Generated from fusion_helm/model/schemas/{SOURCE} by `make generate`; do not edit.\n"
 
 
-def crd() -> dict[str, Any]:
-    api = api_source()
+def crd(api: dict[str, Any] | None = None) -> dict[str, Any]:
+    api = api or api_source()
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -77,9 +78,9 @@ def crd() -> dict[str, Any]:
     }
 
 
-def values_schema() -> dict[str, Any]:
+def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     """The chart's values are the InferenceService spec plus the chart's own settings."""
-    spec = spec_schema()
+    spec = spec_schema() if api is None else {"$schema": DRAFT_07, **to_draft07(api["spec"])}
     return {
         "$schema": DRAFT_07,
         "title": "fusioninfer chart values",
@@ -152,17 +153,53 @@ def chart_decisions() -> str:
             "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
 
 
+PIECE_BYTES = 1500
+"""A sub-schema this large becomes a piece of its own, parsed only when a value needs it."""
+
+
+def pieces(schemas: dict[str, Any]) -> str:
+    """SCHEMAS cut into pieces, each read only when needed (model/upstream.py): a JSON header line
+    ({"schemas": …, "pieces": {id: [start, end]}}), then the pieces' JSON texts, in which a piece is
+    ``{"$ref": id}``. Identical sub-schemas (a LeaderWorkerSet's leader and worker templates) are one."""
+    texts: dict[str, str] = {}
+    ids: dict[str, str] = {}
+
+    def cut(node: Any) -> Any:
+        if isinstance(node, list):
+            return [cut(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: cut(value) for key, value in node.items()}
+        text = json.dumps(node, sort_keys=True, separators=(",", ":"))
+        if len(text) < PIECE_BYTES:
+            return node
+        piece = ids.setdefault(text, str(len(ids)))
+        texts[piece] = text
+        return {"$ref": piece}
+
+    top = {name: cut(schema) for name, schema in sorted(schemas.items())}
+    offsets, body, at = {}, [], 0
+    for piece, text in texts.items():
+        offsets[piece] = [at, at + len(text)]
+        body.append(text)
+        at += len(text)
+    header = json.dumps({"schemas": top, "pieces": offsets}, sort_keys=True, separators=(",", ":"))
+    return header + "\n" + "".join(body) + "\n"
+
+
 def shared_crds() -> Path:
     return Path(os.environ.get("FUSION_SHARED_CRDS", Path("..") / "shared" / "crds"))
 
 
 def artifacts(chart: Path, package: Path) -> dict[Path, str]:
+    schemas = package / "model" / "schemas"
+    api = yaml.load((schemas / SOURCE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     return {
-        chart / "crds" / f"{api_source()['group']}_{api_source()['plural']}.yaml": HEADER + dump(crd()),
-        chart / "values.schema.json": json.dumps(values_schema(), indent=2) + "\n",
+        schemas / COMPILED: json.dumps(compiled(api), indent=1, sort_keys=True) + "\n",
+        chart / "crds" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(crd(api)),
+        chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
         chart / "templates" / "_decisions.tpl": chart_decisions(),
-        package / "model" / "schemas" / "upstream.json":
-            json.dumps(upstream_schemas(shared_crds()), sort_keys=True, separators=(",", ":")) + "\n",
+        package / "model" / "schemas" / UPSTREAM: pieces(upstream_schemas(shared_crds())),
     }
 
 

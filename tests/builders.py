@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm import expand, parse_inference_service
+from fusion_helm import parse_inference_service
+from fusion_helm.expand import expand
 
 
 def role(name: str, component_type: str = "decoder", replicas: int = 1, nodes: int = 1,

@@ -12,7 +12,6 @@ import yaml
 
 from fusion_helm import InvalidSpec, render
 from fusion_helm.limits import MAX_DEPTH, MAX_REPLICAS
-from fusion_helm.pipeline import filters
 from tests.builders import role, service
 from tests.helm import VALUES
 
@@ -33,7 +32,7 @@ def pd_service(**container: Any) -> dict[str, Any]:
 
 def refused(text: str, take_over: bool = False) -> str:
     with pytest.raises(InvalidSpec) as error:
-        render(text, filters(take_over))
+        render(text, take_over)
     message = str(error.value)
     assert "\n" not in message and "Traceback" not in message and "sys.set_int_max_str_digits" not in message
     return message
@@ -245,7 +244,7 @@ def test_exclusive_topology_is_refused_for_a_multi_node_take_over() -> None:
         "over with size > 1")
     single = copy.deepcopy(lws)
     single["spec"]["leaderWorkerTemplate"]["size"] = 1
-    assert "x-group-0" in render(yaml.safe_dump(single), filters(True))
+    assert "x-group-0" in render(yaml.safe_dump(single), True)
 
 
 def test_a_list_restart_policy_in_a_taken_over_leader_worker_set_is_refused() -> None:

@@ -81,10 +81,10 @@ CASES = {
         f"InferenceService svc: spec.roles[1].name: StatefulSet name 'svc-{'d' * 53}-1' would be "
         "59 characters, over the limit of 52; shorten the InferenceService or role name"),
     "malformed YAML": (
-        "---\napiVersion: v1\nkind: ConfigMap\n---\n# Source: chart/templates/y.yaml\nkind: InferenceService\n"
-        "metadata: {name: [x\n",
+        "---\napiVersion: v1\nkind: ConfigMap\n---\n# Source: chart/templates/y.yaml\n"
+        "apiVersion: fusioninfer.io/v1alpha1\nkind: InferenceService\nmetadata: {name: [x\n",
         "document 2 (chart/templates/y.yaml): malformed YAML: did not find expected ',' or ']' "
-        "(line 8 of the input)"),
+        "(line 9 of the input)"),
     "shell-form command on a multi-node role": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
                                                        "command": ["sh", "-c"], "args": ["vllm serve m"]}]),

@@ -55,11 +55,11 @@ def test_the_crd_is_served_with_status_short_name_and_columns() -> None:
 
 def test_crd_values_schema_and_validation_share_one_source() -> None:
     from fusion_helm.model.schema import api_source, spec_schema, to_draft07
-    from fusion_helm.model.validation import _checked
+    from fusion_helm.model.validation import check_keywords
 
     source = api_source()["spec"]
     served = crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert served is source
-    assert _checked() is spec_schema()
+    check_keywords(spec_schema())
     assert spec_schema() == {**to_draft07(source), "$schema": spec_schema()["$schema"]}
     assert values_schema()["properties"]["roles"] == spec_schema()["properties"]["roles"]

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from fusion_helm import InvalidSpec
-from fusion_helm.kio import dump
+from fusion_helm.kio.write import dump
 from tests.builders import render, role, service
 
 

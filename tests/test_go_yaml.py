@@ -8,8 +8,10 @@ from typing import Any
 
 import yaml
 
-from fusion_helm import expand, parse_inference_service
-from fusion_helm.kio import dump, load
+from fusion_helm import parse_inference_service
+from fusion_helm.expand import expand
+from fusion_helm.kio.construct import load
+from fusion_helm.kio.write import dump
 from tests.goyaml import GoYAML
 from tests.helm import VALUES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.kio import FILENAME_ANNOTATION, read_documents, write_documents
+from fusion_helm.kio.document import FILENAME_ANNOTATION, read_documents, write_documents
 
 HELM3 = ("---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
          "---\n# Source: c/templates/b.yaml\napiVersion: v1\nkind: Secret\nmetadata: {name: b}\n")

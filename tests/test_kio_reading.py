@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from fusion_helm import render
-from fusion_helm.kio import read_documents, write_documents
+from fusion_helm.kio.document import read_documents, write_documents
 from fusion_helm.kio.stream import split
 from tests.helm import VALUES
 

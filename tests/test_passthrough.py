@@ -4,6 +4,7 @@ hooks and file annotations are respected."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,28 @@ def test_the_helm4_file_annotation_is_copied_onto_generated_objects() -> None:
         assert obj["metadata"]["annotations"] == {annotation: "chart/templates/svc.yaml"}
     pod_annotations = objects[2]["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["annotations"]
     assert annotation not in pod_annotations
+
+
+def test_a_stream_with_nothing_to_expand_loads_neither_yaml_nor_the_model(tmp_path: Path) -> None:
+    stream = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: \"regex \\\\d+\", b: x}\n" \
+             "---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\n"
+    probe = ("import sys\nfrom fusion_helm.cli.postrender import run\nstatus = run([])\n"
+             "loaded = sorted(m for m in sys.modules if m == 'yaml' or m.startswith(('fusion_helm.model', "
+             "'fusion_helm.expand', 'fusion_helm.kio.document')))\nprint(loaded, file=sys.stderr)\nsys.exit(status)\n")
+    result = subprocess.run([sys.executable, "-c", probe], input=stream, text=True, capture_output=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == stream
+    assert result.stderr == "[]\n"
+    with_service = subprocess.run([sys.executable, "-c", probe], input=stream.replace("kind: ConfigMap",
+                                  "kind: InferenceService\napiVersion: fusioninfer.io/v1alpha1"), text=True,
+                                  capture_output=True, cwd=ROOT)
+    assert "'yaml'" in with_service.stderr  # and one that might hold a service does
+
+
+def test_the_claimed_kinds_are_the_models() -> None:
+    from fusion_helm import kinds
+    from fusion_helm.convert.leader_worker_set import LWS_KIND, TAKE_OVER_ANNOTATION
+    from fusion_helm.model import API_GROUP, KIND
+
+    assert (kinds.API_GROUP, kinds.INFERENCE_SERVICE) == (API_GROUP, KIND)
+    assert (kinds.LEADER_WORKER_SET, kinds.TAKE_OVER_ANNOTATION) == (LWS_KIND, TAKE_OVER_ANNOTATION)

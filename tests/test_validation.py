@@ -96,3 +96,31 @@ def test_any_single_mutation_renders_or_gives_one_clear_error() -> None:
             assert str(error).startswith(("InferenceService", "document")), str(error)
             outcomes["refused"] += 1
     assert outcomes["rendered"] > 100 and outcomes["refused"] > 1000, outcomes
+
+
+def test_patterns_end_where_go_s_end() -> None:
+    """Go's regexp (the API server's) reads `$` as the end of the text; Python's `re` also before a final
+    line break. A role named "a\\n" or a quantity "1\\n" must be refused as the API server refuses them."""
+    from fusion_helm.model.validation import first_error
+
+    assert first_error({"type": "string", "pattern": "^[a-z]+$"}, "abc\n") is not None
+    assert first_error({"type": "string", "pattern": "^a(b|c)$"}, "ab") is None
+    spec = {"roles": [{"name": "a\n", "componentType": "worker", "template": {"spec": {"containers": [
+        {"name": "c", "image": "i"}]}}}]}
+    assert first_error(spec_schema(), spec) == (("roles", 0, "name"),
+                                                 "must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$, got 'a\\n'")
+
+
+def test_the_patterns_checked_without_compiling_match_as_go_s_regexp_does() -> None:
+    import random
+    import re
+
+    from fusion_helm.model.metadata import is_dns_label
+    from fusion_helm.model.validation import DNS_LABEL_PATTERN, QUANTITY_PATTERN, is_quantity_text
+
+    quantity, label = re.compile(QUANTITY_PATTERN[:-1] + r"\Z"), re.compile(DNS_LABEL_PATTERN[:-1] + r"\Z")
+    rng = random.Random(5)
+    for _ in range(100_000):
+        text = "".join(rng.choice("0123456789.+-eEKMGTPinukm aZ-\n") for _ in range(rng.randint(0, 7)))
+        assert is_quantity_text(text) == bool(quantity.search(text)), text
+        assert is_dns_label(text) == bool(label.search(text)), text

@@ -14,10 +14,10 @@ from fusion_helm import capacity, changes, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.kio import read_documents
+from fusion_helm.kio.document import read_documents
 from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
-from fusion_helm.pipeline import apply, filters, render
+from fusion_helm.pipeline import apply, render
 
 if TYPE_CHECKING:
     from fusion_helm.cli.cluster import Cluster
@@ -29,9 +29,8 @@ U = TypeVar("U")
 
 def _render(args: argparse.Namespace) -> int:
     outputs = []
-    chosen = filters(args.take_over_lws)
     for name in args.files:
-        output = _in_file(name, lambda text: render(text, chosen), read_input(name))
+        output = _in_file(name, lambda text: render(text, args.take_over_lws), read_input(name))
         if output and not output.endswith("\n"):
             output += "\n"
         outputs.append(output)
@@ -41,10 +40,9 @@ def _render(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     reports = []
-    chosen = filters(args.take_over_lws)
     for name in args.files:
         documents = _in_file(name, read_documents, read_input(name))
-        expanded = _in_file(name, lambda docs: apply(docs, chosen), documents)
+        expanded = _in_file(name, lambda docs: apply(docs, args.take_over_lws), documents)
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
                        f"{sum(1 for doc in expanded if doc.raw is None)} generated object(s))")

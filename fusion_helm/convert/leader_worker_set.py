@@ -8,7 +8,6 @@ What the conversion cannot honour is an error naming the field, never dropped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec, clip, key_path, show
 from fusion_helm.limits import MAX_REPLICAS
@@ -22,6 +21,10 @@ from fusion_helm.model.inference_service import (
 )
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.validation import check, validate_pod_template
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LWS_KIND = "LeaderWorkerSet"

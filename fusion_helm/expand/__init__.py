@@ -8,8 +8,6 @@ read-only.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang, naming
 from fusion_helm.expand.conformance import check_objects
@@ -18,6 +16,10 @@ from fusion_helm.expand.pods import role_templates
 from fusion_helm.expand.router import router_objects
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Role
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LWS_OVERHEAD_BYTES = 1024
 """What a LeaderWorkerSet adds to its pod templates: names, labels, the spec's other fields."""

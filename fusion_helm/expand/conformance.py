@@ -9,12 +9,15 @@ only in their names and index labels, so only the first of each role is checked.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec, clip, format_path
 from fusion_helm.labels import LABEL_ROLE_NAME
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.upstream import has_schema, violation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Origins = list[tuple[tuple[str, ...], str]]
 """(a field of the generated object, the service's field it comes from), longest first."""

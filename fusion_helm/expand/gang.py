@@ -7,13 +7,16 @@ Every decision about PodGroups lives here, so a change of layout is a change to 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec, format_path
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Role
+from fusion_helm.records import EMPTY, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 POD_GROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
 ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
@@ -21,13 +24,13 @@ ANNOTATION_TASK_SPEC = "volcano.sh/task-spec"
 GANG_SCHEDULER = "volcano"
 
 
-@dataclass(frozen=True)
+@record
 class GangPlan:
     group_name: str | None
     """The service's PodGroup, or None when it is not gang-scheduled."""
     scheduler_name: str | None
     """schedulerName for every pod, or None to leave the template's (the cluster default)."""
-    minimum: Mapping[str, int] = field(default_factory=dict)
+    minimum: Mapping[str, int] = EMPTY
     """Role name → how many of its first replicas belong to the atomic minimum."""
     level: GangLevel = GangLevel.ROLE
 

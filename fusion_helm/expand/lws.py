@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
+from fusion_helm.expand.digest import short_hash
 from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import InferenceService, RecoveryPolicy, Role
+from fusion_helm.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 # A role's recoveryPolicy as LWS says it.
 RESTART_POLICY = {RecoveryPolicy.ROLE_RESTART: "RecreateGroupOnPodRestart", RecoveryPolicy.NONE: "None"}
 
 
-@dataclass(frozen=True)
+@record
 class RoleBlueprint:
     """What every replica of a role shares: the pod templates, stamped with the role's labels,
     scheduler and PodGroup, and the hash of all that."""
@@ -61,7 +64,7 @@ def role_blueprint(
     worker = stamp(templates.worker)
     leader = stamp(templates.leader) if templates.leader is not None else None
     canonical = json.dumps([templates.size, leader, worker], sort_keys=True, separators=(",", ":"))
-    spec_hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    spec_hash = short_hash(canonical)
     return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash,
                          json_bytes=len(canonical))
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.labels import (
     LABEL_COMPONENT_TYPE,
@@ -13,6 +11,10 @@ from fusion_helm.labels import (
     LABEL_SPEC_HASH,
 )
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["LABEL_COMPONENT_TYPE", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE", "LABEL_SPEC_HASH"]
 

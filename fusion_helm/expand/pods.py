@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import ray
 from fusion_helm.model import InferenceService, Role
+from fusion_helm.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SHELL = ["/bin/sh", "-c"]
 WORKER_DROPPED_FIELDS = ("ports", "readinessProbe", "livenessProbe", "startupProbe")
 """A Ray worker never serves HTTP, so a serving port or probe on it would never answer."""
 
 
-@dataclass(frozen=True)
+@record
 class RoleTemplates:
     size: int
     worker: Mapping[str, Any]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 RAY_PORT = 6379
@@ -15,6 +14,8 @@ def leader_script(serve: Sequence[str]) -> str:
     The server's argv is quoted word by word, so arguments with spaces, quotes or JSON reach it
     exactly as written in the pod template.
     """
+    import shlex  # only multi-node roles have a Ray bootstrap
+
     argv = list(serve)
     if EXECUTOR_FLAG not in argv and not any(arg.startswith(f"{EXECUTOR_FLAG}=") for arg in argv):
         argv += [EXECUTOR_FLAG, "ray"]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from fusion_helm.expand.quantity import ZERO, Quantity, parse_quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Resources = dict[str, Quantity]
 Path = tuple[str | int, ...]
@@ -26,7 +29,7 @@ def _quantities(values: Mapping[str, Any], path: Path) -> Resources:
             quantity = parse_quantity(value)
         except ValueError as error:
             raise QuantityError((*path, name), str(error)) from None
-        if quantity.value < 0:
+        if quantity.nanos < 0:
             raise QuantityError((*path, name), f"must not be negative, got {value}")
         out[name] = quantity
     return out
@@ -70,7 +73,7 @@ def scale(resources: Resources, factor: int) -> Resources:
 
 
 def maximum(a: Resources, b: Resources) -> Resources:
-    return {name: max(a.get(name, ZERO), b.get(name, ZERO), key=lambda q: q.value)
+    return {name: max(a.get(name, ZERO), b.get(name, ZERO), key=lambda q: q.nanos)
             for name in {**a, **b}}
 
 

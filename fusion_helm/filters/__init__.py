@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 
-from fusion_helm.kio import Document
+from fusion_helm.kio.document import Document
 
 Filter = Callable[[list[Document]], list[Document]]
 

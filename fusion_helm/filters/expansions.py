@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.kio import Document, ObjectKey, object_key
+from fusion_helm.kio.document import Document
+from fusion_helm.kio.keys import ObjectKey, object_key
 from fusion_helm.labels import LABEL_SERVICE
 
 
@@ -40,7 +41,7 @@ def place(documents: list[Document], expansions: list[Expansion]) -> list[Docume
             if other is not expansion:
                 raise InvalidSpec(expansion.origin.where, "metadata.name",
                                   f"makes {_named(key)}, which {other.origin.where} makes too; rename one")
-    names = re.compile("|".join(sorted({re.escape(expansion.service) for expansion in expansions})))
+    names = _any_of({expansion.service for expansion in expansions})
     replaced = {id(document) for document in documents if id(document) not in by_origin
                 and _previous_copy(document, names, generated)}
     out: list[Document] = []
@@ -53,11 +54,22 @@ def place(documents: list[Document], expansions: list[Expansion]) -> list[Docume
     return out
 
 
-def _previous_copy(document: Document, names: re.Pattern[str], generated: dict[ObjectKey, Expansion]) -> bool:
+def _any_of(names: set[str]) -> re.Pattern[str] | tuple[str, ...]:
+    """What finds any of NAMES in a text: the names themselves, or one pattern when there are many."""
+    if len(names) <= _FEW:
+        return tuple(sorted(names))
+    return re.compile("|".join(sorted(re.escape(name) for name in names)))
+
+
+_FEW = 16
+
+
+def _previous_copy(document: Document, names: re.Pattern[str] | tuple[str, ...],
+                   generated: dict[ObjectKey, Expansion]) -> bool:
     """Whether DOCUMENT is an earlier expansion of the object that now makes its key (True), or names
     nothing generated (False); InvalidSpec when it is another object of a generated object's name.
     Every generated name starts with its service's NAMES: a document whose text holds none is not read."""
-    if not document.could_hold(names):
+    if not document.could_match(names):
         return False
     key = object_key(document.head)
     expansion = generated.get(key) if key is not None else None

@@ -3,12 +3,18 @@ an InferenceService would be: one LeaderWorkerSet per replica, and a PodGroup fo
 
 from __future__ import annotations
 
-from fusion_helm.convert.leader_worker_set import LWS_KIND, is_leader_worker_set, opts_in, parse_leader_worker_set
+from fusion_helm.convert.leader_worker_set import (
+    LWS_KIND,
+    TAKE_OVER_ANNOTATION,
+    is_leader_worker_set,
+    opts_in,
+    parse_leader_worker_set,
+)
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import expand
 from fusion_helm.filters import Filter
 from fusion_helm.filters.expansions import Expansion, place
-from fusion_helm.kio import Document
+from fusion_helm.kio.document import Document
 from fusion_helm.labels import LABEL_SERVICE
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
@@ -21,7 +27,8 @@ def take_over_leader_worker_sets(every_one: bool = False) -> Filter:
     def take_over(documents: list[Document]) -> list[Document]:
         expansions = []
         for document in documents:
-            if document.could_be(LWS_KIND) and is_leader_worker_set(document.head) \
+            if document.could_be(LWS_KIND, *(() if every_one else (TAKE_OVER_ANNOTATION,))) \
+                    and is_leader_worker_set(document.head) \
                     and LABEL_SERVICE not in (document.metadata.get("labels") or {}) \
                     and (every_one or opts_in(document.head)):
                 service = parse_leader_worker_set(document.obj, where=document.where)

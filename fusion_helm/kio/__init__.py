@@ -5,31 +5,15 @@ byte for byte, ``# Source:`` comments and all; they are parsed only as far as a 
 as Go's ``sigs.k8s.io/yaml`` (Helm's and kubectl's reader) reads them. Documents a filter generates
 are dumped from data so that every reader reads them back as meant, and inherit their parent's
 origin: Helm 3's ``# Source:`` comment and Helm 4's file annotation.
+
+    stream.py      the stream cut into documents' texts, and what a text cannot hold (no YAML read)
+    nesting.py     how deep a text nests, bounded before libyaml reads it
+    libyaml.py     PyYAML, imported without what only its pure-Python reader needs
+    scalars.py     plain scalars as Go reads them, and which strings need quotes
+    construct.py   node trees and data, as Go reads them, within limits
+    document.py    Document: a read text parsed as far as asked, or generated data
+    write.py       data to YAML text
+    keys.py        objects by kind, namespace and name
+
+Each is imported from its own module, so a stream with nothing to expand never loads a YAML library.
 """
-
-from typing import Any
-
-from fusion_helm.kio.construct import ReadError, compose, construct
-from fusion_helm.kio.document import FILENAME_ANNOTATION, Document, read_documents, write_documents
-from fusion_helm.kio.keys import ObjectKey, latest_by_key, object_key
-from fusion_helm.kio.write import dump
-
-
-def load(text: str) -> Any:
-    """One YAML document as data, read as Go reads it; ValueError naming the problem."""
-    import yaml
-
-    try:
-        return construct(compose(text))
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ValueError(f"{error.problem}{at}") from None
-    except yaml.YAMLError as error:
-        raise ValueError(str(error)) from None
-    except ReadError as error:
-        raise ValueError(f"{error.field}: {error.message}" if error.path else error.message) from None
-
-
-__all__ = ["FILENAME_ANNOTATION", "Document", "ObjectKey", "dump", "latest_by_key", "load", "object_key",
-           "read_documents", "write_documents"]

@@ -13,15 +13,16 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from typing import Any
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fusion_helm.errors import format_path, show
 from fusion_helm.kio import scalars
+from fusion_helm.kio.libyaml import MappingNode, Node, ScalarNode, SequenceNode, yaml
 from fusion_helm.kio.nesting import deeper_than
 from fusion_helm.limits import MAX_DEPTH, MAX_NODES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Path = tuple[str | int, ...]
 
@@ -261,3 +262,17 @@ def _string(node: Node | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
+
+
+def load(text: str) -> Any:
+    """One YAML document as data, read as Go reads it; ValueError naming the problem."""
+    try:
+        return construct(compose(text))
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ValueError(f"{error.problem}{at}") from None
+    except yaml.YAMLError as error:
+        raise ValueError(str(error)) from None
+    except ReadError as error:
+        raise ValueError(f"{error.field}: {error.message}" if error.path else error.message) from None

@@ -5,22 +5,23 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Any
-
-import yaml
 
 from fusion_helm.errors import InvalidSpec, clip
 from fusion_helm.kio.construct import ReadError, compose, construct, head
-from fusion_helm.kio.stream import Chunk, split
+from fusion_helm.kio.libyaml import yaml
+from fusion_helm.kio.stream import Chunk, disguises, split
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 """Helm 4 sets it on every document it post-renders and files the output by it."""
-_DISGUISES = ("\\", "binary", "%TAG")
-"""Text through which a scalar's value may differ from its characters: escapes and base64."""
 
 
 class Document:
     def __init__(self, chunk: Chunk | None = None, obj: Any = None, source: str | None = None) -> None:
+        self.chunk = chunk
         self.raw = chunk.text if chunk else None
         """Exact text as read, separator line included; None for a generated document."""
         self.position = chunk.position if chunk else 0
@@ -61,19 +62,20 @@ class Document:
         except ReadError as error:
             raise InvalidSpec(self.where, error.field, error.message) from None
 
-    def could_be(self, kind: str) -> bool:
-        """False when the text cannot hold a document of KIND: then it need not be parsed at all."""
-        if self.raw is None:
+    def could_be(self, kind: str, *words: str) -> bool:
+        """False when the text cannot hold a document of KIND (with each of WORDS in it too): then it
+        need not be parsed at all."""
+        if self.chunk is None:
             return self.head.get("kind") == kind
-        return kind in self.raw or self._disguised()
+        return self.chunk.could_hold(kind, *words)
 
-    def could_hold(self, words: re.Pattern[str]) -> bool:
-        """False when no value of the document can match WORDS: then it need not be parsed for them."""
-        return self.raw is None or words.search(self.raw) is not None or self._disguised()
-
-    def _disguised(self) -> bool:
-        assert self.raw is not None
-        return any(disguise in self.raw for disguise in _DISGUISES)
+    def could_match(self, words: re.Pattern[str] | tuple[str, ...]) -> bool:
+        """False when no value of the document can hold any of WORDS (or match them): then it need not be
+        parsed for them."""
+        if self.raw is None:
+            return True
+        found = any(word in self.raw for word in words) if isinstance(words, tuple) else words.search(self.raw)
+        return bool(found) or disguises(self.raw)
 
     @property
     def kind(self) -> str | None:
@@ -115,9 +117,9 @@ class Document:
         return Document(obj=obj, source=self.source)
 
 
-def read_documents(text: str) -> list[Document]:
-    """The stream's documents, unparsed until asked."""
-    return [Document(chunk) for chunk in split(text)]
+def read_documents(text: str | list[Chunk]) -> list[Document]:
+    """The stream's documents (or those of its chunks), unparsed until asked."""
+    return [Document(chunk) for chunk in (split(text) if isinstance(text, str) else text)]
 
 
 def write_documents(documents: list[Document]) -> str:

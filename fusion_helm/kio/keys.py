@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ObjectKey = tuple[str, str | None, str]
 

@@ -9,40 +9,50 @@ parsed, event by event, and only until it is too deep.
 
 from __future__ import annotations
 
-import re
+from fusion_helm.kio.libyaml import yaml
 
-import yaml
-
-from fusion_helm.kio.stream import BREAKS
-
-_INDENT = re.compile(rf"(?:\A|(?<=[{BREAKS}]))( *)((?:[-?:][ \t]+)*)")
-_BRACKET = re.compile(r"[\[\]{}]")
+_INDICATORS = ("-", "?", ":")
 
 
 def deeper_than(text: str, limit: int) -> bool:
     """Whether the YAML document TEXT nests mappings and sequences more than LIMIT levels deep."""
-    if _upper_bound(text) <= limit:
+    if _upper_bound(text, limit) <= limit:
         return False
     depth = 0
-    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > limit:
-                return True
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > limit:
+                    return True
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return False  # malformed before it is too deep: the parse that follows says so
     return False
 
 
-def _upper_bound(text: str) -> int:
+def _upper_bound(text: str, limit: int) -> int:
     indents: set[int] = set()
     compact = 0
-    for spaces, indicators in _INDENT.findall(text):
-        indents.add(len(spaces))
-        if indicators:
-            compact = max(compact, indicators.count("-") + indicators.count("?") + indicators.count(":"))
-    flow = deepest = 0
-    for bracket in _BRACKET.findall(text):
-        flow = flow + 1 if bracket in "[{" else max(flow - 1, 0)
-        deepest = max(deepest, flow)
-    return 2 * len(indents) + compact + deepest + 1
+    for line in text.splitlines():  # on every YAML line break, and a few more: the bound only grows
+        rest = line.lstrip(" ")
+        indents.add(len(line) - len(rest))
+        count = 0
+        while rest[:1] in _INDICATORS and rest[1:2] in (" ", "\t"):
+            count += 1
+            rest = rest[2:].lstrip(" \t")
+        compact = max(compact, count)
+    openers = text.count("[") + text.count("{")
+    return 2 * len(indents) + compact + (openers if openers <= limit else _flow_depth(text)) + 1
+
+
+def _flow_depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return deepest

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-import yaml
+from fusion_helm.kio.libyaml import yaml
 
 STR, INT, FLOAT, BOOL, NULL, TIMESTAMP, MERGE = "str", "int", "float", "bool", "null", "timestamp", "merge"
 
@@ -26,20 +26,25 @@ _WORDS: dict[str, tuple[str, object]] = {
     "<<": (MERGE, "<<"),
 }
 _NUMBER_START = frozenset("+-0123456789")
+_NUMERIC = frozenset("0123456789abcdefABCDEFxXoO_.+-:eETtZz ")
+"""Every character of a number (decimal, hexadecimal, octal, binary, float) or timestamp Go reads."""
+_DIGIT_OR_POINT = frozenset("0123456789.")
 # Go's strconv.ParseInt/ParseUint with base 0, after the YAML reader dropped every "_".
-_GO_INT = re.compile(r"(?P<sign>[-+]?)(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[oO](?P<oct>[0-7]+)|0[bB](?P<bin>[01]+)"
-                     r"|0(?P<legacy_oct>[0-7]*)|(?P<dec>[1-9][0-9]*))")
-_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+# (Patterns are compiled on first use, by re's own cache: most renders need few of them.)
+_GO_INT = (r"(?P<sign>[-+]?)(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[oO](?P<oct>[0-7]+)|0[bB](?P<bin>[01]+)"
+           r"|0(?P<legacy_oct>[0-7]*)|(?P<dec>[1-9][0-9]*))")
+_GO_FLOAT = r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
 # time.Parse layouts Go's YAML reader tries: RFC 3339 with short fields (t or T), space-separated
 # without a zone, date only.
-_TIMESTAMP = re.compile(r"(?P<y>[0-9]{4})-(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2})(?:"
-                        r"[Tt](?P<H>[0-9]{1,2}):(?P<M>[0-9]{1,2}):(?P<S>[0-9]{1,2})(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})"
-                        r"| (?P<h>[0-9]{1,2}):(?P<n>[0-9]{1,2}):(?P<s>[0-9]{1,2})(?:\.[0-9]+)?)?")
+_TIMESTAMP = (r"(?P<y>[0-9]{4})-(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2})(?:"
+              r"[Tt](?P<H>[0-9]{1,2}):(?P<M>[0-9]{1,2}):(?P<S>[0-9]{1,2})(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})"
+              r"| (?P<h>[0-9]{1,2}):(?P<n>[0-9]{1,2}):(?P<s>[0-9]{1,2})(?:\.[0-9]+)?)?")
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
 # YAML 1.2's core schema, for readers of that version.
-_YAML12 = re.compile(r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-                     r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+_YAML12 = (r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+           r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+_YAML12_WORDS = frozenset({"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE"})
 _PYYAML = yaml.resolver.Resolver()
 """PyYAML's own rule (YAML 1.1 with sexagesimal numbers, and timestamps by their shape alone)."""
 _PYYAML_STR = "tag:yaml.org,2002:str"
@@ -56,17 +61,20 @@ def resolve_plain(text: str) -> tuple[str, object]:
         return word
     first = text[0]
     if first == ".":
-        value = _go_float(text) if _GO_FLOAT.fullmatch(text) else None
+        value = _go_float(text) if re.fullmatch(_GO_FLOAT, text) else None
         return (FLOAT, value) if value is not None else (STR, text)
-    if first not in _NUMBER_START:
-        return STR, text
+    if first not in _NUMBER_START or not _NUMERIC.issuperset(text) \
+            or (first in "+-" and text[1:2] not in _DIGIT_OR_POINT):
+        return STR, text  # no number or timestamp has such a character, or starts so ("--model", "8Gi")
+    if text.isdigit() and (first != "0" or len(text) == 1) and len(text) < 20:
+        return INT, int(text)  # decimal, and below 10**19: the common case, without a pattern
     if _is_timestamp(text):
         return TIMESTAMP, text
     plain = text.replace("_", "")
     number = _go_int(plain)
     if number is not None:
         return INT, number
-    if _GO_FLOAT.fullmatch(plain):
+    if re.fullmatch(_GO_FLOAT, plain):
         value = _go_float(plain)
         if value is not None:
             return FLOAT, value
@@ -76,7 +84,7 @@ def resolve_plain(text: str) -> tuple[str, object]:
 def _go_int(plain: str) -> int | None:
     if len(plain) > 80:  # no 64-bit integer is written with more digits
         return None
-    match = _GO_INT.fullmatch(plain)
+    match = re.fullmatch(_GO_INT, plain)
     if match is None:
         return None
     for group, base in (("hex", 16), ("oct", 8), ("bin", 2), ("legacy_oct", 8), ("dec", 10)):
@@ -97,7 +105,7 @@ def _go_float(text: str) -> float | None:
 
 
 def _is_timestamp(text: str) -> bool:
-    match = _TIMESTAMP.fullmatch(text)
+    match = re.fullmatch(_TIMESTAMP, text) if text[4:5] == "-" else None
     if match is None:
         return False
     year, month, day = int(match["y"]), int(match["m"]), int(match["d"])
@@ -112,7 +120,10 @@ def _is_timestamp(text: str) -> bool:
 def needs_quotes(text: str) -> bool:
     """Whether a string written plain would be read as another type by Go's YAML 1.1 reader, a YAML
     1.2 reader or PyYAML (a timestamp is a string to Go, a date to PyYAML)."""
-    if resolve_plain(text)[0] != STR or _YAML12.fullmatch(text):
+    if resolve_plain(text)[0] != STR or text in _YAML12_WORDS:
+        return True
+    numeric = text[:1] in _DIGIT_OR_POINT or (text[:1] in ("+", "-") and text[1:2] in _DIGIT_OR_POINT)
+    if numeric and re.fullmatch(_YAML12, text):  # a number to a YAML 1.2 reader
         return True
     tag: str = _PYYAML.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag != _PYYAML_STR

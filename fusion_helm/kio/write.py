@@ -10,17 +10,19 @@ string is rendered by libyaml once and remembered; a differential test holds the
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
-import yaml
-
+from fusion_helm.kio.libyaml import yaml
 from fusion_helm.kio.scalars import needs_quotes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 _CACHE_LIMIT = 100_000
-_PLAIN_WORD = re.compile(r"[A-Za-z0-9_/][A-Za-z0-9_./-]*")
-"""Strings libyaml writes as they are, or single-quoted when a reader would take them for another type."""
+_WORD_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_/")
+_PRINTABLE = frozenset(chr(code) for code in range(0x20, 0x7F))
 _OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+_SIMPLE_KEY = 128
+"""libyaml writes a longer key as a complex one (``? key``)."""
 """Line breaks to libyaml besides LF: a scalar holding one is laid out by libyaml itself."""
 
 
@@ -60,8 +62,8 @@ def _value(scalar: object) -> tuple[str, ...]:
     found = _values.get(key)
     if found is not None:
         return found
-    if type(scalar) is str and _PLAIN_WORD.fullmatch(scalar):
-        found = (f"'{scalar}'",) if needs_quotes(scalar) else (scalar,)  # names, labels, paths: libyaml's way
+    if type(scalar) is str and _plain_text(scalar):
+        found = (f"'{scalar}'",) if needs_quotes(scalar) else (scalar,)
     else:
         text = libyaml_dump({"k": scalar})
         if not text.startswith("k: ") or not text.endswith("\n") or any(b in text for b in _OTHER_BREAKS):
@@ -77,19 +79,31 @@ def _value(scalar: object) -> tuple[str, ...]:
     return found
 
 
+def _plain_text(text: str) -> bool:
+    """Whether libyaml writes TEXT as it is in a block (or single-quoted, when a reader would take it
+    for another type): printable ASCII, starting with a letter, digit, '_' or '/', without a quote, a
+    trailing blank or colon, and no ': ' or ' #' (libyaml's own analysis decides everything else)."""
+    return (text[:1] in _WORD_START and _PRINTABLE.issuperset(text) and "'" not in text and ": " not in text
+            and " #" not in text and text[-1] not in (" ", ":"))
+
+
 def _key(text: object) -> str:
     if not isinstance(text, str):
         raise _Unsure
     found = _keys.get(text)
-    if found is None:
+    if found is not None:
+        return found
+    if len(text) < _SIMPLE_KEY and _plain_text(text):
+        found = f"'{text}'" if needs_quotes(text) else text
+    else:
         dumped = libyaml_dump({text: None})
         if not dumped.endswith(": null\n") or "\n" in dumped[:-7] or dumped.startswith("? ") \
                 or any(b in dumped for b in _OTHER_BREAKS):
             raise _Unsure
         found = dumped[:-7]
-        if len(_keys) > _CACHE_LIMIT:
-            _keys.clear()
-        _keys[text] = found
+    if len(_keys) > _CACHE_LIMIT:
+        _keys.clear()
+    _keys[text] = found
     return found
 
 

@@ -1,6 +1,7 @@
 """The InferenceService API: schema, validation and the typed model the expansion reads."""
 
 from fusion_helm.model.inference_service import (
+    API_GROUP,
     API_VERSION,
     DISAGGREGATED,
     KIND,
@@ -24,6 +25,7 @@ from fusion_helm.model.router import (
 )
 
 __all__ = [
+    "API_GROUP",
     "API_VERSION",
     "DISAGGREGATED",
     "KIND",

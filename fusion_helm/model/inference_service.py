@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.validation import check_unique, validate_spec
+from fusion_helm.records import EMPTY, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 API_GROUP: str = api_source()["group"]
 API_VERSION = f"{API_GROUP}/{api_source()['version']}"
@@ -47,7 +50,7 @@ class GangLevel(StrEnum):
     """The first minRoleReplicas replicas of each role together; further replicas as capacity allows."""
 
 
-@dataclass(frozen=True)
+@record
 class GangSchedule:
     """``spec.gangSchedule`` as written (the service did not omit it)."""
 
@@ -56,7 +59,7 @@ class GangSchedule:
     min_role_replicas: Mapping[str, int]
 
 
-@dataclass(frozen=True)
+@record
 class Role:
     name: str
     component_type: ComponentType
@@ -96,20 +99,20 @@ class Role:
         return "metadata.name" if self.taken_over else f"{self.path}.name"
 
 
-@dataclass(frozen=True)
+@record
 class InferenceService:
     name: str
     roles: tuple[Role, ...]
     """The serving roles (worker, prefiller, decoder), in spec order."""
     namespace: str | None = None
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = EMPTY
     scheduler_name: str | None = None
     gang_schedule: GangSchedule | None = None
     """None when the spec omits it: the expansion then decides from the roles."""
     router: Router | None = None
     kind: str = KIND
     """The kind it was read from: an InferenceService, or a taken-over LeaderWorkerSet."""
-    annotations: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = EMPTY
     """Carried to every generated object: a taken-over LeaderWorkerSet's own annotations."""
 
     @property

@@ -3,23 +3,24 @@ and labels and annotations, which every generated object carries on."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec, key_path, show
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_NAME = 63
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_ALNUM = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LABEL_CHARS = _ALNUM | frozenset("-_.")
 MAX_ANNOTATIONS_BYTES = 256 * 1024
 
 
 def check_dns_label(where: str, path: str, name: object) -> str:
     """NAME, which object names the expansion builds on: it must be a DNS label."""
-    if not isinstance(name, str) or len(name) > MAX_NAME or not _DNS_LABEL.fullmatch(name):
+    if not isinstance(name, str) or len(name) > MAX_NAME or not is_dns_label(name):
         raise InvalidSpec(where, path, f"must be a DNS label (at most {MAX_NAME} lowercase letters, digits and '-'), "
                                        f"got {show(name)}")
     return name
@@ -38,7 +39,7 @@ def check_metadata(where: str, metadata: object, annotations: bool = False) -> M
     labels = _string_map(where, "metadata.labels", metadata.get("labels"))
     for key, value in labels.items():
         _check_key(where, "metadata.labels", key)
-        if len(value) > MAX_NAME or not _LABEL_VALUE.fullmatch(value):
+        if len(value) > MAX_NAME or not (value == "" or _is_name(value, _ALNUM, _LABEL_CHARS)):
             raise InvalidSpec(where, key_path("metadata.labels", key),
                               f"must be a label value (at most {MAX_NAME} letters, digits, '-', '_' and '.', "
                               f"beginning and ending with a letter or digit), got {show(value)}")
@@ -65,7 +66,16 @@ def _string_map(where: str, path: str, value: object) -> Mapping[str, str]:
 def _check_key(where: str, path: str, key: str) -> None:
     """A qualified name: an optional DNS subdomain prefix and '/', then a name part of at most 63."""
     prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix))) \
-            or len(name) > MAX_NAME or not _NAME_PART.fullmatch(name):
+    if (prefix and (len(prefix) > 253 or not all(is_dns_label(part) for part in prefix.split(".")))) \
+            or len(name) > MAX_NAME or not _is_name(name, _ALNUM, _LABEL_CHARS):
         raise InvalidSpec(where, path, f"key {show(key)} is not a valid label or annotation key "
                                        "([prefix/]name, the name at most 63 letters, digits, '-', '_' and '.')")
+
+
+def is_dns_label(text: str) -> bool:
+    """Lowercase letters, digits and '-', starting and ending with a letter or digit (RFC 1123)."""
+    return _is_name(text, _LOWER, _LOWER | {"-"})
+
+
+def _is_name(text: str, ends: frozenset[str], chars: frozenset[str]) -> bool:
+    return bool(text) and text[0] in ends and text[-1] in ends and chars.issuperset(text)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
 
 from fusion_helm.errors import InvalidSpec, key_path, show
 from fusion_helm.model import upstream
 from fusion_helm.model.validation import check, check_unique
+from fusion_helm.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template")
-_FLAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_FLAG_CHARS = _ALNUM | frozenset("_.-")
 RESOURCES_SCHEMA = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "spec", "leaderWorkerTemplate", "workerTemplate",
                     "spec", "containers", "[]", "resources")
 """A container's resources, as the upstream schemas have them (the picker's Deployment has none of its own here)."""
@@ -41,7 +44,7 @@ class Criticality(StrEnum):
     SHEDDABLE = "Sheddable"
 
 
-@dataclass(frozen=True)
+@record
 class WeightedScorer:
     type: Scorer
     weight: int = 1
@@ -53,13 +56,13 @@ DEFAULT_SCORERS = (WeightedScorer(Scorer.QUEUE_SIZE, 2), WeightedScorer(Scorer.K
 """The Gateway API Inference Extension's own default scoring."""
 
 
-@dataclass(frozen=True)
+@record
 class TargetModel:
     name: str
     weight: int | None
 
 
-@dataclass(frozen=True)
+@record
 class ServedModel:
     """One entry of ``models``: an InferenceModel or InferenceObjective."""
 
@@ -70,7 +73,7 @@ class ServedModel:
     path: str
 
 
-@dataclass(frozen=True)
+@record
 class Router:
     name: str
     position: int
@@ -112,7 +115,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
                           "give strategy or endpointPickerConfig, not both: the verbatim config would ignore it")
     picker = raw.get("endpointPicker") or {}
     for flag in picker.get("flags") or {}:
-        if not _FLAG_NAME.fullmatch(flag):
+        if not (flag[:1] in _ALNUM and _FLAG_CHARS.issuperset(flag)):
             raise InvalidSpec(where, key_path(f"{path}.endpointPicker.flags", flag),
                               f"is not a flag name (letters, digits, '-', '_' and '.', without the leading dashes), "
                               f"got {show(flag)}")

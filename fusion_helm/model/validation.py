@@ -15,10 +15,14 @@ import functools
 import json
 import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec, format_path, show
+from fusion_helm.model.metadata import is_dns_label
 from fusion_helm.model.schema import spec_schema
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Path = tuple[str | int, ...]
 KEYWORDS = frozenset({
@@ -32,10 +36,13 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "integer": (int,), "number": (int, float), "null": (type(None),),
 }
 _INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-_DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[-+]\d\d:\d\d)")
-_QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
-                     r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
-_FRIENDLY_PATTERNS = {_QUANTITY_PATTERN: "a resource quantity such as 500m, 16Gi or 8"}
+_DATE_TIME = r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[-+]\d\d:\d\d)"
+QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+                    r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+"""The upstream CRDs' pattern of a resource quantity."""
+DNS_LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+_FRIENDLY_PATTERNS = {QUANTITY_PATTERN: "a resource quantity such as 500m, 16Gi or 8"}
+_DIGITS = frozenset("0123456789")
 
 
 def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, what: str) -> None:
@@ -49,15 +56,15 @@ def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, wh
 
 def validate_pod_template(template: Any, where: str, path: str) -> None:
     """Check a pod template (a PodTemplateSpec) as a role's ``template`` is checked."""
-    schema = _checked()["properties"]["roles"]["items"]["properties"]["template"]
+    schema = spec_schema()["properties"]["roles"]["items"]["properties"]["template"]
     check(where, path, {**schema, "required": ["spec"]}, template)
 
 
 def validate_spec(spec: Any, where: str) -> Any:
     """Raise InvalidSpec for the first schema violation in ``spec``, in document order; return it with
     its null fields pruned, as the API server stores it."""
-    check(where, "spec", _checked(), spec)
-    return prune_nulls(_checked(), spec)
+    check(where, "spec", spec_schema(), spec)
+    return prune_nulls(spec_schema(), spec)
 
 
 def check(where: str, path: str, schema: Mapping[str, Any], value: Any) -> None:
@@ -87,14 +94,9 @@ def prune_nulls(schema: Mapping[str, Any], value: Any) -> Any:
     return value
 
 
-@functools.cache
-def _checked() -> Mapping[str, Any]:
-    schema = spec_schema()
-    check_keywords(schema)
-    return schema
-
-
 def check_keywords(schema: Mapping[str, Any]) -> None:
+    """Refuse a schema that uses a keyword this validator does not implement (tests run it over every
+    schema the package ships)."""
     unsupported = sorted(set(_keywords(schema)) - KEYWORDS)
     if unsupported:
         raise ValueError(f"schema uses keywords this validator does not implement: {unsupported}")
@@ -213,7 +215,7 @@ def _string_error(schema: Mapping[str, Any], value: str, path: Path) -> tuple[Pa
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         return path, f"must be at most {schema['maxLength']} characters long, got {len(value)}"
     pattern = schema.get("pattern")
-    if pattern is not None and not _compiled(pattern).search(value):
+    if pattern is not None and not _matches(pattern, value):
         friendly = _FRIENDLY_PATTERNS.get(pattern)
         wanted = f"be {friendly}" if friendly else f"match {pattern}"
         return path, f"must {wanted}, got {show(value)}"
@@ -221,7 +223,7 @@ def _string_error(schema: Mapping[str, Any], value: str, path: Path) -> tuple[Pa
 
 
 def _format_error(form: str | None, value: str, path: Path) -> tuple[Path, str] | None:
-    if form == "date-time" and not _DATE_TIME.fullmatch(value):
+    if form == "date-time" and not re.fullmatch(_DATE_TIME, value):
         return path, f"must be an RFC 3339 date-time, got {show(value)}"
     if form in ("ipv4", "ipv6"):
         import ipaddress  # rare: only a Gateway's addresses have it
@@ -235,9 +237,56 @@ def _format_error(form: str | None, value: str, path: Path) -> tuple[Path, str] 
     return None
 
 
+def _matches(pattern: str, value: str) -> bool:
+    """Whether VALUE matches PATTERN as Go's regexp (the API server's) matches it: ``$`` is the end of the
+    text, not a final line break. The two patterns met in every render are checked without compiling."""
+    check = _PATTERN_CHECKS.get(pattern)
+    if check is not None:
+        return check(value)
+    return _compiled(pattern).search(value) is not None
+
+
 @functools.lru_cache(maxsize=1024)
 def _compiled(pattern: str) -> re.Pattern[str]:
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
     return re.compile(pattern)
+
+
+def is_quantity_text(text: str) -> bool:
+    """Whether TEXT matches QUANTITY_PATTERN."""
+    end = _number(text, 1 if text[:1] in ("+", "-") else 0)
+    if end < 0:
+        return False
+    suffix = text[end:]
+    if suffix in _QUANTITY_SUFFIXES:
+        return True
+    start = 2 if suffix[1:2] in ("+", "-") else 1
+    return suffix[:1] in ("e", "E") and _number(suffix, start) == len(suffix)
+
+
+_QUANTITY_SUFFIXES = frozenset({"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E"})
+
+
+def _number(text: str, start: int) -> int:
+    """Where ``[0-9]+(\\.[0-9]*)?|\\.[0-9]+`` starting at START ends (the longest), or -1."""
+    end = start
+    while end < len(text) and text[end] in _DIGITS:
+        end += 1
+    digits = end > start
+    if end < len(text) and text[end] == ".":
+        end += 1
+        fraction = end
+        while end < len(text) and text[end] in _DIGITS:
+            end += 1
+        if not digits and end == fraction:
+            return -1
+    elif not digits:
+        return -1
+    return end
+
+
+_PATTERN_CHECKS = {QUANTITY_PATTERN: is_quantity_text, DNS_LABEL_PATTERN: is_dns_label}
 
 
 def _is_type(value: Any, expected: str) -> bool:

@@ -174,7 +174,10 @@ def _mutate_text(rng: random.Random, text: str) -> tuple[str, str]:
     if kind == "disguise":  # the same kind, written so that its text does not show it
         for plain in ("InferenceService", "LeaderWorkerSet"):
             disguised = rng.choice([f'"{plain[0]}\\x{ord(plain[1]):02x}{plain[2:]}"',
+                                    f'"{plain[:3]}\\u{ord(plain[3]):04x}{plain[4:]}"',
+                                    f'"\\U{ord(plain[0]):08x}{plain[1:]}"',
                                     "!!binary " + base64.b64encode(plain.encode()).decode(),
+                                    "!<tag:yaml.org,2002:binary> " + base64.b64encode(plain.encode()).decode(),
                                     f'"{plain[:5]}\\\n  {plain[5:]}"'])
             text = text.replace(f"kind: {plain}", f"kind: {disguised}")
         return text, kind

@@ -15,8 +15,7 @@ import jsonschema
 import yaml
 
 from fusion_helm import InvalidSpec, render
-from fusion_helm.kio import read_documents
-from fusion_helm.pipeline import filters
+from fusion_helm.kio.document import read_documents
 from fusion_helm.schemagen import upstream_schemas
 from tests.fuzz.cases import Case
 from tests.schemas import prune_nulls, strict_validator
@@ -24,6 +23,8 @@ from tests.schemas import prune_nulls, strict_validator
 SLOW_SECONDS = 2.0
 HANG_SECONDS = 20
 PYTHON_INTERNALS = re.compile(r"Traceback|object at 0x|sys\.set_int_max_str_digits|<class |yaml\.nodes|Error\(")
+_KIND = re.compile(r"^kind: (.+)$", re.MULTILINE)
+_ROLE = re.compile(r"^    fusioninfer.io/role-name: (.+)$", re.MULTILINE)
 _SCHEMAS: dict[str, Any] = {}
 _VALIDATORS: dict[str, jsonschema.Draft7Validator] = {}
 
@@ -63,7 +64,7 @@ def _validator(api_version: str, kind: str) -> jsonschema.Draft7Validator | None
 
 
 def _render(case: Case, text: str) -> str:
-    return render(text, filters(case.take_over))
+    return render(text, case.take_over)
 
 
 def judge(case: Case) -> Verdict:
@@ -115,12 +116,12 @@ def _judge_output(case: Case, output: str, seconds: float) -> Verdict:
 def _judge_generated(generated: list[str], seconds: float) -> Verdict:
     checked: set[tuple[str, str]] = set()
     for text in generated:
-        obj = yaml.safe_load(text)
-        labels = obj["metadata"].get("labels") or {}
-        role = (obj["kind"], labels.get("fusioninfer.io/role-name", obj["metadata"]["name"]))
-        if role in checked:
+        kind, role = _KIND.search(text), _ROLE.search(text)
+        identity = (kind[1] if kind else "", role[1] if role else text)
+        if identity in checked:
             continue  # a role's LeaderWorkerSets differ only in name and index
-        checked.add(role)
+        checked.add(identity)
+        obj = yaml.load(text, Loader=yaml.CSafeLoader)
         validator = _validator(obj["apiVersion"], obj["kind"])
         if validator is None:
             continue

@@ -7,8 +7,6 @@ picker's release, flags, RBAC and model kind (``apis.GENERATIONS``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from fusion_helm.expand import naming
 from fusion_helm.expand.router.apis import GENERATIONS
 from fusion_helm.expand.router.models import model_objects
@@ -17,6 +15,10 @@ from fusion_helm.expand.router.picker_config import picker_config
 from fusion_helm.expand.router.pool import inference_pool, target_port
 from fusion_helm.expand.router.routes import gateway, http_route
 from fusion_helm.model import DISAGGREGATED, InferenceService, Router
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["router_objects"]
 

@@ -9,9 +9,9 @@ picker; the llm-d inference scheduler, built on the v1.0 picker, adds it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from fusion_helm.model import PoolAPI, Scorer
+from fusion_helm.records import record
 
 MODEL_API_VERSION = "inference.networking.x-k8s.io/v1alpha2"
 """InferenceModel and InferenceObjective share it."""
@@ -19,7 +19,7 @@ MODEL_GROUP = MODEL_API_VERSION.split("/")[0]
 GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
 
 
-@dataclass(frozen=True)
+@record
 class PickerFlags:
     """The picker's flag names for what the router sets; None where the release has no such flag."""
 
@@ -30,8 +30,12 @@ class PickerFlags:
     grpc_health_port: str
     config_file: str
 
+    def names(self) -> tuple[str | None, ...]:
+        return (self.pool_name, self.pool_namespace, self.pool_group, self.grpc_port, self.grpc_health_port,
+                self.config_file)
 
-@dataclass(frozen=True)
+
+@record
 class PoolGeneration:
     api: PoolAPI
     image: str

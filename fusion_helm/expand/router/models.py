@@ -3,12 +3,14 @@ weighted target models) for a v1alpha2 pool, InferenceObjectives (a priority) fo
 
 from __future__ import annotations
 
-from typing import Any
-
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
 from fusion_helm.expand.router.apis import MODEL_API_VERSION, PoolGeneration
 from fusion_helm.model import Criticality, InferenceService, PoolAPI, Router, ServedModel
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PRIORITY = {Criticality.CRITICAL: 1, Criticality.STANDARD: 0, Criticality.SHEDDABLE: -1}
 """An InferenceObjective's priority for a criticality: only the order counts, and unset means 0."""

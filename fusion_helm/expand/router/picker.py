@@ -3,15 +3,16 @@ pool, the pool's model objects and the pods."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import astuple
-from typing import Any
-
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
 from fusion_helm.expand import naming, resources
+from fusion_helm.expand.digest import short_hash
 from fusion_helm.expand.router.apis import GENERATIONS, MODEL_GROUP, PoolGeneration
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.model import InferenceService, PoolAPI, Router
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GRPC_HEALTH_PORT = 9003
 METRICS_PORT = 9090
@@ -46,7 +47,7 @@ def picker_args(service: InferenceService, router: Router, generation: PoolGener
         ours[flags.pool_group] = generation.group
     ours |= {flags.grpc_port: str(PICKER_GRPC_PORT), flags.grpc_health_port: str(GRPC_HEALTH_PORT),
              flags.config_file: f"{CONFIG_DIR}/{CONFIG_KEY}"}
-    others = {name for other in GENERATIONS.values() for name in astuple(other.flags) if name} - ours.keys()
+    others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - ours.keys()
     extra = {}
     for name, value in sorted(router.picker_flags.items()):
         path = key_path(f"{router.path}.endpointPicker.flags", name)
@@ -97,7 +98,7 @@ def picker_objects(service: InferenceService, router: Router, generation: PoolGe
             "selector": {"matchLabels": labels},
             "template": {
                 "metadata": {"labels": labels, "annotations": {
-                    CONFIG_HASH_ANNOTATION: hashlib.sha256(config.encode()).hexdigest()[:16]}},
+                    CONFIG_HASH_ANNOTATION: short_hash(config)}},
                 "spec": {
                     "serviceAccountName": name,
                     # Requests in flight finish before the picker stops.

@@ -7,12 +7,15 @@ the profile handler that decides per request whether a separate prefill runs.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.router.apis import PoolGeneration
-from fusion_helm.kio import dump, load
+from fusion_helm.kio.construct import load
+from fusion_helm.kio.write import dump
 from fusion_helm.model import InferenceService, PoolAPI, Router, Scorer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_API_VERSION = "inference.networking.x-k8s.io/v1alpha1"
 CONFIG_KIND = "EndpointPickerConfig"

@@ -4,12 +4,15 @@ leader), behind the router's endpoint picker."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
 from fusion_helm.expand.router.apis import PoolGeneration
 from fusion_helm.model import InferenceService, PoolAPI, Role, Router
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 """LWS numbers the pods of a replica; the leader, the one that serves, is 0 (a one-pod replica's only pod)."""

@@ -4,12 +4,15 @@ rule routes through the InferencePool."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
 from fusion_helm.expand.router.apis import GATEWAY_API_VERSION, PoolGeneration, backend_ref
 from fusion_helm.model import InferenceService, Router
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GATEWAY_GROUP = GATEWAY_API_VERSION.split("/")[0]
 

@@ -1,0 +1,8 @@
+"""The kinds the post-renderer claims, as they are written in a stream (standard library only: a
+stream that names none of them passes without loading the model or a YAML library). Their home is
+the model (the schema source, the take-over converter); tests hold these to it."""
+
+API_GROUP = "fusioninfer.io"
+INFERENCE_SERVICE = "InferenceService"
+LEADER_WORKER_SET = "LeaderWorkerSet"
+TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
