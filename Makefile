@@ -68,7 +68,7 @@ setup: $(VENV)/.installed $(HELM3) $(HELM4)
 
 # A regular (not editable) install: what users get, and an editable one's import hook costs start-up
 # time on every helm call. Reinstalled whenever the package changes.
-PACKAGE_FILES := $(shell find fusion_helm -name '*.py' -o -name '*.yaml' -o -name '*.json' -o -name '*.schemas')
+PACKAGE_FILES := $(shell find fusion_helm -name '*.py' -o -name '*.yaml')
 
 $(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
 	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pprint
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,7 @@ import yaml
 from fusion_helm.expand.router.apis import GENERATIONS, required_apis
 from fusion_helm.kio.write import dump
 from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
-from fusion_helm.model.schema import COMPILED, DRAFT_07, SOURCE, api_source, compiled, spec_schema, to_draft07
-from fusion_helm.model.upstream import UPSTREAM
+from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, draft07_spec, spec_schema, to_draft07
 
 UPSTREAM_KINDS = (
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
@@ -80,7 +80,7 @@ def crd(api: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     """The chart's values are the InferenceService spec plus the chart's own settings."""
-    spec = spec_schema() if api is None else {"$schema": DRAFT_07, **to_draft07(api["spec"])}
+    spec = spec_schema() if api is None else draft07_spec(api)
     return {
         "$schema": DRAFT_07,
         "title": "fusioninfer chart values",
@@ -154,14 +154,34 @@ def chart_decisions() -> str:
 
 
 PIECE_BYTES = 1500
-"""A sub-schema this large becomes a piece of its own, parsed only when a value needs it."""
+"""A sub-schema this large becomes a piece of its own, built only when a value needs it."""
+GENERATED = '"""Generated from {source} by `make generate` (fusion_helm.schemagen); do not edit."""\n\n'
 
 
-def pieces(schemas: dict[str, Any]) -> str:
-    """SCHEMAS cut into pieces, each read only when needed (model/upstream.py): a JSON header line
-    ({"schemas": …, "pieces": {id: [start, end]}}), then the pieces' JSON texts, in which a piece is
-    ``{"$ref": id}``. Identical sub-schemas (a LeaderWorkerSet's leader and worker templates) are one."""
-    texts: dict[str, str] = {}
+def python_module(source: str, names: dict[str, tuple[str, Any]]) -> str:
+    """A module of NAMES (name → (type, value)), each value written as a Python literal."""
+    lines = [GENERATED.format(source=source), "from __future__ import annotations\n\n",
+             "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from collections.abc import Callable\n"
+             "    from typing import Any\n"]
+    for name, (annotation, value) in names.items():
+        lines.append(f"\n{name}: {annotation} = {value if isinstance(value, str) else _literal(value)}\n")
+    return "".join(lines)
+
+
+def _literal(value: Any) -> str:
+    return pprint.pformat(value, width=116, sort_dicts=False)
+
+
+def api_module(api: dict[str, Any]) -> str:
+    return python_module(f"fusion_helm/model/schemas/{SOURCE}", {
+        "SOURCE": ("dict[str, Any]", api), "SPEC_SCHEMA": ("dict[str, Any]", draft07_spec(api))})
+
+
+def upstream_module(schemas: dict[str, Any]) -> str:
+    """SCHEMAS cut into pieces, each built only when needed (model/upstream.py): in SCHEMAS and PIECES,
+    a piece is ``{"$ref": id}``. Identical sub-schemas (a LeaderWorkerSet's leader and worker templates)
+    are one piece."""
+    texts: dict[str, Any] = {}
     ids: dict[str, str] = {}
 
     def cut(node: Any) -> Any:
@@ -174,17 +194,14 @@ def pieces(schemas: dict[str, Any]) -> str:
         if len(text) < PIECE_BYTES:
             return node
         piece = ids.setdefault(text, str(len(ids)))
-        texts[piece] = text
+        texts[piece] = node
         return {"$ref": piece}
 
     top = {name: cut(schema) for name, schema in sorted(schemas.items())}
-    offsets, body, at = {}, [], 0
-    for piece, text in texts.items():
-        offsets[piece] = [at, at + len(text)]
-        body.append(text)
-        at += len(text)
-    header = json.dumps({"schemas": top, "pieces": offsets}, sort_keys=True, separators=(",", ":"))
-    return header + "\n" + "".join(body) + "\n"
+    pieces = "{\n" + "".join(f"    {piece!r}: lambda: {_literal(node)},\n".replace("\n", "\n    ").rstrip(" ")
+                              for piece, node in texts.items()) + "}"
+    return python_module("the upstream CRDs (../shared/crds)", {
+        "SCHEMAS": ("dict[str, Any]", top), "PIECES": ("dict[str, Callable[[], dict[str, Any]]]", pieces)})
 
 
 def shared_crds() -> Path:
@@ -195,11 +212,11 @@ def artifacts(chart: Path, package: Path) -> dict[Path, str]:
     schemas = package / "model" / "schemas"
     api = yaml.load((schemas / SOURCE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     return {
-        schemas / COMPILED: json.dumps(compiled(api), indent=1, sort_keys=True) + "\n",
+        package / "model" / "generated" / "api.py": api_module(api),
         chart / "crds" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(crd(api)),
         chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
         chart / "templates" / "_decisions.tpl": chart_decisions(),
-        package / "model" / "schemas" / UPSTREAM: pieces(upstream_schemas(shared_crds())),
+        package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(shared_crds())),
     }
 
 

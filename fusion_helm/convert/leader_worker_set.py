@@ -57,16 +57,6 @@ UNSUPPORTED = {
 }
 
 
-def is_leader_worker_set(obj: Mapping[str, Any]) -> bool:
-    return obj.get("kind") == LWS_KIND and obj.get("apiVersion") == LWS_API_VERSION
-
-
-def opts_in(obj: Mapping[str, Any]) -> bool:
-    metadata = obj.get("metadata")
-    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    return isinstance(annotations, Mapping) and annotations.get(TAKE_OVER_ANNOTATION) == "true"
-
-
 def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) -> InferenceService:
     raw_metadata = obj.get("metadata")
     name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None

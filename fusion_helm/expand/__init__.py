@@ -13,7 +13,6 @@ from fusion_helm.expand import gang, naming
 from fusion_helm.expand.conformance import check_objects
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_set, role_blueprint
 from fusion_helm.expand.pods import role_templates
-from fusion_helm.expand.router import router_objects
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Role
 
@@ -40,6 +39,8 @@ def expand(service: InferenceService) -> list[dict[str, Any]]:
         objects += (leader_worker_set(service, role, blueprints[role.name], plan, index)
                     for index in range(role.replicas))
     if service.router is not None:
+        from fusion_helm.expand.router import router_objects  # seven modules most services never need
+
         objects += router_objects(service, service.router)
     check_objects(service, objects)
     return objects

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
-from fusion_helm.expand.digest import short_hash
+from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import InferenceService, RecoveryPolicy, Role
@@ -63,7 +62,7 @@ def role_blueprint(
 
     worker = stamp(templates.worker)
     leader = stamp(templates.leader) if templates.leader is not None else None
-    canonical = json.dumps([templates.size, leader, worker], sort_keys=True, separators=(",", ":"))
+    canonical = canonical_json([templates.size, leader, worker])
     spec_hash = short_hash(canonical)
     return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash,
                          json_bytes=len(canonical))

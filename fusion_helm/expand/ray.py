@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 RAY_PORT = 6379
 EXECUTOR_FLAG = "--distributed-executor-backend"
+_SHELL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./-_")
+"""Characters a POSIX shell word may hold unquoted (shlex.quote's, for ASCII)."""
 
 
 def leader_script(serve: Sequence[str]) -> str:
@@ -14,12 +16,20 @@ def leader_script(serve: Sequence[str]) -> str:
     The server's argv is quoted word by word, so arguments with spaces, quotes or JSON reach it
     exactly as written in the pod template.
     """
-    import shlex  # only multi-node roles have a Ray bootstrap
-
     argv = list(serve)
     if EXECUTOR_FLAG not in argv and not any(arg.startswith(f"{EXECUTOR_FLAG}=") for arg in argv):
         argv += [EXECUTOR_FLAG, "ray"]
-    return f"ray start --head --port={RAY_PORT} && {shlex.join(argv)}"
+    return f"ray start --head --port={RAY_PORT} && {' '.join(map(shell_word, argv))}"
+
+
+def shell_word(text: str) -> str:
+    """TEXT as one word of a POSIX shell command: as it is where that is safe, else single-quoted (as
+    shlex.quote writes it, without loading shlex and its pattern on every post-render)."""
+    if not text:
+        return "''"
+    if _SHELL_SAFE.issuperset(text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def worker_script() -> str:

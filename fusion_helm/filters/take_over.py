@@ -3,17 +3,11 @@ an InferenceService would be: one LeaderWorkerSet per replica, and a PodGroup fo
 
 from __future__ import annotations
 
-from fusion_helm.convert.leader_worker_set import (
-    LWS_KIND,
-    TAKE_OVER_ANNOTATION,
-    is_leader_worker_set,
-    opts_in,
-    parse_leader_worker_set,
-)
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import expand
 from fusion_helm.filters import Filter
 from fusion_helm.filters.expansions import Expansion, place
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION
 from fusion_helm.kio.document import Document
 from fusion_helm.labels import LABEL_SERVICE
 
@@ -27,10 +21,13 @@ def take_over_leader_worker_sets(every_one: bool = False) -> Filter:
     def take_over(documents: list[Document]) -> list[Document]:
         expansions = []
         for document in documents:
-            if document.could_be(LWS_KIND, *(() if every_one else (TAKE_OVER_ANNOTATION,))) \
-                    and is_leader_worker_set(document.head) \
+            if document.could_be(LEADER_WORKER_SET, *(() if every_one else (TAKE_OVER_ANNOTATION,))) \
+                    and document.kind == LEADER_WORKER_SET \
+                    and document.head.get("apiVersion") == LEADER_WORKER_SET_API_VERSION \
                     and LABEL_SERVICE not in (document.metadata.get("labels") or {}) \
-                    and (every_one or opts_in(document.head)):
+                    and (every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true"):
+                from fusion_helm.convert.leader_worker_set import parse_leader_worker_set  # only for one to take
+
                 service = parse_leader_worker_set(document.obj, where=document.where)
                 expansions.append(Expansion(document, service.name,
                                             (document.derive(obj) for obj in expand(service)), replaces_origin=True))

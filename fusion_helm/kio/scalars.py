@@ -29,6 +29,8 @@ _NUMBER_START = frozenset("+-0123456789")
 _NUMERIC = frozenset("0123456789abcdefABCDEFxXoO_.+-:eETtZz ")
 """Every character of a number (decimal, hexadecimal, octal, binary, float) or timestamp Go reads."""
 _DIGIT_OR_POINT = frozenset("0123456789.")
+_NOT_DECIMAL = "abcdfABCDFxXoO"
+"""Letters in a number only as a base prefix (0x, 0o, 0b) or in a hexadecimal one."""
 # Go's strconv.ParseInt/ParseUint with base 0, after the YAML reader dropped every "_".
 # (Patterns are compiled on first use, by re's own cache: most renders need few of them.)
 _GO_INT = (r"(?P<sign>[-+]?)(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[oO](?P<oct>[0-7]+)|0[bB](?P<bin>[01]+)"
@@ -63,9 +65,8 @@ def resolve_plain(text: str) -> tuple[str, object]:
     if first == ".":
         value = _go_float(text) if re.fullmatch(_GO_FLOAT, text) else None
         return (FLOAT, value) if value is not None else (STR, text)
-    if first not in _NUMBER_START or not _NUMERIC.issuperset(text) \
-            or (first in "+-" and text[1:2] not in _DIGIT_OR_POINT):
-        return STR, text  # no number or timestamp has such a character, or starts so ("--model", "8Gi")
+    if first not in _NUMBER_START or not could_be_number(text):
+        return STR, text
     if text.isdigit() and (first != "0" or len(text) == 1) and len(text) < 20:
         return INT, int(text)  # decimal, and below 10**19: the common case, without a pattern
     if _is_timestamp(text):
@@ -79,6 +80,21 @@ def resolve_plain(text: str) -> tuple[str, object]:
         if value is not None:
             return FLOAT, value
     return STR, text
+
+
+def could_be_number(text: str) -> bool:
+    """False when no reader (Go's, YAML 1.2's) takes TEXT for a number or timestamp: a letter other than
+    an exponent's or a timestamp's, outside a 0x/0o/0b prefix and hexadecimal digits after 0x; not a
+    digit or point after a sign; two points ("--model", "8Gi", a hash like "5f3a", "0.1.0")."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if body[:1] not in _DIGIT_OR_POINT or not _NUMERIC.issuperset(text) or body.count(".") > 1:
+        return False  # (a version such as 0.1.0 has two points; a number or timestamp at most one)
+    prefix = body[:2]
+    if prefix in ("0x", "0X"):
+        return True
+    if prefix in ("0o", "0O", "0b", "0B"):
+        body = body[2:]
+    return not any(letter in body for letter in _NOT_DECIMAL)
 
 
 def _go_int(plain: str) -> int | None:
@@ -122,8 +138,7 @@ def needs_quotes(text: str) -> bool:
     1.2 reader or PyYAML (a timestamp is a string to Go, a date to PyYAML)."""
     if resolve_plain(text)[0] != STR or text in _YAML12_WORDS:
         return True
-    numeric = text[:1] in _DIGIT_OR_POINT or (text[:1] in ("+", "-") and text[1:2] in _DIGIT_OR_POINT)
-    if numeric and re.fullmatch(_YAML12, text):  # a number to a YAML 1.2 reader
+    if could_be_number(text) and re.fullmatch(_YAML12, text):  # a number to a YAML 1.2 reader
         return True
     tag: str = _PYYAML.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag != _PYYAML_STR

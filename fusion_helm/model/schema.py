@@ -7,39 +7,26 @@ dialects differ only in a few Kubernetes extensions, translated here.
 
 from __future__ import annotations
 
-import functools
-import json
-import os
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 SOURCE = "inferenceservice.v1alpha1.yaml"
-COMPILED = "inferenceservice.v1alpha1.json"
-"""SOURCE as JSON, with its spec's draft-07 translation, written by `make generate`: reading JSON takes
-a fraction of reading YAML, and the post-renderer reads it on every run."""
-SCHEMAS = os.path.join(os.path.dirname(__file__), "schemas")
+"""The schema source, in schemas/; `make generate` writes it as Python (generated/api.py), which the
+post-renderer reads on every run: far faster than YAML."""
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-
-
-@functools.cache
-def _compiled() -> dict[str, Any]:
-    # A plain path, not importlib.resources: the post-renderer's start-up time matters.
-    with open(os.path.join(SCHEMAS, COMPILED), encoding="utf-8") as source:
-        loaded: dict[str, Any] = json.load(source)
-    return loaded
 
 
 def api_source() -> dict[str, Any]:
     """The schema source: group, names, printer columns and the spec/status schemas."""
-    source: dict[str, Any] = _compiled()["source"]
+    from fusion_helm.model.generated.api import SOURCE as source
+
     return source
 
 
-def compiled(source: dict[str, Any]) -> dict[str, Any]:
-    """What COMPILED holds for SOURCE."""
-    return {"source": source, "specSchema": {"$schema": DRAFT_07, **to_draft07(source["spec"])}}
+def draft07_spec(source: dict[str, Any]) -> dict[str, Any]:
+    """The draft-07 schema of the spec of the schema source SOURCE."""
+    return {"$schema": DRAFT_07, **to_draft07(source["spec"])}
 
 
 RUNTIME_DROPPED = frozenset({"description", "example", "x-kubernetes-validations", "x-kubernetes-map-type"})
@@ -86,5 +73,6 @@ def to_draft07(node: Any, runtime: bool = False) -> Any:
 
 def spec_schema() -> dict[str, Any]:
     """Draft-07 schema of ``InferenceService.spec``."""
-    schema: dict[str, Any] = _compiled()["specSchema"]
-    return schema
+    from fusion_helm.model.generated.api import SPEC_SCHEMA
+
+    return SPEC_SCHEMA

@@ -1,17 +1,15 @@
 """The upstream CRD schemas of every kind the expansion writes or reads (LeaderWorkerSet, PodGroup,
 Gateway, HTTPRoute, InferencePool, InferenceObjective, InferenceModel), shipped with the package.
 
-``schemas/upstream.schemas`` is generated from the upstream CRDs by ``make generate``
+``generated/upstream.py`` is written from the upstream CRDs by ``make generate``
 (``fusion_helm.schemagen``): each version's structural schema without descriptions and CEL rules,
-unknown fields refused where the API server prunes or refuses them — cut into pieces, each parsed
-only when a value needs it: a post-render reads a few kilobytes of the 170 it ships.
+unknown fields refused where the API server prunes or refuses them — cut into pieces, each built
+only when a value needs it: a post-render builds a few kilobytes of the 80 it ships.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import os
 from collections.abc import Iterator, Mapping
 
 from fusion_helm.model.validation import Path, check_keywords, first_error
@@ -20,12 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-UPSTREAM = "upstream.schemas"
-SCHEMAS = os.path.join(os.path.dirname(__file__), "schemas", UPSTREAM)
-
-
 class _Piece(Mapping[str, "Any"]):
-    """A sub-schema, parsed from the shipped text when first looked into."""
+    """A sub-schema, built from the generated module when first looked into."""
 
     __slots__ = ("_id", "_schema")
 
@@ -51,25 +45,31 @@ class _Piece(Mapping[str, "Any"]):
         return len(self._loaded())
 
 
-def _refs(obj: dict[str, Any]) -> Any:
-    return _Piece(obj["$ref"]) if len(obj) == 1 and "$ref" in obj else obj
+def _linked(node: Any) -> Any:
+    """NODE with each ``{"$ref": id}`` made a piece."""
+    if isinstance(node, dict):
+        if len(node) == 1 and "$ref" in node:
+            return _Piece(node["$ref"])
+        return {name: _linked(value) for name, value in node.items()}
+    if isinstance(node, list):
+        return [_linked(item) for item in node]
+    return node
 
 
 @functools.cache
-def _shipped() -> tuple[str, int, Mapping[str, Any]]:
-    """The file's text, where its pieces start, and its header."""
-    with open(SCHEMAS, encoding="utf-8") as file:
-        text = file.read()
-    end = text.index("\n")
-    return text, end + 1, json.loads(text[:end], object_hook=_refs)
+def _schemas() -> Mapping[str, Any]:
+    from fusion_helm.model.generated.upstream import SCHEMAS
+
+    linked: Mapping[str, Any] = _linked(SCHEMAS)
+    return linked
 
 
 @functools.cache
 def _piece(piece: str) -> Mapping[str, Any]:
-    text, body, header = _shipped()
-    start, end = header["pieces"][piece]
-    loaded: Mapping[str, Any] = json.loads(text[body + start:body + end], object_hook=_refs)
-    return loaded
+    from fusion_helm.model.generated.upstream import PIECES
+
+    linked: Mapping[str, Any] = _linked(PIECES[piece]())
+    return linked
 
 
 def key(api_version: str, kind: str) -> str:
@@ -77,12 +77,12 @@ def key(api_version: str, kind: str) -> str:
 
 
 def has_schema(api_version: str, kind: str) -> bool:
-    return key(api_version, kind) in _shipped()[2]["schemas"]
+    return key(api_version, kind) in _schemas()
 
 
 def schema(api_version: str, kind: str, *path: str) -> Mapping[str, Any]:
     """The schema of KIND, or of the field at PATH in it (through properties and items)."""
-    node: Mapping[str, Any] = _shipped()[2]["schemas"][key(api_version, kind)]
+    node: Mapping[str, Any] = _schemas()[key(api_version, kind)]
     for part in path:
         node = node["items"] if part == "[]" else node["properties"][part]
     return node
@@ -104,7 +104,7 @@ def whole(node: Any) -> Any:
 
 def checked_schemas() -> dict[str, Any]:
     """Every shipped schema whole, each checked to use only keywords the validator implements."""
-    schemas: dict[str, Any] = whole(_shipped()[2]["schemas"])
+    schemas: dict[str, Any] = whole(_schemas())
     for value in schemas.values():
         check_keywords(value)
     return schemas

@@ -12,7 +12,6 @@ absent (unless ``nullable``), ``format: int32``/``int64`` bound integers, and
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 
@@ -182,7 +181,7 @@ def _list_type_error(schema: Mapping[str, Any], value: list[Any], path: Path) ->
     seen: dict[str, int] = {}
     for index, item in enumerate(value):
         identity = item if list_type == "set" else {key: item.get(key, defaults[key]) for key in keys}
-        text = json.dumps(identity, sort_keys=True)
+        text = repr(identity)  # the same items (by the same keys, in order) have the same text
         if text in seen:
             what = "item" if list_type == "set" else "item with " + ", ".join(
                 f"{key} {show(identity[key])}" for key in keys)

@@ -1,0 +1,1032 @@
+"""Generated from fusion_helm/model/schemas/inferenceservice.v1alpha1.yaml by `make generate` (fusion_helm.schemagen); do not edit."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
+ 'version': 'v1alpha1',
+ 'kind': 'InferenceService',
+ 'plural': 'inferenceservices',
+ 'singular': 'inferenceservice',
+ 'shortNames': ['fisvc'],
+ 'printerColumns': [{'name': 'Roles', 'type': 'string', 'jsonPath': '.spec.roles[*].name'},
+                    {'name': 'Ready',
+                     'type': 'string',
+                     'jsonPath': '.status.conditions[?(@.type=="Ready")].status'},
+                    {'name': 'Age', 'type': 'date', 'jsonPath': '.metadata.creationTimestamp'}],
+ 'spec': {'type': 'object',
+          'description': 'The desired serving topology.',
+          'required': ['roles'],
+          'properties': {'roles': {'type': 'array',
+                                   'description': 'Logical components of the inference topology, each a user-named '
+                                                  'role.',
+                                   'minItems': 1,
+                                   'items': {'type': 'object',
+                                             'required': ['name', 'componentType'],
+                                             'properties': {'name': {'type': 'string',
+                                                                     'description': 'Unique name of the role; part '
+                                                                                    "of every generated object's "
+                                                                                    'name.',
+                                                                     'minLength': 1,
+                                                                     'maxLength': 63,
+                                                                     'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
+                                                            'componentType': {'type': 'string',
+                                                                              'description': 'worker (monolithic), '
+                                                                                             'prefiller, decoder '
+                                                                                             'or router.',
+                                                                              'enum': ['worker',
+                                                                                       'prefiller',
+                                                                                       'decoder',
+                                                                                       'router']},
+                                                            'replicas': {'type': 'integer',
+                                                                         'format': 'int32',
+                                                                         'description': 'Independent instances of '
+                                                                                        'the role, one '
+                                                                                        'LeaderWorkerSet each '
+                                                                                        '(default 1, at most '
+                                                                                        '10000; not on a router).',
+                                                                         'minimum': 0,
+                                                                         'maximum': 10000},
+                                                            'multinode': {'type': 'object',
+                                                                          'description': 'Spread each replica over '
+                                                                                         'several nodes (leader + '
+                                                                                         'workers joined by Ray).',
+                                                                          'required': ['nodeCount'],
+                                                                          'properties': {'nodeCount': {'type': 'integer',
+                                                                                                       'format': 'int32',
+                                                                                                       'description': 'Pods '
+                                                                                                                      '(nodes) '
+                                                                                                                      'per '
+                                                                                                                      'replica.',
+                                                                                                       'minimum': 1,
+                                                                                                       'maximum': 2147483647},
+                                                                                         'servingCommand': {'type': 'array',
+                                                                                                            'description': 'Command '
+                                                                                                                           'that '
+                                                                                                                           'starts '
+                                                                                                                           'the '
+                                                                                                                           'model '
+                                                                                                                           'server '
+                                                                                                                           'on '
+                                                                                                                           'the '
+                                                                                                                           'leader '
+                                                                                                                           'when '
+                                                                                                                           'the '
+                                                                                                                           'serving '
+                                                                                                                           '(first) '
+                                                                                                                           'container '
+                                                                                                                           'sets '
+                                                                                                                           'no '
+                                                                                                                           'command '
+                                                                                                                           'of '
+                                                                                                                           'its '
+                                                                                                                           'own: '
+                                                                                                                           'an '
+                                                                                                                           "image's "
+                                                                                                                           'entrypoint '
+                                                                                                                           'cannot '
+                                                                                                                           'be '
+                                                                                                                           'read '
+                                                                                                                           'at '
+                                                                                                                           'render '
+                                                                                                                           'time. '
+                                                                                                                           'Defaults '
+                                                                                                                           'to '
+                                                                                                                           '["vllm", '
+                                                                                                                           '"serve"], '
+                                                                                                                           'the '
+                                                                                                                           'vllm/vllm-openai '
+                                                                                                                           'entrypoint.',
+                                                                                                            'minItems': 1,
+                                                                                                            'items': {'type': 'string'}}}},
+                                                            'recoveryPolicy': {'type': 'string',
+                                                                               'description': 'What a failed pod '
+                                                                                              'restarts. '
+                                                                                              'RoleRestart '
+                                                                                              '(default): its '
+                                                                                              'whole replica, '
+                                                                                              'leader and workers '
+                                                                                              '(LWS restartPolicy '
+                                                                                              'RecreateGroupOnPodRestart). '
+                                                                                              'None: only that pod '
+                                                                                              '(LWS restartPolicy '
+                                                                                              'None).',
+                                                                               'enum': ['RoleRestart', 'None']},
+                                                            'template': {'type': 'object',
+                                                                         'description': 'Pod template (a '
+                                                                                        'PodTemplateSpec) for the '
+                                                                                        "role's pods.",
+                                                                         'x-kubernetes-preserve-unknown-fields': True,
+                                                                         'properties': {'metadata': {'type': 'object',
+                                                                                                     'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                     'properties': {'labels': {'type': 'object',
+                                                                                                                               'additionalProperties': {'type': 'string'}},
+                                                                                                                    'annotations': {'type': 'object',
+                                                                                                                                    'additionalProperties': {'type': 'string'}}}},
+                                                                                        'spec': {'type': 'object',
+                                                                                                 'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                 'required': ['containers'],
+                                                                                                 'properties': {'containers': {'type': 'array',
+                                                                                                                               'minItems': 1,
+                                                                                                                               'items': {'type': 'object',
+                                                                                                                                         'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                         'required': ['name'],
+                                                                                                                                         'properties': {'name': {'type': 'string'},
+                                                                                                                                                        'command': {'type': 'array',
+                                                                                                                                                                    'items': {'type': 'string'}},
+                                                                                                                                                        'args': {'type': 'array',
+                                                                                                                                                                 'items': {'type': 'string'}},
+                                                                                                                                                        'ports': {'type': 'array',
+                                                                                                                                                                  'items': {'type': 'object',
+                                                                                                                                                                            'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                            'required': ['containerPort'],
+                                                                                                                                                                            'properties': {'containerPort': {'type': 'integer',
+                                                                                                                                                                                                             'format': 'int32'}}}},
+                                                                                                                                                        'resources': {'type': 'object',
+                                                                                                                                                                      'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                      'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                                'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                         'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                   {'type': 'string'}]}},
+                                                                                                                                                                                     'requests': {'type': 'object',
+                                                                                                                                                                                                  'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                           'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                     {'type': 'string'}]}}}}}}},
+                                                                                                                'initContainers': {'type': 'array',
+                                                                                                                                   'items': {'type': 'object',
+                                                                                                                                             'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                             'required': ['name'],
+                                                                                                                                             'properties': {'name': {'type': 'string'},
+                                                                                                                                                            'restartPolicy': {'type': 'string'},
+                                                                                                                                                            'resources': {'type': 'object',
+                                                                                                                                                                          'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                          'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                                    'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                             'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                       {'type': 'string'}]}},
+                                                                                                                                                                                         'requests': {'type': 'object',
+                                                                                                                                                                                                      'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                               'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                         {'type': 'string'}]}}}}}}},
+                                                                                                                'overhead': {'type': 'object',
+                                                                                                                             'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                      'anyOf': [{'type': 'integer'},
+                                                                                                                                                                {'type': 'string'}]}}}}}},
+                                                            'poolAPIVersion': {'type': 'string',
+                                                                               'description': 'API of the '
+                                                                                              'InferencePool '
+                                                                                              '(router only). '
+                                                                                              'inference.networking.k8s.io/v1 '
+                                                                                              '(default; with '
+                                                                                              'InferenceObjectives '
+                                                                                              'and the v1 endpoint '
+                                                                                              'picker) or '
+                                                                                              'inference.networking.x-k8s.io/v1alpha2 '
+                                                                                              'for gateways that '
+                                                                                              'predate v1 (with '
+                                                                                              'InferenceModels and '
+                                                                                              'the v0.5 endpoint '
+                                                                                              'picker).',
+                                                                               'enum': ['inference.networking.k8s.io/v1',
+                                                                                        'inference.networking.x-k8s.io/v1alpha2']},
+                                                            'targetPort': {'type': 'integer',
+                                                                           'format': 'int32',
+                                                                           'description': 'Port of the serving '
+                                                                                          'pods the pool routes to '
+                                                                                          '(router only). Default: '
+                                                                                          'the serving (first) '
+                                                                                          "container's port named "
+                                                                                          'http, else its first '
+                                                                                          'port.',
+                                                                           'minimum': 1,
+                                                                           'maximum': 65535},
+                                                            'strategy': {'type': 'object',
+                                                                         'description': 'How the endpoint picker '
+                                                                                        'scores pods (router '
+                                                                                        'only); becomes its '
+                                                                                        'EndpointPickerConfig. A '
+                                                                                        'prefill/decode service '
+                                                                                        'gets a prefill and a '
+                                                                                        'decode profile scored '
+                                                                                        'alike.',
+                                                                         'properties': {'scorers': {'type': 'array',
+                                                                                                    'description': 'Scorers '
+                                                                                                                   'and '
+                                                                                                                   'their '
+                                                                                                                   'weights. '
+                                                                                                                   'Default: '
+                                                                                                                   'queue-size '
+                                                                                                                   '2, '
+                                                                                                                   'kv-cache-utilization '
+                                                                                                                   '2, '
+                                                                                                                   'prefix-cache '
+                                                                                                                   '3.',
+                                                                                                    'minItems': 1,
+                                                                                                    'items': {'type': 'object',
+                                                                                                              'required': ['type'],
+                                                                                                              'properties': {'type': {'type': 'string',
+                                                                                                                                      'enum': ['prefix-cache',
+                                                                                                                                               'kv-cache-utilization',
+                                                                                                                                               'queue-size',
+                                                                                                                                               'lora-affinity']},
+                                                                                                                             'weight': {'type': 'integer',
+                                                                                                                                        'description': 'Relative '
+                                                                                                                                                       'weight '
+                                                                                                                                                       'of '
+                                                                                                                                                       'the '
+                                                                                                                                                       'score '
+                                                                                                                                                       '(default '
+                                                                                                                                                       '1).',
+                                                                                                                                        'minimum': 1,
+                                                                                                                                        'maximum': 1000000},
+                                                                                                                             'parameters': {'type': 'object',
+                                                                                                                                            'description': 'The '
+                                                                                                                                                           "plugin's "
+                                                                                                                                                           'parameters, '
+                                                                                                                                                           'passed '
+                                                                                                                                                           'as '
+                                                                                                                                                           'given.',
+                                                                                                                                            'x-kubernetes-preserve-unknown-fields': True}}}},
+                                                                                        'prefillThreshold': {'type': 'integer',
+                                                                                                             'description': 'Prefill/decode '
+                                                                                                                            'services: '
+                                                                                                                            'run '
+                                                                                                                            'a '
+                                                                                                                            'separate '
+                                                                                                                            'prefill '
+                                                                                                                            'only '
+                                                                                                                            'when '
+                                                                                                                            'at '
+                                                                                                                            'least '
+                                                                                                                            'this '
+                                                                                                                            'much '
+                                                                                                                            'of '
+                                                                                                                            'the '
+                                                                                                                            'prompt '
+                                                                                                                            'is '
+                                                                                                                            'not '
+                                                                                                                            'in '
+                                                                                                                            'the '
+                                                                                                                            'decode '
+                                                                                                                            "pod's "
+                                                                                                                            'prefix '
+                                                                                                                            'cache '
+                                                                                                                            '(0, '
+                                                                                                                            'the '
+                                                                                                                            'default: '
+                                                                                                                            'always).',
+                                                                                                             'minimum': 0}}},
+                                                            'endpointPickerConfig': {'type': 'string',
+                                                                                     'description': 'EndpointPickerConfig '
+                                                                                                    'YAML used '
+                                                                                                    'verbatim '
+                                                                                                    'instead of '
+                                                                                                    'one built '
+                                                                                                    'from strategy '
+                                                                                                    '(router '
+                                                                                                    'only).'},
+                                                            'endpointPicker': {'type': 'object',
+                                                                               'description': 'The endpoint '
+                                                                                              "picker's Deployment "
+                                                                                              '(router only).',
+                                                                               'properties': {'image': {'type': 'string',
+                                                                                                        'description': 'Default: '
+                                                                                                                       'the '
+                                                                                                                       'Gateway '
+                                                                                                                       'API '
+                                                                                                                       'Inference '
+                                                                                                                       'Extension '
+                                                                                                                       'picker '
+                                                                                                                       'of '
+                                                                                                                       'the '
+                                                                                                                       "pool's "
+                                                                                                                       'API '
+                                                                                                                       'version, '
+                                                                                                                       'or '
+                                                                                                                       'the '
+                                                                                                                       'llm-d '
+                                                                                                                       'inference '
+                                                                                                                       'scheduler '
+                                                                                                                       'for '
+                                                                                                                       'prefill/decode '
+                                                                                                                       'services '
+                                                                                                                       '(docs/router.md).',
+                                                                                                        'minLength': 1},
+                                                                                              'flags': {'type': 'object',
+                                                                                                        'description': 'Extra '
+                                                                                                                       'command-line '
+                                                                                                                       'flags, '
+                                                                                                                       'name '
+                                                                                                                       '(without '
+                                                                                                                       'dashes) '
+                                                                                                                       'to '
+                                                                                                                       'value, '
+                                                                                                                       'e.g. '
+                                                                                                                       '{v: '
+                                                                                                                       '"4"}. '
+                                                                                                                       'Flags '
+                                                                                                                       'the '
+                                                                                                                       'router '
+                                                                                                                       'sets '
+                                                                                                                       '(pool '
+                                                                                                                       'name, '
+                                                                                                                       'namespace '
+                                                                                                                       'and '
+                                                                                                                       'group, '
+                                                                                                                       'ports, '
+                                                                                                                       'config '
+                                                                                                                       'file) '
+                                                                                                                       'may '
+                                                                                                                       'only '
+                                                                                                                       'repeat '
+                                                                                                                       'its '
+                                                                                                                       'value.',
+                                                                                                        'additionalProperties': {'type': 'string'}},
+                                                                                              'resources': {'type': 'object',
+                                                                                                            'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                            'properties': {'limits': {'type': 'object',
+                                                                                                                                      'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                               'anyOf': [{'type': 'integer'},
+                                                                                                                                                                         {'type': 'string'}]}},
+                                                                                                                           'requests': {'type': 'object',
+                                                                                                                                        'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                 'anyOf': [{'type': 'integer'},
+                                                                                                                                                                           {'type': 'string'}]}}}}}},
+                                                            'gateway': {'type': 'object',
+                                                                        'description': 'A Gateway spec '
+                                                                                       '(gateway.networking.k8s.io/v1); '
+                                                                                       'the router creates the '
+                                                                                       'Gateway (router only).',
+                                                                        'x-kubernetes-preserve-unknown-fields': True},
+                                                            'httproute': {'type': 'object',
+                                                                          'description': 'HTTPRoute spec (router '
+                                                                                         'only). Its rules are '
+                                                                                         'kept; a rule without '
+                                                                                         'backendRefs gets the '
+                                                                                         'pool. parentRefs default '
+                                                                                         "to the router's gateway.",
+                                                                          'x-kubernetes-preserve-unknown-fields': True,
+                                                                          'properties': {'parentRefs': {'type': 'array',
+                                                                                                        'items': {'type': 'object',
+                                                                                                                  'x-kubernetes-preserve-unknown-fields': True}},
+                                                                                         'rules': {'type': 'array',
+                                                                                                   'items': {'type': 'object',
+                                                                                                             'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                             'properties': {'backendRefs': {'type': 'array',
+                                                                                                                                            'items': {'type': 'object',
+                                                                                                                                                      'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                      'required': ['name'],
+                                                                                                                                                      'properties': {'group': {'type': 'string'},
+                                                                                                                                                                     'kind': {'type': 'string'},
+                                                                                                                                                                     'name': {'type': 'string'},
+                                                                                                                                                                     'port': {'type': 'integer',
+                                                                                                                                                                              'format': 'int32'}}}}}}}}},
+                                                            'models': {'type': 'array',
+                                                                       'description': 'Served models (router '
+                                                                                      'only): an '
+                                                                                      'InferenceObjective each '
+                                                                                      'with a v1 pool, an '
+                                                                                      'InferenceModel each with a '
+                                                                                      'v1alpha2 pool.',
+                                                                       'items': {'type': 'object',
+                                                                                 'required': ['name'],
+                                                                                 'properties': {'name': {'type': 'string',
+                                                                                                         'description': 'Object '
+                                                                                                                        'name '
+                                                                                                                        'suffix '
+                                                                                                                        '(<service>-<name>); '
+                                                                                                                        'the '
+                                                                                                                        'model '
+                                                                                                                        'name '
+                                                                                                                        'when '
+                                                                                                                        'modelName '
+                                                                                                                        'is '
+                                                                                                                        'not '
+                                                                                                                        'given.',
+                                                                                                         'minLength': 1,
+                                                                                                         'maxLength': 63,
+                                                                                                         'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
+                                                                                                'modelName': {'type': 'string',
+                                                                                                              'description': 'The '
+                                                                                                                             'model '
+                                                                                                                             'clients '
+                                                                                                                             'ask '
+                                                                                                                             'for '
+                                                                                                                             '(v1alpha2 '
+                                                                                                                             'InferenceModel '
+                                                                                                                             'only).',
+                                                                                                              'minLength': 1,
+                                                                                                              'maxLength': 256},
+                                                                                                'criticality': {'type': 'string',
+                                                                                                                'description': 'Critical, '
+                                                                                                                               'Standard '
+                                                                                                                               'or '
+                                                                                                                               'Sheddable: '
+                                                                                                                               'which '
+                                                                                                                               'requests '
+                                                                                                                               'are '
+                                                                                                                               'shed '
+                                                                                                                               'first '
+                                                                                                                               'when '
+                                                                                                                               'the '
+                                                                                                                               'pool '
+                                                                                                                               'is '
+                                                                                                                               'saturated '
+                                                                                                                               '(an '
+                                                                                                                               "InferenceObjective's "
+                                                                                                                               'priority '
+                                                                                                                               '1, '
+                                                                                                                               '0 '
+                                                                                                                               'or '
+                                                                                                                               '-1).',
+                                                                                                                'enum': ['Critical',
+                                                                                                                         'Standard',
+                                                                                                                         'Sheddable']},
+                                                                                                'targetModels': {'type': 'array',
+                                                                                                                 'description': 'Model '
+                                                                                                                                'names '
+                                                                                                                                '(e.g. '
+                                                                                                                                'LoRA '
+                                                                                                                                'adapter '
+                                                                                                                                'versions) '
+                                                                                                                                'served '
+                                                                                                                                'for '
+                                                                                                                                'modelName, '
+                                                                                                                                'with '
+                                                                                                                                'weights '
+                                                                                                                                'to '
+                                                                                                                                'split '
+                                                                                                                                'traffic: '
+                                                                                                                                'all '
+                                                                                                                                'weighted '
+                                                                                                                                'or '
+                                                                                                                                'none '
+                                                                                                                                '(v1alpha2 '
+                                                                                                                                'InferenceModel '
+                                                                                                                                'only).',
+                                                                                                                 'minItems': 1,
+                                                                                                                 'maxItems': 10,
+                                                                                                                 'items': {'type': 'object',
+                                                                                                                           'required': ['name'],
+                                                                                                                           'properties': {'name': {'type': 'string',
+                                                                                                                                                   'minLength': 1,
+                                                                                                                                                   'maxLength': 253},
+                                                                                                                                          'weight': {'type': 'integer',
+                                                                                                                                                     'format': 'int32',
+                                                                                                                                                     'minimum': 1,
+                                                                                                                                                     'maximum': 1000000}}}}}}}}}},
+                         'schedulingStrategy': {'type': 'object',
+                                                'description': 'Pod-level scheduling policy.',
+                                                'properties': {'schedulerName': {'type': 'string',
+                                                                                 'description': 'Scheduler for the '
+                                                                                                'pods. '
+                                                                                                'Gang-scheduled '
+                                                                                                'services default '
+                                                                                                'to "volcano" and '
+                                                                                                'accept no other; '
+                                                                                                'others keep the '
+                                                                                                "cluster's default "
+                                                                                                'scheduler.',
+                                                                                 'minLength': 1}}},
+                         'gangSchedule': {'type': 'object',
+                                          'description': 'Which pods Volcano must place together. Omitted, '
+                                                         'multi-node and prefill/decode services are '
+                                                         'gang-scheduled at level role and single-node monolithic '
+                                                         'ones are not. Every replica is always atomic: all its '
+                                                         'pods are placed, or none.',
+                                          'properties': {'enable': {'type': 'boolean',
+                                                                    'description': 'Gang-schedule the service (one '
+                                                                                   'Volcano PodGroup). Default '
+                                                                                   'true.',
+                                                                    'default': True},
+                                                         'level': {'type': 'string',
+                                                                   'description': 'group: every replica of every '
+                                                                                  'role together, all or nothing. '
+                                                                                  'role: the first minRoleReplicas '
+                                                                                  'replicas of each role together '
+                                                                                  '(the atomic minimum), further '
+                                                                                  'replicas each as capacity '
+                                                                                  'allows.',
+                                                                   'enum': ['group', 'role'],
+                                                                   'default': 'role'},
+                                                         'minRoleReplicas': {'type': 'object',
+                                                                             'description': 'Level role: role name '
+                                                                                            'to the number of its '
+                                                                                            'replicas in the '
+                                                                                            'atomic minimum '
+                                                                                            '(default 1, at most '
+                                                                                            "the role's replicas).",
+                                                                             'additionalProperties': {'type': 'integer',
+                                                                                                      'format': 'int32',
+                                                                                                      'minimum': 1,
+                                                                                                      'maximum': 2147483647}}}}}},
+ 'status': {'type': 'object',
+            'properties': {'observedGeneration': {'type': 'integer', 'format': 'int64'},
+                           'conditions': {'type': 'array',
+                                          'x-kubernetes-list-type': 'map',
+                                          'x-kubernetes-list-map-keys': ['type'],
+                                          'items': {'type': 'object',
+                                                    'required': ['type',
+                                                                 'status',
+                                                                 'lastTransitionTime',
+                                                                 'reason',
+                                                                 'message'],
+                                                    'properties': {'type': {'type': 'string', 'maxLength': 316},
+                                                                   'status': {'type': 'string',
+                                                                              'enum': ['True', 'False', 'Unknown']},
+                                                                   'observedGeneration': {'type': 'integer',
+                                                                                          'format': 'int64',
+                                                                                          'minimum': 0},
+                                                                   'lastTransitionTime': {'type': 'string',
+                                                                                          'format': 'date-time'},
+                                                                   'reason': {'type': 'string', 'maxLength': 1024},
+                                                                   'message': {'type': 'string',
+                                                                               'maxLength': 32768}}}},
+                           'components': {'type': 'object',
+                                          'description': 'Per-role status, keyed by role name.',
+                                          'additionalProperties': {'type': 'object',
+                                                                   'required': ['desiredReplicas',
+                                                                                'readyReplicas',
+                                                                                'nodesPerReplica',
+                                                                                'totalPods',
+                                                                                'readyPods',
+                                                                                'phase'],
+                                                                   'properties': {'desiredReplicas': {'type': 'integer',
+                                                                                                      'format': 'int32'},
+                                                                                  'readyReplicas': {'type': 'integer',
+                                                                                                    'format': 'int32'},
+                                                                                  'nodesPerReplica': {'type': 'integer',
+                                                                                                      'format': 'int32'},
+                                                                                  'totalPods': {'type': 'integer',
+                                                                                                'format': 'int32'},
+                                                                                  'readyPods': {'type': 'integer',
+                                                                                                'format': 'int32'},
+                                                                                  'phase': {'type': 'string',
+                                                                                            'enum': ['Pending',
+                                                                                                     'Deploying',
+                                                                                                     'Running',
+                                                                                                     'Failed',
+                                                                                                     'Unknown']},
+                                                                                  'lastUpdateTime': {'type': 'string',
+                                                                                                     'format': 'date-time'}}}}}}}
+
+SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schema#',
+ 'type': 'object',
+ 'description': 'The desired serving topology.',
+ 'required': ['roles'],
+ 'properties': {'roles': {'type': 'array',
+                          'description': 'Logical components of the inference topology, each a user-named role.',
+                          'minItems': 1,
+                          'items': {'type': 'object',
+                                    'required': ['name', 'componentType'],
+                                    'properties': {'name': {'type': 'string',
+                                                            'description': 'Unique name of the role; part of every '
+                                                                           "generated object's name.",
+                                                            'minLength': 1,
+                                                            'maxLength': 63,
+                                                            'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
+                                                   'componentType': {'type': 'string',
+                                                                     'description': 'worker (monolithic), '
+                                                                                    'prefiller, decoder or router.',
+                                                                     'enum': ['worker',
+                                                                              'prefiller',
+                                                                              'decoder',
+                                                                              'router']},
+                                                   'replicas': {'type': 'integer',
+                                                                'description': 'Independent instances of the role, '
+                                                                               'one LeaderWorkerSet each (default '
+                                                                               '1, at most 10000; not on a '
+                                                                               'router).',
+                                                                'minimum': 0,
+                                                                'maximum': 10000},
+                                                   'multinode': {'type': 'object',
+                                                                 'description': 'Spread each replica over several '
+                                                                                'nodes (leader + workers joined by '
+                                                                                'Ray).',
+                                                                 'required': ['nodeCount'],
+                                                                 'properties': {'nodeCount': {'type': 'integer',
+                                                                                              'description': 'Pods '
+                                                                                                             '(nodes) '
+                                                                                                             'per '
+                                                                                                             'replica.',
+                                                                                              'minimum': 1,
+                                                                                              'maximum': 2147483647},
+                                                                                'servingCommand': {'type': 'array',
+                                                                                                   'description': 'Command '
+                                                                                                                  'that '
+                                                                                                                  'starts '
+                                                                                                                  'the '
+                                                                                                                  'model '
+                                                                                                                  'server '
+                                                                                                                  'on '
+                                                                                                                  'the '
+                                                                                                                  'leader '
+                                                                                                                  'when '
+                                                                                                                  'the '
+                                                                                                                  'serving '
+                                                                                                                  '(first) '
+                                                                                                                  'container '
+                                                                                                                  'sets '
+                                                                                                                  'no '
+                                                                                                                  'command '
+                                                                                                                  'of '
+                                                                                                                  'its '
+                                                                                                                  'own: '
+                                                                                                                  'an '
+                                                                                                                  "image's "
+                                                                                                                  'entrypoint '
+                                                                                                                  'cannot '
+                                                                                                                  'be '
+                                                                                                                  'read '
+                                                                                                                  'at '
+                                                                                                                  'render '
+                                                                                                                  'time. '
+                                                                                                                  'Defaults '
+                                                                                                                  'to '
+                                                                                                                  '["vllm", '
+                                                                                                                  '"serve"], '
+                                                                                                                  'the '
+                                                                                                                  'vllm/vllm-openai '
+                                                                                                                  'entrypoint.',
+                                                                                                   'minItems': 1,
+                                                                                                   'items': {'type': 'string'}}},
+                                                                 'additionalProperties': False},
+                                                   'recoveryPolicy': {'type': 'string',
+                                                                      'description': 'What a failed pod restarts. '
+                                                                                     'RoleRestart (default): its '
+                                                                                     'whole replica, leader and '
+                                                                                     'workers (LWS restartPolicy '
+                                                                                     'RecreateGroupOnPodRestart). '
+                                                                                     'None: only that pod (LWS '
+                                                                                     'restartPolicy None).',
+                                                                      'enum': ['RoleRestart', 'None']},
+                                                   'template': {'type': 'object',
+                                                                'description': 'Pod template (a PodTemplateSpec) '
+                                                                               "for the role's pods.",
+                                                                'properties': {'metadata': {'type': 'object',
+                                                                                            'properties': {'labels': {'type': 'object',
+                                                                                                                      'additionalProperties': {'type': 'string'}},
+                                                                                                           'annotations': {'type': 'object',
+                                                                                                                           'additionalProperties': {'type': 'string'}}}},
+                                                                               'spec': {'type': 'object',
+                                                                                        'required': ['containers'],
+                                                                                        'properties': {'containers': {'type': 'array',
+                                                                                                                      'minItems': 1,
+                                                                                                                      'items': {'type': 'object',
+                                                                                                                                'required': ['name'],
+                                                                                                                                'properties': {'name': {'type': 'string'},
+                                                                                                                                               'command': {'type': 'array',
+                                                                                                                                                           'items': {'type': 'string'}},
+                                                                                                                                               'args': {'type': 'array',
+                                                                                                                                                        'items': {'type': 'string'}},
+                                                                                                                                               'ports': {'type': 'array',
+                                                                                                                                                         'items': {'type': 'object',
+                                                                                                                                                                   'required': ['containerPort'],
+                                                                                                                                                                   'properties': {'containerPort': {'type': 'integer'}}}},
+                                                                                                                                               'resources': {'type': 'object',
+                                                                                                                                                             'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                       'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                          {'type': 'string'}]}},
+                                                                                                                                                                            'requests': {'type': 'object',
+                                                                                                                                                                                         'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                            {'type': 'string'}]}}}}}}},
+                                                                                                       'initContainers': {'type': 'array',
+                                                                                                                          'items': {'type': 'object',
+                                                                                                                                    'required': ['name'],
+                                                                                                                                    'properties': {'name': {'type': 'string'},
+                                                                                                                                                   'restartPolicy': {'type': 'string'},
+                                                                                                                                                   'resources': {'type': 'object',
+                                                                                                                                                                 'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                           'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                              {'type': 'string'}]}},
+                                                                                                                                                                                'requests': {'type': 'object',
+                                                                                                                                                                                             'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                {'type': 'string'}]}}}}}}},
+                                                                                                       'overhead': {'type': 'object',
+                                                                                                                    'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                       {'type': 'string'}]}}}}}},
+                                                   'poolAPIVersion': {'type': 'string',
+                                                                      'description': 'API of the InferencePool '
+                                                                                     '(router only). '
+                                                                                     'inference.networking.k8s.io/v1 '
+                                                                                     '(default; with '
+                                                                                     'InferenceObjectives and the '
+                                                                                     'v1 endpoint picker) or '
+                                                                                     'inference.networking.x-k8s.io/v1alpha2 '
+                                                                                     'for gateways that predate v1 '
+                                                                                     '(with InferenceModels and '
+                                                                                     'the v0.5 endpoint picker).',
+                                                                      'enum': ['inference.networking.k8s.io/v1',
+                                                                               'inference.networking.x-k8s.io/v1alpha2']},
+                                                   'targetPort': {'type': 'integer',
+                                                                  'description': 'Port of the serving pods the '
+                                                                                 'pool routes to (router only). '
+                                                                                 'Default: the serving (first) '
+                                                                                 "container's port named http, "
+                                                                                 'else its first port.',
+                                                                  'minimum': 1,
+                                                                  'maximum': 65535},
+                                                   'strategy': {'type': 'object',
+                                                                'description': 'How the endpoint picker scores '
+                                                                               'pods (router only); becomes its '
+                                                                               'EndpointPickerConfig. A '
+                                                                               'prefill/decode service gets a '
+                                                                               'prefill and a decode profile '
+                                                                               'scored alike.',
+                                                                'properties': {'scorers': {'type': 'array',
+                                                                                           'description': 'Scorers '
+                                                                                                          'and '
+                                                                                                          'their '
+                                                                                                          'weights. '
+                                                                                                          'Default: '
+                                                                                                          'queue-size '
+                                                                                                          '2, '
+                                                                                                          'kv-cache-utilization '
+                                                                                                          '2, '
+                                                                                                          'prefix-cache '
+                                                                                                          '3.',
+                                                                                           'minItems': 1,
+                                                                                           'items': {'type': 'object',
+                                                                                                     'required': ['type'],
+                                                                                                     'properties': {'type': {'type': 'string',
+                                                                                                                             'enum': ['prefix-cache',
+                                                                                                                                      'kv-cache-utilization',
+                                                                                                                                      'queue-size',
+                                                                                                                                      'lora-affinity']},
+                                                                                                                    'weight': {'type': 'integer',
+                                                                                                                               'description': 'Relative '
+                                                                                                                                              'weight '
+                                                                                                                                              'of '
+                                                                                                                                              'the '
+                                                                                                                                              'score '
+                                                                                                                                              '(default '
+                                                                                                                                              '1).',
+                                                                                                                               'minimum': 1,
+                                                                                                                               'maximum': 1000000},
+                                                                                                                    'parameters': {'type': 'object',
+                                                                                                                                   'description': 'The '
+                                                                                                                                                  "plugin's "
+                                                                                                                                                  'parameters, '
+                                                                                                                                                  'passed '
+                                                                                                                                                  'as '
+                                                                                                                                                  'given.'}},
+                                                                                                     'additionalProperties': False}},
+                                                                               'prefillThreshold': {'type': 'integer',
+                                                                                                    'description': 'Prefill/decode '
+                                                                                                                   'services: '
+                                                                                                                   'run '
+                                                                                                                   'a '
+                                                                                                                   'separate '
+                                                                                                                   'prefill '
+                                                                                                                   'only '
+                                                                                                                   'when '
+                                                                                                                   'at '
+                                                                                                                   'least '
+                                                                                                                   'this '
+                                                                                                                   'much '
+                                                                                                                   'of '
+                                                                                                                   'the '
+                                                                                                                   'prompt '
+                                                                                                                   'is '
+                                                                                                                   'not '
+                                                                                                                   'in '
+                                                                                                                   'the '
+                                                                                                                   'decode '
+                                                                                                                   "pod's "
+                                                                                                                   'prefix '
+                                                                                                                   'cache '
+                                                                                                                   '(0, '
+                                                                                                                   'the '
+                                                                                                                   'default: '
+                                                                                                                   'always).',
+                                                                                                    'minimum': 0}},
+                                                                'additionalProperties': False},
+                                                   'endpointPickerConfig': {'type': 'string',
+                                                                            'description': 'EndpointPickerConfig '
+                                                                                           'YAML used verbatim '
+                                                                                           'instead of one built '
+                                                                                           'from strategy (router '
+                                                                                           'only).'},
+                                                   'endpointPicker': {'type': 'object',
+                                                                      'description': "The endpoint picker's "
+                                                                                     'Deployment (router only).',
+                                                                      'properties': {'image': {'type': 'string',
+                                                                                               'description': 'Default: '
+                                                                                                              'the '
+                                                                                                              'Gateway '
+                                                                                                              'API '
+                                                                                                              'Inference '
+                                                                                                              'Extension '
+                                                                                                              'picker '
+                                                                                                              'of '
+                                                                                                              'the '
+                                                                                                              "pool's "
+                                                                                                              'API '
+                                                                                                              'version, '
+                                                                                                              'or '
+                                                                                                              'the '
+                                                                                                              'llm-d '
+                                                                                                              'inference '
+                                                                                                              'scheduler '
+                                                                                                              'for '
+                                                                                                              'prefill/decode '
+                                                                                                              'services '
+                                                                                                              '(docs/router.md).',
+                                                                                               'minLength': 1},
+                                                                                     'flags': {'type': 'object',
+                                                                                               'description': 'Extra '
+                                                                                                              'command-line '
+                                                                                                              'flags, '
+                                                                                                              'name '
+                                                                                                              '(without '
+                                                                                                              'dashes) '
+                                                                                                              'to '
+                                                                                                              'value, '
+                                                                                                              'e.g. '
+                                                                                                              '{v: '
+                                                                                                              '"4"}. '
+                                                                                                              'Flags '
+                                                                                                              'the '
+                                                                                                              'router '
+                                                                                                              'sets '
+                                                                                                              '(pool '
+                                                                                                              'name, '
+                                                                                                              'namespace '
+                                                                                                              'and '
+                                                                                                              'group, '
+                                                                                                              'ports, '
+                                                                                                              'config '
+                                                                                                              'file) '
+                                                                                                              'may '
+                                                                                                              'only '
+                                                                                                              'repeat '
+                                                                                                              'its '
+                                                                                                              'value.',
+                                                                                               'additionalProperties': {'type': 'string'}},
+                                                                                     'resources': {'type': 'object',
+                                                                                                   'properties': {'limits': {'type': 'object',
+                                                                                                                             'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                {'type': 'string'}]}},
+                                                                                                                  'requests': {'type': 'object',
+                                                                                                                               'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                  {'type': 'string'}]}}}}},
+                                                                      'additionalProperties': False},
+                                                   'gateway': {'type': 'object',
+                                                               'description': 'A Gateway spec '
+                                                                              '(gateway.networking.k8s.io/v1); the '
+                                                                              'router creates the Gateway (router '
+                                                                              'only).'},
+                                                   'httproute': {'type': 'object',
+                                                                 'description': 'HTTPRoute spec (router only). Its '
+                                                                                'rules are kept; a rule without '
+                                                                                'backendRefs gets the pool. '
+                                                                                'parentRefs default to the '
+                                                                                "router's gateway.",
+                                                                 'properties': {'parentRefs': {'type': 'array',
+                                                                                               'items': {'type': 'object'}},
+                                                                                'rules': {'type': 'array',
+                                                                                          'items': {'type': 'object',
+                                                                                                    'properties': {'backendRefs': {'type': 'array',
+                                                                                                                                   'items': {'type': 'object',
+                                                                                                                                             'required': ['name'],
+                                                                                                                                             'properties': {'group': {'type': 'string'},
+                                                                                                                                                            'kind': {'type': 'string'},
+                                                                                                                                                            'name': {'type': 'string'},
+                                                                                                                                                            'port': {'type': 'integer'}}}}}}}}},
+                                                   'models': {'type': 'array',
+                                                              'description': 'Served models (router only): an '
+                                                                             'InferenceObjective each with a v1 '
+                                                                             'pool, an InferenceModel each with a '
+                                                                             'v1alpha2 pool.',
+                                                              'items': {'type': 'object',
+                                                                        'required': ['name'],
+                                                                        'properties': {'name': {'type': 'string',
+                                                                                                'description': 'Object '
+                                                                                                               'name '
+                                                                                                               'suffix '
+                                                                                                               '(<service>-<name>); '
+                                                                                                               'the '
+                                                                                                               'model '
+                                                                                                               'name '
+                                                                                                               'when '
+                                                                                                               'modelName '
+                                                                                                               'is '
+                                                                                                               'not '
+                                                                                                               'given.',
+                                                                                                'minLength': 1,
+                                                                                                'maxLength': 63,
+                                                                                                'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
+                                                                                       'modelName': {'type': 'string',
+                                                                                                     'description': 'The '
+                                                                                                                    'model '
+                                                                                                                    'clients '
+                                                                                                                    'ask '
+                                                                                                                    'for '
+                                                                                                                    '(v1alpha2 '
+                                                                                                                    'InferenceModel '
+                                                                                                                    'only).',
+                                                                                                     'minLength': 1,
+                                                                                                     'maxLength': 256},
+                                                                                       'criticality': {'type': 'string',
+                                                                                                       'description': 'Critical, '
+                                                                                                                      'Standard '
+                                                                                                                      'or '
+                                                                                                                      'Sheddable: '
+                                                                                                                      'which '
+                                                                                                                      'requests '
+                                                                                                                      'are '
+                                                                                                                      'shed '
+                                                                                                                      'first '
+                                                                                                                      'when '
+                                                                                                                      'the '
+                                                                                                                      'pool '
+                                                                                                                      'is '
+                                                                                                                      'saturated '
+                                                                                                                      '(an '
+                                                                                                                      "InferenceObjective's "
+                                                                                                                      'priority '
+                                                                                                                      '1, '
+                                                                                                                      '0 '
+                                                                                                                      'or '
+                                                                                                                      '-1).',
+                                                                                                       'enum': ['Critical',
+                                                                                                                'Standard',
+                                                                                                                'Sheddable']},
+                                                                                       'targetModels': {'type': 'array',
+                                                                                                        'description': 'Model '
+                                                                                                                       'names '
+                                                                                                                       '(e.g. '
+                                                                                                                       'LoRA '
+                                                                                                                       'adapter '
+                                                                                                                       'versions) '
+                                                                                                                       'served '
+                                                                                                                       'for '
+                                                                                                                       'modelName, '
+                                                                                                                       'with '
+                                                                                                                       'weights '
+                                                                                                                       'to '
+                                                                                                                       'split '
+                                                                                                                       'traffic: '
+                                                                                                                       'all '
+                                                                                                                       'weighted '
+                                                                                                                       'or '
+                                                                                                                       'none '
+                                                                                                                       '(v1alpha2 '
+                                                                                                                       'InferenceModel '
+                                                                                                                       'only).',
+                                                                                                        'minItems': 1,
+                                                                                                        'maxItems': 10,
+                                                                                                        'items': {'type': 'object',
+                                                                                                                  'required': ['name'],
+                                                                                                                  'properties': {'name': {'type': 'string',
+                                                                                                                                          'minLength': 1,
+                                                                                                                                          'maxLength': 253},
+                                                                                                                                 'weight': {'type': 'integer',
+                                                                                                                                            'minimum': 1,
+                                                                                                                                            'maximum': 1000000}},
+                                                                                                                  'additionalProperties': False}}},
+                                                                        'additionalProperties': False}}},
+                                    'additionalProperties': False}},
+                'schedulingStrategy': {'type': 'object',
+                                       'description': 'Pod-level scheduling policy.',
+                                       'properties': {'schedulerName': {'type': 'string',
+                                                                        'description': 'Scheduler for the pods. '
+                                                                                       'Gang-scheduled services '
+                                                                                       'default to "volcano" and '
+                                                                                       'accept no other; others '
+                                                                                       "keep the cluster's default "
+                                                                                       'scheduler.',
+                                                                        'minLength': 1}},
+                                       'additionalProperties': False},
+                'gangSchedule': {'type': 'object',
+                                 'description': 'Which pods Volcano must place together. Omitted, multi-node and '
+                                                'prefill/decode services are gang-scheduled at level role and '
+                                                'single-node monolithic ones are not. Every replica is always '
+                                                'atomic: all its pods are placed, or none.',
+                                 'properties': {'enable': {'type': 'boolean',
+                                                           'description': 'Gang-schedule the service (one Volcano '
+                                                                          'PodGroup). Default true.',
+                                                           'default': True},
+                                                'level': {'type': 'string',
+                                                          'description': 'group: every replica of every role '
+                                                                         'together, all or nothing. role: the '
+                                                                         'first minRoleReplicas replicas of each '
+                                                                         'role together (the atomic minimum), '
+                                                                         'further replicas each as capacity '
+                                                                         'allows.',
+                                                          'enum': ['group', 'role'],
+                                                          'default': 'role'},
+                                                'minRoleReplicas': {'type': 'object',
+                                                                    'description': 'Level role: role name to the '
+                                                                                   'number of its replicas in the '
+                                                                                   'atomic minimum (default 1, at '
+                                                                                   "most the role's replicas).",
+                                                                    'additionalProperties': {'type': 'integer',
+                                                                                             'minimum': 1,
+                                                                                             'maximum': 2147483647}}},
+                                 'additionalProperties': False}},
+ 'additionalProperties': False}
