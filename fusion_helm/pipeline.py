@@ -8,6 +8,7 @@ post-renderer sees in a Helm pipeline have nothing for it.
 from __future__ import annotations
 
 from fusion_helm import kinds
+from fusion_helm.collector import paused
 from fusion_helm.kio.stream import Chunk, split
 
 TYPE_CHECKING = False
@@ -45,4 +46,5 @@ def render(text: str, take_over_every_leader_worker_set: bool = False) -> str:
         return text
     from fusion_helm.kio.document import read_documents, write_documents
 
-    return write_documents(apply(read_documents(chunks), take_over_every_leader_worker_set))
+    with paused():
+        return write_documents(apply(read_documents(chunks), take_over_every_leader_worker_set))

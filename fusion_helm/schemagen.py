@@ -160,9 +160,9 @@ GENERATED = '"""Generated from {source} by `make generate` (fusion_helm.schemage
 
 def python_module(source: str, names: dict[str, tuple[str, Any]]) -> str:
     """A module of NAMES (name → (type, value)), each value written as a Python literal."""
+    callable_ = "    from collections.abc import Callable\n" if any("Callable" in a for a, _ in names.values()) else ""
     lines = [GENERATED.format(source=source), "from __future__ import annotations\n\n",
-             "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from collections.abc import Callable\n"
-             "    from typing import Any\n"]
+             f"TYPE_CHECKING = False\nif TYPE_CHECKING:\n{callable_}    from typing import Any\n"]
     for name, (annotation, value) in names.items():
         lines.append(f"\n{name}: {annotation} = {value if isinstance(value, str) else _literal(value)}\n")
     return "".join(lines)

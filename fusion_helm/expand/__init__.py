@@ -8,6 +8,7 @@ read-only.
 
 from __future__ import annotations
 
+from fusion_helm.collector import paused
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang, naming
 from fusion_helm.expand.conformance import check_objects
@@ -26,6 +27,11 @@ LWS_OVERHEAD_BYTES = 1024
 
 def expand(service: InferenceService) -> list[dict[str, Any]]:
     """The objects that serve SERVICE, each valid by its kind's upstream schema; InvalidSpec if not."""
+    with paused():
+        return _expand(service)
+
+
+def _expand(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         naming.check_name_lengths(service, role)
     naming.check_collisions(service)

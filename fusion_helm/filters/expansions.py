@@ -35,7 +35,7 @@ def place(documents: list[Document], expansions: list[Expansion]) -> list[Docume
     generated: dict[ObjectKey, Expansion] = {}
     for expansion in expansions:
         for made in expansion.made:
-            key = object_key(made.head)
+            key = object_key(made.obj)
             assert key is not None
             other = generated.setdefault(key, expansion)
             if other is not expansion:

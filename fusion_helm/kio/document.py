@@ -86,7 +86,7 @@ class Document:
         metadata = self.head.get("metadata")
         return metadata if isinstance(metadata, dict) else {}
 
-    @property
+    @cached_property
     def filename(self) -> str | None:
         """The chart file it came from, per Helm 4's annotation."""
         annotations = self.metadata.get("annotations")

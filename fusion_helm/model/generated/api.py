@@ -4,7 +4,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
 SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
