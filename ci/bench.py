@@ -1,10 +1,13 @@
 """Benchmarks (`make bench`): figures, not pass/fail; every ratio is taken within one run.
 
-1. What a post-renderer adds to `helm template`, on each story, helm 3 and helm 4 (plugins), from
-   interleaved rounds: helm alone; + `cat`; + `python -S` copying stdin to stdout; + the floor for any
-   CPython + PyYAML post-renderer (load the stream with PyYAML's C loader, dump it with its C dumper);
-   + fusion-postrender. Medians, and our added time over the floor's.
-2. A chart with nothing to expand: helm alone vs with fusion-postrender.
+1. What a post-renderer adds to `helm template`, helm 3 and helm 4 (plugins), on each story and on a
+   chart with nothing to expand, from interleaved rounds in random order: helm alone; + `cat`;
+   + `python -S` copying stdin to stdout; + the same with `site` (what any console script starts with);
+   + the floor for any CPython + PyYAML post-renderer (load the stream with PyYAML's C loader, dump it
+   with its C dumper); + fusion-postrender. Medians; our added time over the floor's; our total over
+   helm alone.
+2. The streams helm hands the post-renderer, fed straight to the same post-renderers: the same
+   comparison without helm's own variance.
 3. A prefill/decode service with 10 … 10,000 replicas per role: the expansion alone (in process), the
    whole post-render as a process (parse, expand, write), and that process's peak RSS.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -33,12 +37,13 @@ from tests.helm import CHART, VALUES, Helm, make_helm, tool_path  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "60"))
 STORIES = sorted(VALUES.glob("story*.yaml"))
+PLAIN = "nothing to expand (11 objects)"
+COPY = "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read())"
 FLOOR = """import sys
 import yaml
 documents = list(yaml.load_all(sys.stdin.buffer.read().decode(), Loader=yaml.CSafeLoader))
 sys.stdout.write(yaml.dump_all(documents, Dumper=yaml.CSafeDumper))
 """
-COPY = "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read())"
 PLAIN_CHART = {
     "Chart.yaml": "apiVersion: v2\nname: plain\nversion: 0.1.0\n",
     "templates/objects.yaml": "".join(
@@ -48,19 +53,25 @@ PLAIN_CHART = {
         "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n"
         "      containers: [{name: web, image: nginx:1.27, ports: [{containerPort: 80}]}]\n"),
 }
+OURS = "fusion-postrender"
+FLOOR_NAME = "PyYAML round trip"
 
 
-def post_renderers(tmp: Path) -> dict[str, list[str]]:
-    """Name → command of each post-renderer measured (Helm 3 runs these; Helm 4 wraps each in a plugin)."""
-    floor = tmp / "floor.py"
-    floor.write_text(FLOOR)
-    return {"cat": ["cat"], "python -S copy": [sys.executable, "-S", "-c", COPY],
-            "PyYAML round trip": [sys.executable, str(floor)], "fusion-postrender": ["fusion-postrender"]}
+def post_renderers(tmp: Path) -> dict[str, str]:
+    """Name → executable of each post-renderer measured: each runs as its own process, no shell between
+    (Helm 3 runs these; Helm 4 wraps each in a plugin, as it does ours)."""
+    scripts = {"python -S copy": ("-S", COPY), "python copy": ("", COPY), FLOOR_NAME: ("", FLOOR)}
+    found = {"cat": "cat"}
+    for name, (flags, code) in scripts.items():
+        path = tmp / name.replace(" ", "-")
+        path.write_text(f"#!{sys.executable} {flags}".rstrip() + "\n" + code + "\n")
+        path.chmod(0o755)
+        found[name] = str(path)
+    return {**found, OURS: OURS}
 
 
-def plugin(tmp: Path, helm: Helm, name: str, command: list[str]) -> str:
+def plugin(helm: Helm, directory: Path, name: str, command: list[str]) -> str:
     """A postrenderer/v1 plugin running COMMAND through a shell wrapper, as ours does."""
-    directory = tmp / "plugins" / name
     directory.mkdir(parents=True)
     script = directory / "run.sh"
     script.write_text("#!/bin/sh\nexec " + " ".join(f"'{part}'" for part in command) + ' "$@"\n')
@@ -72,74 +83,88 @@ def plugin(tmp: Path, helm: Helm, name: str, command: list[str]) -> str:
     return name
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+def timed(command: list[str], env: dict[str, str], stdin: Path | None = None) -> float:
+    with open(stdin or os.devnull, "rb") as given:
+        start = time.perf_counter()
+        subprocess.run(command, env=env, check=True, stdin=given, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        return time.perf_counter() - start
 
 
-def interleaved(variants: dict[str, list[str]], env: dict[str, str]) -> dict[str, float]:
-    """Median wall time of each variant over ROUNDS rounds, each round running every variant once."""
+def interleaved(variants: dict[str, list[str]], env: dict[str, str], stdin: Path | None = None
+                ) -> dict[str, float]:
+    """Median wall time of each variant over ROUNDS rounds, each round running every variant once, in an
+    order shuffled anew each round."""
     for command in variants.values():
-        timed(command, env)  # warm the caches
+        timed(command, env, stdin)  # warm the caches
     times: dict[str, list[float]] = {name: [] for name in variants}
+    order = list(variants)
+    shuffle = random.Random(0).shuffle
     for _ in range(ROUNDS):
-        for name, command in variants.items():
-            times[name].append(timed(command, env))
+        shuffle(order)
+        for name in order:
+            times[name].append(timed(variants[name], env, stdin))
     return {name: statistics.median(values) for name, values in times.items()}
 
 
-def helm_overhead(tmp: Path) -> None:
+def charts(tmp: Path) -> dict[str, list[str]]:
+    """Chart name → the arguments of `helm template` that render it."""
+    plain = tmp / "plain"
+    for name, text in PLAIN_CHART.items():
+        (plain / name).parent.mkdir(parents=True, exist_ok=True)
+        (plain / name).write_text(text)
+    return {**{story.stem: [str(CHART), "-f", str(story)] for story in STORIES}, PLAIN: [str(plain)]}
+
+
+def helm_overhead(tmp: Path) -> dict[tuple[int, str], Path]:
+    """Section 1; returns the stream each helm handed the post-renderer, by (major, chart)."""
     print(f"## helm template, alone and with post-renderers (median of {ROUNDS} interleaved rounds, ms)")
     renderers = post_renderers(tmp)
-    print(f"{'helm':<6}{'story':<38}{'alone':>7}" + "".join(f"{'+' + name:>22}" for name in renderers)
-          + f"{'ours / floor':>14}")
+    print(f"{'helm':<6}{'chart':<38}{'alone':>7}" + "".join(f"{'+' + name:>22}" for name in renderers)
+          + f"{'ours/floor':>12}{'x alone':>9}")
+    streams = {}
     for major in (3, 4):
         helm = make_helm(major, tmp / f"helm{major}")
-        names = {name: name if major == 3 else
-                 ("fusion-postrender" if name == "fusion-postrender" else plugin(tmp / f"h{major}", helm,
-                                                                              f"bench-{len(name)}-{i}", command))
-                 for i, (name, command) in enumerate(renderers.items())}
         env = {**helm.env(), "PATH": tool_path()}
-        for story in STORIES:
-            base = [str(helm.path), "template", "r", str(CHART), "-f", str(story)]
-            variants = {"alone": base}
-            for name in renderers:
-                post = renderers[name] if major == 3 else [names[name]]
-                if major == 3 and len(post) > 1:
-                    post = [str(_wrapper(tmp, name, post))]
-                variants[name] = [*base, "--post-renderer", post[0]]
+        capture = tmp / f"capture-{major}"
+        capture.write_text("#!/bin/sh\nexec tee \"$CAPTURE\"\n")
+        capture.chmod(0o755)
+        names = {name: (OURS if name == OURS else plugin(helm, tmp / f"plugins{major}" / str(i), f"bench-{i}",
+                                                        [executable]))
+                 for i, (name, executable) in enumerate(renderers.items())} if major == 4 else renderers
+        capture_as = plugin(helm, tmp / f"plugins{major}" / "capture", "bench-capture", [str(capture)]) \
+            if major == 4 else str(capture)
+        for chart, arguments in charts(tmp).items():
+            base = [str(helm.path), "template", "r", *arguments]
+            stream = streams[(major, chart)] = tmp / f"stream-{major}-{chart.split()[0]}.yaml"
+            subprocess.run([*base, "--post-renderer", capture_as], env={**env, "CAPTURE": str(stream)},
+                           check=True, stdout=subprocess.DEVNULL)
+            variants = {"alone": base} | {name: [*base, "--post-renderer", names[name]] for name in renderers}
             medians = interleaved(variants, env)
-            alone = medians["alone"]
-            added = {name: medians[name] - alone for name in renderers}
-            print(f"{major:<6}{story.stem:<38}{alone * 1e3:>7.1f}" + "".join(
-                f"{medians[name] * 1e3:>13.1f} (+{added[name] * 1e3:5.1f})" for name in renderers)
-                + f"{added['fusion-postrender'] / added['PyYAML round trip']:>14.2f}")
+            print(_row(f"{major:<6}{chart:<38}", medians))
+    return streams
 
 
-def _wrapper(tmp: Path, name: str, command: list[str]) -> Path:
-    """Helm 3 takes a post-renderer as one executable: a script running COMMAND."""
-    path = tmp / f"{name.replace(' ', '-')}.sh"
-    if not path.exists():
-        path.write_text("#!/bin/sh\nexec " + " ".join(f"'{part}'" for part in command) + "\n")
-        path.chmod(0o755)
-    return path
+def _row(label: str, medians: dict[str, float], over_alone: bool = True) -> str:
+    base = medians["alone"]
+    added = {name: medians[name] - base for name in medians}
+    return (f"{label}{base * 1e3:>7.1f}" + "".join(f"{medians[name] * 1e3:>13.1f} (+{added[name] * 1e3:5.1f})"
+                                                  for name in medians if name != "alone")
+            + f"{added[OURS] / added[FLOOR_NAME]:>12.2f}" + (f"{medians[OURS] / base:>9.2f}" if over_alone else ""))
 
 
-def nothing_to_expand(tmp: Path) -> None:
-    chart = tmp / "plain"
-    for name, text in PLAIN_CHART.items():
-        (chart / name).parent.mkdir(parents=True, exist_ok=True)
-        (chart / name).write_text(text)
-    print(f"\n## a chart with nothing to expand (11 objects): helm alone vs with fusion-postrender "
-          f"(median of {ROUNDS}, ms)")
-    for major in (3, 4):
-        helm = make_helm(major, tmp / f"plain-helm{major}")
-        base = [str(helm.path), "template", "r", str(chart)]
-        medians = interleaved({"alone": base, "with": [*base, "--post-renderer", "fusion-postrender"]},
-                              {**helm.env(), "PATH": tool_path()})
-        print(f"helm {major}: alone {medians['alone'] * 1e3:.1f}, with {medians['with'] * 1e3:.1f}: "
-              f"x{medians['with'] / medians['alone']:.2f}")
+def straight(tmp: Path, streams: dict[tuple[int, str], Path]) -> None:
+    """Section 2: each captured stream on each post-renderer's standard input, no helm around it."""
+    print(f"\n## the streams helm hands the post-renderer, fed straight to each (median of {ROUNDS} "
+          "interleaved rounds, ms; `true` is an empty process)")
+    renderers = post_renderers(tmp)
+    print(f"{'helm':<6}{'chart':<38}{'true':>7}" + "".join(f"{'+' + name:>22}" for name in renderers)
+          + f"{'ours/floor':>12}")
+    env = {"PATH": tool_path()}
+    for (major, chart), stream in streams.items():
+        variants = {"alone": ["true"]} | {name: [executable] for name, executable in renderers.items()}
+        medians = interleaved(variants, env, stream)
+        print(_row(f"{major:<6}{chart:<38}", medians, over_alone=False))
 
 
 def pd_service(replicas: int) -> dict[str, Any]:
@@ -199,8 +224,8 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}")
     with tempfile.TemporaryDirectory() as tmp:
-        helm_overhead(Path(tmp))
-        nothing_to_expand(Path(tmp))
+        streams = helm_overhead(Path(tmp))
+        straight(Path(tmp), streams)
     expansion_scaling()
 
 

@@ -4,6 +4,7 @@ hang or an object the API server would reject. One test per class of input seen 
 from __future__ import annotations
 
 import copy
+import random
 import time
 from typing import Any
 
@@ -232,6 +233,23 @@ def test_roles_whose_statefulsets_share_a_name_are_refused_naming_both() -> None
     assert refused(yaml.safe_dump(obj)) == (
         "InferenceService svc: spec.roles[1].name: role 'a-1' replica 0's leader StatefulSet 'svc-a-1-0' is also "
         "role 'a' replica 1's worker StatefulSet (spec.roles[0].name); rename one of the roles")
+
+
+def test_roles_are_refused_exactly_when_two_of_their_statefulsets_share_a_name() -> None:
+    """Against every StatefulSet name enumerated, on random services of names that can meet."""
+    rng = random.Random(5)
+    for _ in range(300):
+        names = rng.sample(["a", "a-1", "a-1-0", "a-10", "a-0", "b", "b-2"], rng.randint(2, 4))
+        roles = [role(name, "worker", replicas=rng.randint(0, 12), nodes=rng.choice([1, 2])) for name in names]
+        owners: dict[str, str] = {}
+        clash = False
+        for each in roles:
+            for index in range(each["replicas"]):
+                lws = f"svc-{each['name']}-{index}"
+                for name in [lws, f"{lws}-0"] if "multinode" in each else [lws]:
+                    clash |= owners.setdefault(name, each["name"]) != each["name"]
+        text = yaml.safe_dump(service(*roles))
+        assert ("rename one of the roles" in refused(text)) if clash else render(text), names
 
 
 def test_exclusive_topology_is_refused_for_a_multi_node_take_over() -> None:

@@ -12,7 +12,7 @@ from fusion_helm.collector import paused
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang, naming
 from fusion_helm.expand.conformance import check_objects
-from fusion_helm.expand.lws import RoleBlueprint, leader_worker_set, role_blueprint
+from fusion_helm.expand.lws import RoleBlueprint, leader_worker_sets, role_blueprint
 from fusion_helm.expand.pods import role_templates
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Role
@@ -42,8 +42,7 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}
     objects = gang.pod_groups(service, plan, requests)
     for role in service.roles:
-        objects += (leader_worker_set(service, role, blueprints[role.name], plan, index)
-                    for index in range(role.replicas))
+        objects += leader_worker_sets(service, role, blueprints[role.name], plan)
     if service.router is not None:
         from fusion_helm.expand.router import router_objects  # seven modules most services never need
 

@@ -27,13 +27,13 @@ LWS_TEMPLATE = ("spec", "leaderWorkerTemplate")
 def check_objects(service: InferenceService, objects: Iterable[Mapping[str, Any]]) -> None:
     checked_roles: set[str] = set()
     for obj in objects:
-        if not has_schema(obj["apiVersion"], obj["kind"]):
-            continue  # Kubernetes' own kinds: what the user gives them is checked where it is read
         if obj["kind"] == "LeaderWorkerSet":
             role_name = obj["metadata"]["labels"][LABEL_ROLE_NAME]
             if role_name in checked_roles:
                 continue
             checked_roles.add(role_name)
+        elif not has_schema(obj["apiVersion"], obj["kind"]):
+            continue  # Kubernetes' own kinds: what the user gives them is checked where it is read
         found = violation(obj)
         if found is not None:
             path, message = found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
@@ -68,34 +68,37 @@ def role_blueprint(
                          json_bytes=len(canonical))
 
 
-def leader_worker_set(
-    service: InferenceService, role: Role, blueprint: RoleBlueprint, plan: GangPlan, index: int
-) -> dict[str, Any]:
-    index_label = {naming.LABEL_REPLICA_INDEX: str(index)}
-    replica_annotations = plan.replica_annotations(role, index)
+def leader_worker_sets(
+    service: InferenceService, role: Role, blueprint: RoleBlueprint, plan: GangPlan
+) -> Iterator[dict[str, Any]]:
+    """The role's LeaderWorkerSets, one per replica in index order; what they share is built once."""
+    role_labels = naming.role_labels(service, role)
+    restart_policy = RESTART_POLICY[role.recovery_policy]
+    startup_policy = {"startupPolicy": role.startup_policy} if role.startup_policy else {}
 
-    def for_replica(template: Mapping[str, Any]) -> dict[str, Any]:
+    def for_replica(template: Mapping[str, Any], index_label: dict[str, str],
+                    replica_annotations: dict[str, str]) -> dict[str, Any]:
         metadata = template["metadata"]
         replica_metadata = {**metadata, "labels": {**metadata["labels"], **index_label}}
         if replica_annotations:
             replica_metadata["annotations"] = {**metadata.get("annotations", {}), **replica_annotations}
         return {**template, "metadata": replica_metadata}
 
-    leader_worker_template: dict[str, Any] = {"size": blueprint.size,
-                                              "restartPolicy": RESTART_POLICY[role.recovery_policy]}
-    if blueprint.leader is not None:
-        leader_worker_template["leaderTemplate"] = for_replica(blueprint.leader)
-    leader_worker_template["workerTemplate"] = for_replica(blueprint.worker)
-
-    metadata = naming.object_metadata(service, naming.lws_name(service.name, role.name, index), {
-        **naming.role_labels(service, role), **index_label, naming.LABEL_SPEC_HASH: blueprint.spec_hash})
-    return {
-        "apiVersion": LWS_API_VERSION,
-        "kind": "LeaderWorkerSet",
-        "metadata": metadata,
-        "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template,
-                 **({"startupPolicy": role.startup_policy} if role.startup_policy else {})},
-    }
+    for index in range(role.replicas):
+        index_label = {naming.LABEL_REPLICA_INDEX: str(index)}
+        replica_annotations = plan.replica_annotations(role, index)
+        leader_worker_template: dict[str, Any] = {"size": blueprint.size, "restartPolicy": restart_policy}
+        if blueprint.leader is not None:
+            leader_worker_template["leaderTemplate"] = for_replica(blueprint.leader, index_label,
+                                                                   replica_annotations)
+        leader_worker_template["workerTemplate"] = for_replica(blueprint.worker, index_label, replica_annotations)
+        yield {
+            "apiVersion": LWS_API_VERSION,
+            "kind": "LeaderWorkerSet",
+            "metadata": naming.object_metadata(service, naming.lws_name(service.name, role.name, index), {
+                **role_labels, **index_label, naming.LABEL_SPEC_HASH: blueprint.spec_hash}),
+            "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template, **startup_policy},
+        }
 
 
 def _merge_owned(

@@ -102,7 +102,7 @@ def check_collisions(service: InferenceService) -> None:
     ``svc-a-1-0`` is role ``a-1``'s replica 0 leader StatefulSet. (LeaderWorkerSet and pod names never
     collide across roles: their numeric suffixes differ in number.)"""
     made: dict[str, tuple[Role, int, str]] = {}
-    for role in service.roles:
+    for role in _roles_whose_names_can_meet(service.roles):
         for index in range(role.replicas):
             lws = lws_name(service.name, role.name, index)
             names = [(lws, "leader StatefulSet")]
@@ -116,6 +116,13 @@ def check_collisions(service: InferenceService) -> None:
                                       f"role {role.name!r} replica {index}'s {what} {name!r} is also role "
                                       f"{first.name!r} replica {first_index}'s {first_what} ({first.name_path}); "
                                       "rename one of the roles")
+
+
+def _roles_whose_names_can_meet(roles: tuple[Role, ...]) -> list[Role]:
+    """Roles one of whose names begins with another's and a dash: only their replicas' names can be equal."""
+    return [role for role in roles if any(
+        other is not role and (other.name.startswith(f"{role.name}-") or role.name.startswith(f"{other.name}-"))
+        for other in roles)]
 
 
 def check_router_names(service: InferenceService, router: Router) -> None:
