@@ -184,40 +184,64 @@ def best_of(fn: Callable[[], object], runs: int = 5) -> float:
     return min(times)
 
 
-def post_render_process(path: Path) -> tuple[float, int, int]:
-    """Wall time, peak RSS (bytes, as the kernel counts it for the process) and output size of one
-    fusion-postrender process on the stream in PATH."""
+def run_process(command: list[str], path: Path) -> tuple[float, int, int]:
+    """Wall time, peak RSS (bytes, as the kernel counts it for the process) and output size of COMMAND
+    on the stream in PATH."""
     with path.open("rb") as stdin, tempfile.TemporaryFile() as stdout:
         start = time.perf_counter()
-        process = subprocess.Popen(["fusion-postrender"], stdin=stdin, stdout=stdout, env={"PATH": tool_path()})
+        process = subprocess.Popen(command, stdin=stdin, stdout=stdout, env={"PATH": tool_path()})
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        assert process.returncode == 0
+        assert os.waitstatus_to_exitcode(status) == 0, command
         return seconds, usage.ru_maxrss * 1024, stdout.seek(0, os.SEEK_END)
 
 
-def expansion_scaling() -> None:
-    print("\n## prefill/decode service, N replicas per role (expansion: best of 5 in process; post-render: "
-          "median of 5 processes)")
-    print(f"{'N/role':>7}{'objects':>9}{'expand ms':>11}{'x':>6}{'post-render ms':>16}{'x':>6}{'output MiB':>12}"
-          f"{'peak RSS MiB':>14}")
-    previous: tuple[float, float] | None = None
+def distinct_dicts(value: Any, seen: set[int]) -> int:
+    """How many mappings VALUE holds, each shared one counted once: what building it allocates."""
+    if isinstance(value, dict):
+        if id(value) in seen:
+            return 0
+        seen.add(id(value))
+        return 1 + sum(distinct_dicts(item, seen) for item in value.values())
+    if isinstance(value, list):
+        return sum(distinct_dicts(item, seen) for item in value)
+    return 0
+
+
+def dict_loop(count: int) -> list[dict[str, int]]:
+    """The floor for building COUNT mappings and keeping them: a loop that does only that."""
+    return [{"a": index, "b": index, "c": index, "d": index} for index in range(count)]
+
+
+def expansion_scaling(tmp: Path) -> None:
+    print("\n## prefill/decode service, N replicas per role (in process, best of 5: the expansion, and a loop "
+          "building as many mappings as it does; as a process, median of 5: the whole post-render, and the "
+          "PyYAML round trip of its output)")
+    print(f"{'N/role':>7}{'objects':>9}{'mappings':>10}{'expand ms':>11}{'x':>6}{'loop x':>8}"
+          f"{'post-render ms':>16}{'x':>6}{'round trip ms':>15}{'output MiB':>12}{'peak RSS MiB':>14}")
+    floor = post_renderers(tmp)[FLOOR_NAME]
+    previous: tuple[float, float, float] | None = None
     for replicas in (10, 100, 1000, 10_000):
         obj = pd_service(replicas)
         objects = expand(parse_inference_service(obj))
+        mappings = distinct_dicts(objects, set())
         expand_s = best_of(lambda obj=obj: expand(parse_inference_service(obj)))
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as stream:
-            stream.write(yaml.safe_dump(obj))
-            stream.flush()
-            runs = [post_render_process(Path(stream.name)) for _ in range(5)]
+        loop_s = best_of(lambda mappings=mappings: dict_loop(mappings))
+        stream = tmp / f"pd-{replicas}.yaml"
+        stream.write_text(yaml.safe_dump(obj))
+        runs = [run_process([OURS], stream) for _ in range(5)]
         render_s = statistics.median(run[0] for run in runs)
         peak = max(run[1] for run in runs)
-        growth = ("" if previous is None else f"{expand_s / previous[0]:>6.1f}",
-                  "" if previous is None else f"{render_s / previous[1]:>6.1f}")
-        print(f"{replicas:>7}{len(objects):>9}{expand_s * 1e3:>11.1f}{growth[0]:>6}{render_s * 1e3:>16.1f}"
-              f"{growth[1]:>6}{runs[0][2] / 2**20:>12.2f}{peak / 2**20:>14.1f}")
-        previous = (expand_s, render_s)
+        output = tmp / f"pd-{replicas}-out.yaml"
+        output.write_text(subprocess.run([OURS], stdin=stream.open("rb"), capture_output=True,
+                                         env={"PATH": tool_path()}, check=True).stdout.decode())
+        floor_s = statistics.median(run_process([floor], output)[0] for _ in range(1 if replicas > 1000 else 3))
+        growth = ["" if previous is None else f"{now / before:.1f}"
+                  for now, before in zip((expand_s, loop_s, render_s), previous or (1, 1, 1), strict=True)]
+        print(f"{replicas:>7}{len(objects):>9}{mappings:>10}{expand_s * 1e3:>11.1f}{growth[0]:>6}{growth[1]:>8}"
+              f"{render_s * 1e3:>16.1f}{growth[2]:>6}{floor_s * 1e3:>15.1f}{runs[0][2] / 2**20:>12.2f}"
+              f"{peak / 2**20:>14.1f}")
+        previous = (expand_s, loop_s, render_s)
 
 
 def main() -> None:
@@ -226,7 +250,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         streams = helm_overhead(Path(tmp))
         straight(Path(tmp), streams)
-    expansion_scaling()
+        expansion_scaling(Path(tmp))
 
 
 if __name__ == "__main__":
