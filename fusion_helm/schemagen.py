@@ -22,7 +22,15 @@ import yaml
 from fusion_helm.expand.router.apis import GENERATIONS, required_apis
 from fusion_helm.kio.write import dump
 from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
-from fusion_helm.model.schema import DRAFT_07, SOURCE, api_source, draft07_spec, spec_schema, to_draft07
+from fusion_helm.model.schema import (
+    DRAFT_07,
+    SOURCE,
+    api_source,
+    draft07_spec,
+    spec_schema,
+    to_draft07,
+    to_structural,
+)
 
 UPSTREAM_KINDS = (
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
@@ -69,7 +77,7 @@ def crd(api: dict[str, Any] | None = None) -> dict[str, Any]:
                         "apiVersion": {"type": "string"},
                         "kind": {"type": "string"},
                         "metadata": {"type": "object"},
-                        "spec": api["spec"],
+                        "spec": to_structural(api["spec"]),
                         "status": api["status"],
                     },
                 }},

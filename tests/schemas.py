@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 
 from fusion_helm.model.schema import to_draft07
+from fusion_helm.model.validation import form_of
 from fusion_helm.schemagen import crd as our_crd
 
 
@@ -61,6 +62,8 @@ def custom_resource_errors(validators: Validators, objects: list[dict[str, Any]]
 def prune_nulls(schema: Any, value: Any) -> Any:
     """VALUE as the API server validates it: a null field of the schema's properties is pruned unless
     the schema says it is nullable (the reference validator, jsonschema, knows nothing of that)."""
+    if isinstance(schema, dict):
+        schema = form_of(schema, value)
     if isinstance(value, dict) and isinstance(schema, dict):
         properties = schema.get("properties", {})
         return {key: prune_nulls(properties.get(key, schema.get("additionalProperties")), item)

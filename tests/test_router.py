@@ -303,9 +303,12 @@ ERRORS = {
         [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8200}]),
          router()],
         "spec.roles[2].targetPort", "is required: the serving roles listen on different ports (p: 8000, d: 8200)"),
-    "a serving role without a port": (
-        [role("w", "worker"), router()], "spec.roles[0].template.spec.containers[0].ports",
-        "is required under a router"),
+    "a serving role without a port that does not run vllm": (
+        [role("w", "worker", command=["python", "-m", "server"]), router()],
+        "spec.roles[0].template.spec.containers[0].ports", "is required under a router when the container does not"),
+    "a vllm port that is not a port": (
+        [role("w", "worker", args=["--model", "m", "--port", "80800"]), router()],
+        "spec.roles[0].template.spec.containers[0].args[2]", "must give vllm a port number (1 to 65535)"),
     "a route with nowhere to attach": (
         [WORKER, {"name": "router", "componentType": "router"}], "spec.roles[1].httproute.parentRefs",
         "is required without a gateway"),
@@ -313,6 +316,19 @@ ERRORS = {
         [WORKER, router(strategy={"scorers": [{"type": "queue-size"}, {"type": "queue-size", "weight": 2}]})],
         "spec.roles[1].strategy.scorers[1].type",
         "duplicate scorer 'queue-size' (also spec.roles[1].strategy.scorers[0])"),
+    "an unknown strategy word": (
+        [WORKER, router(strategy="round-robin")], "spec.roles[1].strategy",
+        "must be one of prefix-cache, kv-cache-utilization, queue-size, lora-affinity, pd-disaggregation, "
+        "got 'round-robin'"),
+    "pd-disaggregation without prefill and decode roles": (
+        [WORKER, router(strategy="pd-disaggregation")], "spec.roles[1].strategy",
+        "pd-disaggregation routes between prefiller and decoder roles, and the service has none"),
+    "the lora-affinity word on the v0.5 picker": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2", strategy="lora-affinity")],
+        "spec.roles[1].strategy", "has no lora-affinity scorer"),
+    "a strategy object with a wrong field": (
+        [WORKER, router(strategy={"scorers": "queue-size"})], "spec.roles[1].strategy.scorers",
+        "must be of type array, got string"),
     "too many target models": (
         [WORKER, router(models=[{"name": "m", "targetModels": [{"name": f"t{i}"} for i in range(11)]}])],
         "spec.roles[1].models[0].targetModels", "must have at most 10 item(s), got 11"),
@@ -326,3 +342,47 @@ def test_router_errors_name_the_field(case: str) -> None:
         expand(service(*copy.deepcopy(roles)))
     assert (raised.value.where, raised.value.path) == ("InferenceService svc", path)
     assert message in raised.value.message
+
+
+@pytest.mark.parametrize("args, port", [(["--model", "m"], 8000), (["--model", "m", "--port", "9000"], 9000),
+                                        (["--port=8100", "--model", "m"], 8100)])
+def test_a_vllm_container_without_ports_is_routed_where_vllm_listens(args: list[str], port: int) -> None:
+    objects = expand(service(role("w", "worker", args=args), router()))
+    assert objects["InferencePool/svc-router"]["spec"]["targetPorts"] == [{"number": port}]
+
+
+DESIGN = Path(__file__).parent / "fixtures" / "design"
+
+
+@pytest.mark.parametrize("example", ["router-monolithic.yaml", "router-pd.yaml"])
+def test_the_design_s_router_examples_render_and_validate_strictly(example: str, validators: Validators) -> None:
+    """Written exactly as the design writes them: strategy as one word, no ports, an existing Gateway."""
+    objects = list(expand(yaml.safe_load((DESIGN / example).read_text())).values())
+    assert custom_resource_errors(validators, objects) == {}
+    [route] = of_kind(objects, "HTTPRoute")
+    assert route["spec"]["parentRefs"] == [{"name": "inference-gateway"}]
+    assert of_kind(objects, "InferencePool")[0]["spec"]["targetPorts"] == [{"number": 8000}]
+    config = yaml.safe_load(one(objects, "ConfigMap")["data"]["config.yaml"])
+    profiles = [profile["name"] for profile in config["schedulingProfiles"]]
+    assert profiles == (["prefill", "decode"] if example == "router-pd.yaml" else ["default"])
+
+
+@pytest.mark.parametrize("word", ["prefix-cache", "kv-cache-utilization", "queue-size", "lora-affinity",
+                                  "pd-disaggregation"])
+def test_every_strategy_word_renders_its_weighting_and_validates_strictly(word: str, validators: Validators) -> None:
+    serving = [role("p", "prefiller", ports=[{"containerPort": 8000}]),
+               role("d", "decoder", ports=[{"containerPort": 8000}])] if word == "pd-disaggregation" else [WORKER]
+    objects = list(expand(service(*serving, router(strategy=word))).values())
+    assert custom_resource_errors(validators, objects) == {}
+    config = yaml.safe_load(one(objects, "ConfigMap")["data"]["config.yaml"])
+    [profile, *_] = config["schedulingProfiles"]
+    weights = {ref["pluginRef"]: ref["weight"] for ref in profile["plugins"] if "weight" in ref}
+    types = {plugin.get("name", plugin["type"]): plugin["type"] for plugin in config["plugins"]}
+    by_scorer = {types[ref]: weight for ref, weight in weights.items()}
+    if word == "pd-disaggregation":
+        assert by_scorer == {"queue-scorer": 2, "kv-cache-utilization-scorer": 2, "prefix-cache-scorer": 3}
+    else:
+        leading = {"prefix-cache": "prefix-cache-scorer", "kv-cache-utilization": "kv-cache-utilization-scorer",
+                   "queue-size": "queue-scorer", "lora-affinity": "lora-affinity-scorer"}[word]
+        assert by_scorer[leading] == 3 and set(by_scorer.values()) == {2, 3}
+        assert len(by_scorer) == (4 if word == "lora-affinity" else 3)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
@@ -34,6 +34,11 @@ class ComponentType(StrEnum):
 
 DISAGGREGATED = frozenset({ComponentType.PREFILLER, ComponentType.DECODER})
 """Roles of a prefill/decode service."""
+
+
+def is_disaggregated(component_types: Iterable[str]) -> bool:
+    """A service with these roles serves prefill and decode apart."""
+    return not DISAGGREGATED.isdisjoint(component_types)
 
 
 class RecoveryPolicy(StrEnum):
@@ -116,6 +121,10 @@ class InferenceService:
     """Carried to every generated object: a taken-over LeaderWorkerSet's own annotations."""
 
     @property
+    def disaggregated(self) -> bool:
+        return is_disaggregated(role.component_type for role in self.roles)
+
+    @property
     def where(self) -> str:
         """How errors name this document."""
         return f"{self.kind} {self.name}"
@@ -192,7 +201,8 @@ def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> R
     if not serving:
         raise InvalidSpec(where, f"spec.roles[{positions[0]}]",
                           "a router needs a serving role to route to (worker, or prefiller and decoder)")
-    return parse_router(raws[positions[0]], positions[0], where)
+    disaggregated = is_disaggregated(raw["componentType"] for raw in raws)
+    return parse_router(raws[positions[0]], positions[0], where, disaggregated)
 
 
 def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:

@@ -55,6 +55,20 @@ DEFAULT_SCORERS = (WeightedScorer(Scorer.QUEUE_SIZE, 2), WeightedScorer(Scorer.K
                    WeightedScorer(Scorer.PREFIX_CACHE, 3))
 """The Gateway API Inference Extension's own default scoring."""
 
+PD_DISAGGREGATION = "pd-disaggregation"
+
+
+def _led_by(scorer: Scorer) -> tuple[WeightedScorer, ...]:
+    """The default scoring with SCORER leading. The load scorers stay: one signal alone would send
+    every request to the same pod (the longest prefix, the emptiest cache) until it is overloaded."""
+    others = [default.type for default in DEFAULT_SCORERS if default.type != scorer]
+    return (WeightedScorer(scorer, 3), *(WeightedScorer(other, 2) for other in others))
+
+
+STRATEGY_WORDS: Mapping[str, tuple[WeightedScorer, ...]] = {
+    **{str(scorer): _led_by(scorer) for scorer in Scorer}, PD_DISAGGREGATION: DEFAULT_SCORERS}
+"""``strategy`` as one word, the design's form: the scorers it stands for."""
+
 
 @record
 class TargetModel:
@@ -78,6 +92,8 @@ class Router:
     name: str
     position: int
     pool_api: PoolAPI
+    strategy_word: str | None
+    """``strategy`` given as one word (its scorers are in ``scorers``)."""
     scorers: tuple[WeightedScorer, ...]
     prefill_threshold: int
     endpoint_picker_config: str | None
@@ -101,8 +117,9 @@ class Router:
         return "router"
 
 
-def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
-    """A router role as validated by the schema; InvalidSpec for what the schema cannot say."""
+def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregated: bool) -> Router:
+    """A router role as validated by the schema; InvalidSpec for what the schema cannot say.
+    DISAGGREGATED: the service serves prefill and decode apart."""
     path = f"spec.roles[{position}]"
     for name in SERVING_ONLY_FIELDS:
         if name in raw:
@@ -113,6 +130,11 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
     if "endpointPickerConfig" in raw and strategy:
         raise InvalidSpec(where, f"{path}.strategy",
                           "give strategy or endpointPickerConfig, not both: the verbatim config would ignore it")
+    word = strategy if isinstance(strategy, str) else None
+    if word == PD_DISAGGREGATION and not disaggregated:
+        raise InvalidSpec(where, f"{path}.strategy",
+                          f"{PD_DISAGGREGATION} routes between prefiller and decoder roles, and the service has "
+                          "none; choose another strategy")
     picker = raw.get("endpointPicker") or {}
     for flag in picker.get("flags") or {}:
         if not (flag[:1] in _ALNUM and _FLAG_CHARS.issuperset(flag)):
@@ -125,8 +147,9 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str) -> Router:
         name=raw["name"],
         position=position,
         pool_api=PoolAPI(raw.get("poolAPIVersion", Router.DEFAULT_POOL_API)),
-        scorers=_scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
-        prefill_threshold=strategy.get("prefillThreshold", 0),
+        strategy_word=word,
+        scorers=STRATEGY_WORDS[word] if word else _scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
+        prefill_threshold=0 if word else strategy.get("prefillThreshold", 0),
         endpoint_picker_config=raw.get("endpointPickerConfig"),
         picker_image=picker.get("image"),
         picker_flags=dict(picker.get("flags") or {}),

@@ -77,6 +77,7 @@ def check(where: str, path: str, schema: Mapping[str, Any], value: Any) -> None:
 def prune_nulls(schema: Mapping[str, Any], value: Any) -> Any:
     """VALUE without the null fields the API server prunes (those of the schema's properties that are
     not nullable)."""
+    schema = form_of(schema, value)
     if isinstance(value, dict):
         properties: Mapping[str, Any] = schema.get("properties", {})
         extra = schema.get("additionalProperties")
@@ -91,6 +92,15 @@ def prune_nulls(schema: Mapping[str, Any], value: Any) -> Any:
     if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
         return [prune_nulls(schema["items"], item) for item in value]
     return value
+
+
+def form_of(schema: Mapping[str, Any], value: Any) -> Mapping[str, Any]:
+    """Of a field of several forms (``anyOf``), the form of VALUE's type; else SCHEMA itself."""
+    forms: list[Mapping[str, Any]] = schema.get("anyOf", [])
+    for form in forms:
+        if "type" in form and _is_type(value, form["type"]):
+            return form
+    return schema
 
 
 def check_keywords(schema: Mapping[str, Any]) -> None:
@@ -114,10 +124,15 @@ def _keywords(schema: Mapping[str, Any]) -> Iterator[str]:
 
 
 def first_error(schema: Mapping[str, Any], value: Any, path: Path = ()) -> tuple[Path, str] | None:
-    alternatives = schema.get("anyOf")
-    if alternatives and all(first_error(alternative, value, path) for alternative in alternatives):
-        kinds = " or ".join(str(alternative.get("type", "the schema")) for alternative in alternatives)
-        return path, f"must be of type {kinds}, got {_type_name(value)}"
+    alternatives: list[Mapping[str, Any]] | None = schema.get("anyOf")
+    if alternatives:
+        errors = [first_error(alternative, value, path) for alternative in alternatives]
+        if all(errors):
+            form = form_of(schema, value)
+            if form is not schema:
+                return errors[alternatives.index(form)]  # the form of the value's type says best what is wrong
+            kinds = " or ".join(str(alternative.get("type", "the schema")) for alternative in alternatives)
+            return path, f"must be of type {kinds}, got {_type_name(value)}"
     if "oneOf" in schema:
         matching = sum(first_error(alternative, value, path) is None for alternative in schema["oneOf"])
         if matching != 1:

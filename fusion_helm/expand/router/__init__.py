@@ -14,7 +14,7 @@ from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
 from fusion_helm.expand.router.pool import inference_pool, target_port
 from fusion_helm.expand.router.routes import gateway, http_route
-from fusion_helm.model import DISAGGREGATED, InferenceService, Router
+from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ __all__ = ["router_objects"]
 def router_objects(service: InferenceService, router: Router) -> list[dict[str, Any]]:
     naming.check_router_names(service, router)
     generation = GENERATIONS[router.pool_api]
-    disaggregated = any(role.component_type in DISAGGREGATED for role in service.roles)
+    disaggregated = service.disaggregated
     port = target_port(service, router)
     config = picker_config(service, router, generation, disaggregated)
     image = picker_image(service, router, generation, disaggregated)

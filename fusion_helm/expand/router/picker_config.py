@@ -51,7 +51,8 @@ def _scorer_plugins(service: InferenceService, router: Router, generation: PoolG
     for index, scorer in enumerate(router.scorers):
         plugin_type = generation.scorer_plugins.get(scorer.type)
         if plugin_type is None:
-            raise InvalidSpec(service.where, f"{router.path}.strategy.scorers[{index}].type",
+            path = f"{router.path}.strategy" + (f".scorers[{index}].type" if router.strategy_word is None else "")
+            raise InvalidSpec(service.where, path,
                               f"the {generation.api.value} endpoint picker has no {scorer.type} scorer; use "
                               f"poolAPIVersion {PoolAPI.V1.value} or give endpointPickerConfig")
         plugin: dict[str, Any] = {"type": plugin_type}

@@ -203,82 +203,99 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                           'port.',
                                                                            'minimum': 1,
                                                                            'maximum': 65535},
-                                                            'strategy': {'type': 'object',
-                                                                         'description': 'How the endpoint picker '
+                                                            'strategy': {'description': 'How the endpoint picker '
                                                                                         'scores pods (router '
                                                                                         'only); becomes its '
-                                                                                        'EndpointPickerConfig. A '
-                                                                                        'prefill/decode service '
-                                                                                        'gets a prefill and a '
-                                                                                        'decode profile scored '
-                                                                                        'alike.',
-                                                                         'properties': {'scorers': {'type': 'array',
-                                                                                                    'description': 'Scorers '
-                                                                                                                   'and '
-                                                                                                                   'their '
-                                                                                                                   'weights. '
-                                                                                                                   'Default: '
-                                                                                                                   'queue-size '
-                                                                                                                   '2, '
-                                                                                                                   'kv-cache-utilization '
-                                                                                                                   '2, '
-                                                                                                                   'prefix-cache '
-                                                                                                                   '3.',
-                                                                                                    'minItems': 1,
-                                                                                                    'items': {'type': 'object',
-                                                                                                              'required': ['type'],
-                                                                                                              'properties': {'type': {'type': 'string',
-                                                                                                                                      'enum': ['prefix-cache',
-                                                                                                                                               'kv-cache-utilization',
-                                                                                                                                               'queue-size',
-                                                                                                                                               'lora-affinity']},
-                                                                                                                             'weight': {'type': 'integer',
-                                                                                                                                        'description': 'Relative '
-                                                                                                                                                       'weight '
-                                                                                                                                                       'of '
-                                                                                                                                                       'the '
-                                                                                                                                                       'score '
-                                                                                                                                                       '(default '
-                                                                                                                                                       '1).',
-                                                                                                                                        'minimum': 1,
-                                                                                                                                        'maximum': 1000000},
-                                                                                                                             'parameters': {'type': 'object',
-                                                                                                                                            'description': 'The '
-                                                                                                                                                           "plugin's "
-                                                                                                                                                           'parameters, '
-                                                                                                                                                           'passed '
-                                                                                                                                                           'as '
-                                                                                                                                                           'given.',
-                                                                                                                                            'x-kubernetes-preserve-unknown-fields': True}}}},
-                                                                                        'prefillThreshold': {'type': 'integer',
-                                                                                                             'description': 'Prefill/decode '
-                                                                                                                            'services: '
-                                                                                                                            'run '
-                                                                                                                            'a '
-                                                                                                                            'separate '
-                                                                                                                            'prefill '
-                                                                                                                            'only '
-                                                                                                                            'when '
-                                                                                                                            'at '
-                                                                                                                            'least '
-                                                                                                                            'this '
-                                                                                                                            'much '
-                                                                                                                            'of '
-                                                                                                                            'the '
-                                                                                                                            'prompt '
-                                                                                                                            'is '
-                                                                                                                            'not '
-                                                                                                                            'in '
-                                                                                                                            'the '
-                                                                                                                            'decode '
-                                                                                                                            "pod's "
-                                                                                                                            'prefix '
-                                                                                                                            'cache '
-                                                                                                                            '(0, '
-                                                                                                                            'the '
-                                                                                                                            'default: '
-                                                                                                                            'always).',
-                                                                                                             'minimum': 0}}},
+                                                                                        'EndpointPickerConfig. One '
+                                                                                        'word (prefix-cache, '
+                                                                                        'kv-cache-utilization, '
+                                                                                        'queue-size, '
+                                                                                        'lora-affinity: that '
+                                                                                        'scorer leads the default '
+                                                                                        'weighting; '
+                                                                                        'pd-disaggregation: the '
+                                                                                        'default weighting, and '
+                                                                                        'the service must have a '
+                                                                                        'prefiller and a decoder), '
+                                                                                        'or the scorers and their '
+                                                                                        'weights. A prefill/decode '
+                                                                                        'service gets a prefill '
+                                                                                        'and a decode profile '
+                                                                                        'scored alike.',
+                                                                         'anyOf': [{'type': 'string',
+                                                                                    'enum': ['prefix-cache',
+                                                                                             'kv-cache-utilization',
+                                                                                             'queue-size',
+                                                                                             'lora-affinity',
+                                                                                             'pd-disaggregation']},
+                                                                                   {'type': 'object',
+                                                                                    'properties': {'scorers': {'type': 'array',
+                                                                                                               'description': 'Scorers '
+                                                                                                                              'and '
+                                                                                                                              'their '
+                                                                                                                              'weights. '
+                                                                                                                              'Default: '
+                                                                                                                              'queue-size '
+                                                                                                                              '2, '
+                                                                                                                              'kv-cache-utilization '
+                                                                                                                              '2, '
+                                                                                                                              'prefix-cache '
+                                                                                                                              '3.',
+                                                                                                               'minItems': 1,
+                                                                                                               'items': {'type': 'object',
+                                                                                                                         'required': ['type'],
+                                                                                                                         'properties': {'type': {'type': 'string',
+                                                                                                                                                 'enum': ['prefix-cache',
+                                                                                                                                                          'kv-cache-utilization',
+                                                                                                                                                          'queue-size',
+                                                                                                                                                          'lora-affinity']},
+                                                                                                                                        'weight': {'type': 'integer',
+                                                                                                                                                   'description': 'Relative '
+                                                                                                                                                                  'weight '
+                                                                                                                                                                  'of '
+                                                                                                                                                                  'the '
+                                                                                                                                                                  'score '
+                                                                                                                                                                  '(default '
+                                                                                                                                                                  '1).',
+                                                                                                                                                   'minimum': 1,
+                                                                                                                                                   'maximum': 1000000},
+                                                                                                                                        'parameters': {'type': 'object',
+                                                                                                                                                       'description': 'The '
+                                                                                                                                                                      "plugin's "
+                                                                                                                                                                      'parameters, '
+                                                                                                                                                                      'passed '
+                                                                                                                                                                      'as '
+                                                                                                                                                                      'given.',
+                                                                                                                                                       'x-kubernetes-preserve-unknown-fields': True}}}},
+                                                                                                   'prefillThreshold': {'type': 'integer',
+                                                                                                                        'description': 'Prefill/decode '
+                                                                                                                                       'services: '
+                                                                                                                                       'run '
+                                                                                                                                       'a '
+                                                                                                                                       'separate '
+                                                                                                                                       'prefill '
+                                                                                                                                       'only '
+                                                                                                                                       'when '
+                                                                                                                                       'at '
+                                                                                                                                       'least '
+                                                                                                                                       'this '
+                                                                                                                                       'much '
+                                                                                                                                       'of '
+                                                                                                                                       'the '
+                                                                                                                                       'prompt '
+                                                                                                                                       'is '
+                                                                                                                                       'not '
+                                                                                                                                       'in '
+                                                                                                                                       'the '
+                                                                                                                                       'decode '
+                                                                                                                                       "pod's "
+                                                                                                                                       'prefix '
+                                                                                                                                       'cache '
+                                                                                                                                       '(0, '
+                                                                                                                                       'the '
+                                                                                                                                       'default: '
+                                                                                                                                       'always).',
+                                                                                                                        'minimum': 0}}}]},
                                                             'endpointPickerConfig': {'type': 'string',
                                                                                      'description': 'EndpointPickerConfig '
                                                                                                     'YAML used '
@@ -729,81 +746,95 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                  'else its first port.',
                                                                   'minimum': 1,
                                                                   'maximum': 65535},
-                                                   'strategy': {'type': 'object',
-                                                                'description': 'How the endpoint picker scores '
+                                                   'strategy': {'description': 'How the endpoint picker scores '
                                                                                'pods (router only); becomes its '
-                                                                               'EndpointPickerConfig. A '
-                                                                               'prefill/decode service gets a '
+                                                                               'EndpointPickerConfig. One word '
+                                                                               '(prefix-cache, '
+                                                                               'kv-cache-utilization, queue-size, '
+                                                                               'lora-affinity: that scorer leads '
+                                                                               'the default weighting; '
+                                                                               'pd-disaggregation: the default '
+                                                                               'weighting, and the service must '
+                                                                               'have a prefiller and a decoder), '
+                                                                               'or the scorers and their weights. '
+                                                                               'A prefill/decode service gets a '
                                                                                'prefill and a decode profile '
                                                                                'scored alike.',
-                                                                'properties': {'scorers': {'type': 'array',
-                                                                                           'description': 'Scorers '
-                                                                                                          'and '
-                                                                                                          'their '
-                                                                                                          'weights. '
-                                                                                                          'Default: '
-                                                                                                          'queue-size '
-                                                                                                          '2, '
-                                                                                                          'kv-cache-utilization '
-                                                                                                          '2, '
-                                                                                                          'prefix-cache '
-                                                                                                          '3.',
-                                                                                           'minItems': 1,
-                                                                                           'items': {'type': 'object',
-                                                                                                     'required': ['type'],
-                                                                                                     'properties': {'type': {'type': 'string',
-                                                                                                                             'enum': ['prefix-cache',
-                                                                                                                                      'kv-cache-utilization',
-                                                                                                                                      'queue-size',
-                                                                                                                                      'lora-affinity']},
-                                                                                                                    'weight': {'type': 'integer',
-                                                                                                                               'description': 'Relative '
-                                                                                                                                              'weight '
-                                                                                                                                              'of '
-                                                                                                                                              'the '
-                                                                                                                                              'score '
-                                                                                                                                              '(default '
-                                                                                                                                              '1).',
-                                                                                                                               'minimum': 1,
-                                                                                                                               'maximum': 1000000},
-                                                                                                                    'parameters': {'type': 'object',
-                                                                                                                                   'description': 'The '
-                                                                                                                                                  "plugin's "
-                                                                                                                                                  'parameters, '
-                                                                                                                                                  'passed '
-                                                                                                                                                  'as '
-                                                                                                                                                  'given.'}},
-                                                                                                     'additionalProperties': False}},
-                                                                               'prefillThreshold': {'type': 'integer',
-                                                                                                    'description': 'Prefill/decode '
-                                                                                                                   'services: '
-                                                                                                                   'run '
-                                                                                                                   'a '
-                                                                                                                   'separate '
-                                                                                                                   'prefill '
-                                                                                                                   'only '
-                                                                                                                   'when '
-                                                                                                                   'at '
-                                                                                                                   'least '
-                                                                                                                   'this '
-                                                                                                                   'much '
-                                                                                                                   'of '
-                                                                                                                   'the '
-                                                                                                                   'prompt '
-                                                                                                                   'is '
-                                                                                                                   'not '
-                                                                                                                   'in '
-                                                                                                                   'the '
-                                                                                                                   'decode '
-                                                                                                                   "pod's "
-                                                                                                                   'prefix '
-                                                                                                                   'cache '
-                                                                                                                   '(0, '
-                                                                                                                   'the '
-                                                                                                                   'default: '
-                                                                                                                   'always).',
-                                                                                                    'minimum': 0}},
-                                                                'additionalProperties': False},
+                                                                'anyOf': [{'type': 'string',
+                                                                           'enum': ['prefix-cache',
+                                                                                    'kv-cache-utilization',
+                                                                                    'queue-size',
+                                                                                    'lora-affinity',
+                                                                                    'pd-disaggregation']},
+                                                                          {'type': 'object',
+                                                                           'properties': {'scorers': {'type': 'array',
+                                                                                                      'description': 'Scorers '
+                                                                                                                     'and '
+                                                                                                                     'their '
+                                                                                                                     'weights. '
+                                                                                                                     'Default: '
+                                                                                                                     'queue-size '
+                                                                                                                     '2, '
+                                                                                                                     'kv-cache-utilization '
+                                                                                                                     '2, '
+                                                                                                                     'prefix-cache '
+                                                                                                                     '3.',
+                                                                                                      'minItems': 1,
+                                                                                                      'items': {'type': 'object',
+                                                                                                                'required': ['type'],
+                                                                                                                'properties': {'type': {'type': 'string',
+                                                                                                                                        'enum': ['prefix-cache',
+                                                                                                                                                 'kv-cache-utilization',
+                                                                                                                                                 'queue-size',
+                                                                                                                                                 'lora-affinity']},
+                                                                                                                               'weight': {'type': 'integer',
+                                                                                                                                          'description': 'Relative '
+                                                                                                                                                         'weight '
+                                                                                                                                                         'of '
+                                                                                                                                                         'the '
+                                                                                                                                                         'score '
+                                                                                                                                                         '(default '
+                                                                                                                                                         '1).',
+                                                                                                                                          'minimum': 1,
+                                                                                                                                          'maximum': 1000000},
+                                                                                                                               'parameters': {'type': 'object',
+                                                                                                                                              'description': 'The '
+                                                                                                                                                             "plugin's "
+                                                                                                                                                             'parameters, '
+                                                                                                                                                             'passed '
+                                                                                                                                                             'as '
+                                                                                                                                                             'given.'}},
+                                                                                                                'additionalProperties': False}},
+                                                                                          'prefillThreshold': {'type': 'integer',
+                                                                                                               'description': 'Prefill/decode '
+                                                                                                                              'services: '
+                                                                                                                              'run '
+                                                                                                                              'a '
+                                                                                                                              'separate '
+                                                                                                                              'prefill '
+                                                                                                                              'only '
+                                                                                                                              'when '
+                                                                                                                              'at '
+                                                                                                                              'least '
+                                                                                                                              'this '
+                                                                                                                              'much '
+                                                                                                                              'of '
+                                                                                                                              'the '
+                                                                                                                              'prompt '
+                                                                                                                              'is '
+                                                                                                                              'not '
+                                                                                                                              'in '
+                                                                                                                              'the '
+                                                                                                                              'decode '
+                                                                                                                              "pod's "
+                                                                                                                              'prefix '
+                                                                                                                              'cache '
+                                                                                                                              '(0, '
+                                                                                                                              'the '
+                                                                                                                              'default: '
+                                                                                                                              'always).',
+                                                                                                               'minimum': 0}},
+                                                                           'additionalProperties': False}]},
                                                    'endpointPickerConfig': {'type': 'string',
                                                                             'description': 'EndpointPickerConfig '
                                                                                            'YAML used verbatim '
