@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -65,15 +66,24 @@ def test_crd_values_schema_and_validation_share_one_source() -> None:
     assert values_schema()["properties"]["roles"] == spec_schema()["properties"]["roles"]
 
 
-def test_the_crd_says_a_field_of_several_forms_in_cel_and_nothing_else_differs() -> None:
+def test_the_crd_keeps_a_field_of_several_forms_as_given_and_nothing_else_differs() -> None:
     from fusion_helm.model.schema import api_source
 
     source = api_source()["spec"]["properties"]["roles"]["items"]["properties"]
     served = crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
         "roles"]["items"]["properties"]
     assert {name for name in source if source[name] != served[name]} == {"strategy"}
-    strategy = served["strategy"]
-    assert "anyOf" not in strategy and "type" not in strategy
-    assert strategy["x-kubernetes-preserve-unknown-fields"] is True
-    [rule] = strategy["x-kubernetes-validations"]
-    assert "'pd-disaggregation'" in rule["rule"] and "type(self) == map" in rule["rule"]
+    assert served["strategy"] == {"description": source["strategy"]["description"],
+                                  "x-kubernetes-preserve-unknown-fields": True}
+
+
+def test_helm_refuses_a_strategy_of_neither_form_by_the_values_schema(helm: Helm, tmp_path: Path) -> None:
+    values = yaml.safe_load((VALUES / "router-pd-qwen3-8b.yaml").read_text())
+    [router] = [role for role in values["roles"] if role["componentType"] == "router"]
+    for wrong in ("round-robin", 3):
+        router["strategy"] = wrong
+        path = tmp_path / "values.yaml"
+        path.write_text(yaml.safe_dump(values))
+        result = helm.template(path, check=False)
+        assert result.returncode != 0 and not result.stdout
+        assert "strategy" in result.stderr, result.stderr

@@ -58,3 +58,19 @@ def test_router_installs_and_its_pool_selects_the_serving_leaders(
         installed.uninstall()
         eventually(f"nothing of the release left in {namespace}", lambda: not cluster.leftovers(namespace))
         assert cluster.on_server(namespace, manifest) == []
+
+
+def test_the_api_server_takes_strategy_as_a_word_or_an_object(cluster: Cluster) -> None:
+    """A field of several forms: the CRD keeps it as given (helm's values schema and the post-renderer
+    check its forms)."""
+    from fusion_helm.schemagen import crd
+
+    cluster.control_plane.apply(yaml.safe_dump(crd()))
+    cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
+                                  "crd/inferenceservices.fusioninfer.io")
+    example = yaml.safe_load((Path(__file__).parent / "fixtures" / "design" / "router-monolithic.yaml").read_text())
+    for strategy in ("prefix-cache", {"scorers": [{"type": "queue-size", "weight": 2}]}):
+        example["spec"]["roles"][0]["strategy"] = strategy
+        created = cluster.control_plane.kubectl("create", "--dry-run=server", "--namespace", "default", "-o", "yaml",
+                                                "-f", "-", stdin=yaml.safe_dump(example))
+        assert yaml.safe_load(created.stdout)["spec"]["roles"][0]["strategy"] == strategy

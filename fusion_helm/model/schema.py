@@ -72,41 +72,19 @@ def to_draft07(node: Any, runtime: bool = False) -> Any:
 
 
 def to_structural(node: Any) -> Any:
-    """The CRD's form of the schema source: a field of several types (``anyOf`` of typed forms, which a
-    structural schema cannot say) keeps its values as given, and a CEL rule checks their type and words.
-    The draft-07 schemas keep the ``anyOf`` itself."""
+    """The CRD's form of the schema source. A structural schema cannot say that a field takes several
+    types (``anyOf`` of typed forms), and CEL cannot see an untyped field: the CRD keeps such a field's
+    value as given, and the draft-07 schemas (the chart's values, the post-renderer) check its forms."""
     if isinstance(node, list):
         return [to_structural(item) for item in node]
     if not isinstance(node, dict):
         return node
     forms = node.get("anyOf")
-    if forms is None or "type" in node or node.get("x-kubernetes-int-or-string") \
-            or not all("type" in form for form in forms):
-        return {key: to_structural(value) for key, value in node.items()}
-    out = {key: value for key, value in node.items() if key != "anyOf"}
-    out["x-kubernetes-preserve-unknown-fields"] = True
-    out["x-kubernetes-validations"] = [{"rule": " || ".join(_cel_form(form) for form in forms),
-                                        "message": "must be " + " or ".join(_form_text(form) for form in forms)}]
-    return out
-
-
-_CEL_TYPES = {"string": "string", "object": "map", "integer": "int", "array": "list", "boolean": "bool"}
-
-
-def _cel_form(form: dict[str, Any]) -> str:
-    if set(form) - {"type", "enum", "properties", "required", "description"}:
-        raise ValueError(f"a form of several types takes only type, enum and properties: {sorted(form)}")
-    rule = f"type(self) == {_CEL_TYPES[form['type']]}"
-    if "enum" in form:
-        words = ", ".join("'" + word + "'" for word in form["enum"])
-        rule = f"({rule} && self in [{words}])"
-    return rule
-
-
-def _form_text(form: dict[str, Any]) -> str:
-    if "enum" in form:
-        return "one of " + ", ".join(form["enum"])
-    return f"an {form['type']}" if form["type"][0] in "aeiou" else f"a {form['type']}"
+    if forms and "type" not in node and not node.get("x-kubernetes-int-or-string") \
+            and all("type" in form for form in forms):
+        return {**{key: value for key, value in node.items() if key != "anyOf"},
+                "x-kubernetes-preserve-unknown-fields": True}
+    return {key: to_structural(value) for key, value in node.items()}
 
 
 def spec_schema() -> dict[str, Any]:
