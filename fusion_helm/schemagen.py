@@ -151,13 +151,13 @@ def upstream_schemas(crds: Path) -> dict[str, Any]:
 def chart_decisions() -> str:
     """What the post-renderer decides that the chart's own checks need to know, as data the chart reads
     (templates/_decisions.tpl), so that the two never decide differently."""
-    pools = {api.value: {"objects": required_apis(GENERATIONS[api], serves_models=False),
-                         "models": required_apis(GENERATIONS[api], serves_models=True)} for api in PoolAPI}
+    pools = {api.value: {"routeOnly": required_apis(GENERATIONS[api], gateway=False),
+                         "withGateway": required_apis(GENERATIONS[api], gateway=True)} for api in PoolAPI}
     table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools,
              "disaggregated": sorted(str(kind) for kind in DISAGGREGATED)}
     return ("{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides "
-            "and the chart's checks need, as data: the APIs each pool API's router writes, the prefill/decode "
-            "component types. */}}\n"
+            "and the chart's checks need, as data: the resources each pool API's router needs served, the "
+            "prefill/decode component types. */}}\n"
             "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
 
 

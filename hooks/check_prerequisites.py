@@ -4,7 +4,7 @@ Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook 
 ``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, the APIs of
 the objects it creates (InferencePool, HTTPRoute, served models).
 
-    python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION ...]
+    python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION/RESOURCE ...]
 
 API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
 where the chart could grant it (the namespace exists), and skipped where not.
@@ -51,20 +51,32 @@ def lws_gang_scheduling(kube: Kube, config: str) -> str | None:
     return None
 
 
+def serves(kube: Kube, group_version: str, resource: str) -> bool:
+    try:
+        listed = kube.get(f"/apis/{group_version}")
+    except ApiError as error:
+        if error.status == 404:
+            return False
+        raise
+    return any(served.get("name") == resource for served in listed.get("resources") or [])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gang", action="store_true", help="the service is gang-scheduled")
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
-    parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION",
-                        help="an API the service's router creates objects of")
+    parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
+                        help="a resource the service's router creates objects of, or its endpoint picker watches")
     args = parser.parse_args(argv)
-    router = {f"/apis/{api}": f"the {api} API is not served, and the service's router creates objects of it: "
-                              "install the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
-              for api in args.api}
     kube = Kube()
     try:
-        missing = [message for path, message in {**REQUIRED, **(GANG if args.gang else {}), **router}.items()
+        missing = [message for path, message in {**REQUIRED, **(GANG if args.gang else {})}.items()
                    if not kube.exists(path)]
+        missing += [f"{resource} ({group_version}) is not served, and the service's router needs it (its "
+                    "objects, or what its endpoint picker watches: the picker exits at start without it): install "
+                    "the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
+                    for group_version, resource in (api.rsplit("/", 1) for api in args.api)
+                    if not serves(kube, group_version, resource)]
         if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
             missing.append(gang_on)
     except (ApiError, OSError) as error:

@@ -30,8 +30,10 @@ def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | 
     return out
 
 
-def router(pool: str | None = None, models: bool = False) -> dict[str, Any]:
+def router(pool: str | None = None, models: bool = False, gateway: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]}}
+    if gateway:
+        out["gateway"] = {"gatewayClassName": "istio", "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}
     if pool:
         out["poolAPIVersion"] = pool
     if models:
@@ -53,6 +55,7 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
     "replicas omitted": {"roles": [role("w", "worker", None, nodes=2)]},
     "router, v1 pool": {"roles": [role("w", "worker"), router()]},
     "router, v1 pool with models": {"roles": [role("w", "worker"), router(models=True)]},
+    "router with a gateway": {"roles": [role("w", "worker"), router(gateway=True)]},
     "router, v1alpha2 pool": {"roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2")]},
     "router, v1alpha2 pool with models": {
         "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", models=True)]},
@@ -66,7 +69,8 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
         roles = [role(f"r{i}", rng.choice(["worker", "prefiller", "decoder"]), rng.choice([None, 0, 1, 2, 3]),
                       rng.choice([None, 1, 2, 4])) for i in range(rng.randint(1, 3))]
         if rng.random() < 0.3:
-            roles.append(router(rng.choice([None, *[api.value for api in GENERATIONS]]), rng.random() < 0.5))
+            roles.append(router(rng.choice([None, *[api.value for api in GENERATIONS]]), rng.random() < 0.5,
+                                rng.random() < 0.5))
         values: dict[str, Any] = {"roles": roles}
         if rng.random() < 0.5:
             gang: dict[str, Any] = {}
@@ -96,7 +100,7 @@ def python_decision(values: dict[str, Any]) -> tuple[bool, list[str]] | None:
     except InvalidSpec:
         return None  # the post-renderer refuses it: the install stops there, whatever the chart decided
     apis = [] if service.router is None else required_apis(GENERATIONS[service.router.pool_api],
-                                                            serves_models=bool(service.router.models))
+                                                            gateway=service.router.gateway is not None)
     return gang, apis
 
 

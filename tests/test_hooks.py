@@ -90,15 +90,26 @@ def check_args(helm: Helm, values: Path) -> list[str]:
     return args
 
 
-def test_the_check_asks_for_the_apis_a_router_creates_objects_of(helm: Helm, tmp_path: Path) -> None:
+def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Helm, tmp_path: Path) -> None:
     assert check_args(helm, STORY4) == ["--gang", "--lws-config", "lws-system/lws-manager-config"]
     router = VALUES / "router-pd-qwen3-8b.yaml"
-    apis = ["--api", "inference.networking.k8s.io/v1", "--api", "gateway.networking.k8s.io/v1",
-            "--api", "inference.networking.x-k8s.io/v1alpha2"]
-    assert check_args(helm, router)[3:] == apis
     values = yaml.safe_load(router.read_text())
-    values["roles"][-1] |= {"poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2", "models": []}
+    # The v1 picker watches InferenceObjectives even when the router serves no model: it exits without them.
+    values["roles"][-1] |= {"models": []}
+    values["roles"][-1].pop("gateway", None)
+    route_only = tmp_path / "route-only.yaml"
+    route_only.write_text(yaml.safe_dump(values))
+    assert check_args(helm, route_only)[3:] == [
+        "--api", "inference.networking.k8s.io/v1/inferencepools",
+        "--api", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
+        "--api", "gateway.networking.k8s.io/v1/httproutes"]
+    values["roles"][-1] |= {"poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2",
+                            "gateway": {"gatewayClassName": "istio",
+                                        "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]},
+                            "endpointPicker": {"image": "registry.example/pd-picker:v1"}}
     older = tmp_path / "older.yaml"
     older.write_text(yaml.safe_dump(values))
-    assert check_args(helm, older)[3:] == ["--api", "inference.networking.x-k8s.io/v1alpha2",
-                                           "--api", "gateway.networking.k8s.io/v1"]
+    assert check_args(helm, older)[3:] == [
+        "--api", "inference.networking.x-k8s.io/v1alpha2/inferencepools",
+        "--api", "inference.networking.x-k8s.io/v1alpha2/inferencemodels",
+        "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]

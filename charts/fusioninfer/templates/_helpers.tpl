@@ -83,7 +83,7 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- end -}}
 {{- end -}}
 
-{{/* The APIs (group/version) a router role's objects are of, as fusion_helm/expand/router/apis.py
+{{/* The resources (group/version/resource) a router role needs served, as fusion_helm/expand/router/apis.py
 required_apis lists them (through the generated decisions table). As a JSON list. */}}
 {{- define "fusioninfer.routerAPIs" -}}
 {{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
@@ -91,7 +91,7 @@ required_apis lists them (through the generated decisions table). As a JSON list
 {{- range .Values.roles -}}
 {{- if eq .componentType "router" -}}
 {{- $pool := get $decisions.pools (default $decisions.defaultPool .poolAPIVersion) -}}
-{{- $apis = concat $apis (ternary $pool.models $pool.objects (not (empty .models))) -}}
+{{- $apis = concat $apis (ternary $pool.withGateway $pool.routeOnly (not (empty .gateway))) -}}
 {{- end -}}
 {{- end -}}
 {{- $apis | uniq | toJson -}}

@@ -79,11 +79,12 @@ GENERATIONS: Mapping[PoolAPI, PoolGeneration] = {
 }
 
 
-def required_apis(generation: PoolGeneration, serves_models: bool) -> list[str]:
-    """The APIs (group/version) a router's objects are of: its pool's, the Gateway API's, and with served
-    models, the model objects'. The pre-install hook checks the cluster serves them."""
-    apis = [generation.api.value, GATEWAY_API_VERSION, *([MODEL_API_VERSION] if serves_models else [])]
-    return list(dict.fromkeys(apis))
+def required_apis(generation: PoolGeneration, gateway: bool) -> list[str]:
+    """The resources (group/version/resource) a router needs served: its pool's, its model objects' (the
+    picker watches them whether or not the router serves models, and exits at start without their CRD),
+    the HTTPRoute's, and with a GATEWAY the Gateway's. The pre-install hook checks them."""
+    return [f"{generation.api.value}/inferencepools", f"{MODEL_API_VERSION}/{generation.model_resource}",
+            f"{GATEWAY_API_VERSION}/httproutes", *([f"{GATEWAY_API_VERSION}/gateways"] if gateway else [])]
 
 
 def backend_ref(generation: PoolGeneration, pool: str) -> dict[str, str]:
