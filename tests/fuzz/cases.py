@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import copy
 import random
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -204,7 +205,12 @@ def case(seed: int, seed_objects: list[dict[str, Any]]) -> Case:
     obj = copy.deepcopy(rng.choice(seed_objects))
     source = f"chart/templates/{obj['kind'].lower()}.yaml"
     mutations = [_mutate_data(rng, obj) for _ in range(rng.choice([0, 1, 1, 1, 2, 3]))]
-    text = yaml.safe_dump(obj, sort_keys=False, allow_unicode=rng.random() < 0.5)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # stacked nesting mutations outgrow PyYAML's recursive representer
+    try:
+        text = yaml.safe_dump(obj, sort_keys=False, allow_unicode=rng.random() < 0.5)
+    finally:
+        sys.setrecursionlimit(limit)
     if rng.random() < 0.35:
         text, kind = _mutate_text(rng, text)
         mutations.append(kind)
