@@ -1,8 +1,9 @@
 """pre-install / pre-upgrade hook: refuse, before anything is applied, a cluster that cannot serve
 the release: the LeaderWorkerSet API must be served and, when the service is gang-scheduled,
 Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
-``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, the APIs of
-the objects it creates (InferencePool, HTTPRoute, served models).
+``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, each resource
+it needs: those of the objects it creates (InferencePool, HTTPRoute, Gateway) and the model objects
+its endpoint picker watches.
 
     python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION/RESOURCE ...]
 
@@ -52,12 +53,7 @@ def lws_gang_scheduling(kube: Kube, config: str) -> str | None:
 
 
 def serves(kube: Kube, group_version: str, resource: str) -> bool:
-    try:
-        listed = kube.get(f"/apis/{group_version}")
-    except ApiError as error:
-        if error.status == 404:
-            return False
-        raise
+    listed = kube.find(f"/apis/{group_version}") or {}
     return any(served.get("name") == resource for served in listed.get("resources") or [])
 
 

@@ -41,14 +41,17 @@ class Kube:
     def get(self, path: str) -> Any:
         return self.request("GET", path)
 
-    def exists(self, path: str) -> bool:
+    def find(self, path: str) -> Any:
+        """What GET PATH answers, or None where nothing is (404)."""
         try:
-            self.get(path)
+            return self.get(path)
         except ApiError as error:
             if error.status == 404:
-                return False
+                return None
             raise
-        return True
+
+    def exists(self, path: str) -> bool:
+        return self.find(path) is not None
 
     def merge_patch(self, path: str, body: Any) -> Any:
         return self.request("PATCH", path, body, "application/merge-patch+json")
