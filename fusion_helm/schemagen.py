@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from fusion_helm.expand.router.apis import GENERATIONS, required_apis
+from fusion_helm.expand.router.generations import DEFAULTS, GATEWAY_API_VERSION, GENERATIONS, required_apis
 from fusion_helm.kio.write import dump
 from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
 from fusion_helm.model.schema import (
@@ -151,13 +151,20 @@ def upstream_schemas(crds: Path) -> dict[str, Any]:
 def chart_decisions() -> str:
     """What the post-renderer decides that the chart's own checks need to know, as data the chart reads
     (templates/_decisions.tpl), so that the two never decide differently."""
-    pools = {api.value: {"routeOnly": required_apis(GENERATIONS[api], gateway=False),
-                         "withGateway": required_apis(GENERATIONS[api], gateway=True)} for api in PoolAPI}
+    # Per pool API: the generation a router runs unless it names one, and for each generation that reads
+    # the pool, what the router needs served without models (always) and with them.
+    pools = {api.value: {
+        "defaults": {("disaggregated" if pd else "monolithic"): str(name) for pd, name in DEFAULTS[api].items()},
+        "generations": {str(name): {"always": required_apis(generation, api, gateway=False, models=False),
+                                    "models": required_apis(generation, api, gateway=False, models=True)}
+                        for name, generation in GENERATIONS.items() if api in generation.pool_apis},
+    } for api in PoolAPI}
     table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools,
+             "gateway": [f"{GATEWAY_API_VERSION}/gateways"],
              "disaggregated": sorted(str(kind) for kind in DISAGGREGATED)}
     return ("{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides "
-            "and the chart's checks need, as data: the resources each pool API's router needs served, the "
-            "prefill/decode component types. */}}\n"
+            "and the chart's checks need, as data: the resources a router needs served by pool API and picker "
+            "generation, the prefill/decode component types. */}}\n"
             "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
 
 

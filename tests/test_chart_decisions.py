@@ -14,7 +14,8 @@ import yaml
 
 from fusion_helm import InvalidSpec, parse_inference_service
 from fusion_helm.expand.gang import plan_gang
-from fusion_helm.expand.router.apis import GENERATIONS, required_apis
+from fusion_helm.expand.router.generations import generation_of, required_apis
+from fusion_helm.model import PickerGeneration, PoolAPI
 from tests.helm import VALUES, Helm
 
 CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
@@ -30,8 +31,11 @@ def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | 
     return out
 
 
-def router(pool: str | None = None, models: bool = False, gateway: bool = False) -> dict[str, Any]:
+def router(pool: str | None = None, models: bool = False, gateway: bool = False,
+           generation: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]}}
+    if generation:
+        out["endpointPicker"] = {"generation": generation}
     if gateway:
         out["gateway"] = {"gatewayClassName": "istio", "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}
     if pool:
@@ -59,6 +63,13 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
     "router, v1alpha2 pool": {"roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2")]},
     "router, v1alpha2 pool with models": {
         "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", models=True)]},
+    "prefill/decode router, v1alpha2 pool": {
+        "roles": [role("p", "prefiller"), role("d", "decoder"), router("inference.networking.x-k8s.io/v1alpha2")]},
+    "llm-d-router without models": {"roles": [role("w", "worker"), router(generation="llm-d-router")]},
+    "llm-d-router with models and a gateway": {
+        "roles": [role("w", "worker"), router(generation="llm-d-router", models=True, gateway=True)]},
+    "gie-v1.0 on a v1alpha2 pool": {
+        "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", generation="gie-v1.0")]},
 }
 
 
@@ -69,8 +80,8 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
         roles = [role(f"r{i}", rng.choice(["worker", "prefiller", "decoder"]), rng.choice([None, 0, 1, 2, 3]),
                       rng.choice([None, 1, 2, 4])) for i in range(rng.randint(1, 3))]
         if rng.random() < 0.3:
-            roles.append(router(rng.choice([None, *[api.value for api in GENERATIONS]]), rng.random() < 0.5,
-                                rng.random() < 0.5))
+            roles.append(router(rng.choice([None, *[str(api) for api in PoolAPI]]), rng.random() < 0.5,
+                                rng.random() < 0.5, rng.choice([None, *[str(g) for g in PickerGeneration]])))
         values: dict[str, Any] = {"roles": roles}
         if rng.random() < 0.5:
             gang: dict[str, Any] = {}
@@ -99,9 +110,15 @@ def python_decision(values: dict[str, Any]) -> tuple[bool, list[str]] | None:
         gang = plan_gang(service).group_name is not None
     except InvalidSpec:
         return None  # the post-renderer refuses it: the install stops there, whatever the chart decided
-    apis = [] if service.router is None else required_apis(GENERATIONS[service.router.pool_api],
-                                                            gateway=service.router.gateway is not None)
-    return gang, apis
+    if service.router is None:
+        return gang, []
+    router = service.router
+    try:
+        generation = generation_of(service, router)
+    except InvalidSpec:
+        return None
+    return gang, required_apis(generation, router.pool_api, gateway=router.gateway is not None,
+                               models=bool(router.models))
 
 
 def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> tuple[bool, list[str]] | None:

@@ -109,7 +109,16 @@ def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Hel
                             "endpointPicker": {"image": "registry.example/pd-picker:v1"}}
     older = tmp_path / "older.yaml"
     older.write_text(yaml.safe_dump(values))
+    # A prefill/decode router on a v1alpha2 pool runs the v1.0 line, which watches InferenceObjectives.
     assert check_args(helm, older)[3:] == [
         "--api", "inference.networking.x-k8s.io/v1alpha2/inferencepools",
-        "--api", "inference.networking.x-k8s.io/v1alpha2/inferencemodels",
+        "--api", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
+        "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]
+    # llm-d-router starts without model CRDs: they are needed only for the models it serves.
+    values["roles"][-1] |= {"poolAPIVersion": "inference.networking.k8s.io/v1",
+                            "endpointPicker": {"generation": "llm-d-router"}}
+    newest = tmp_path / "newest.yaml"
+    newest.write_text(yaml.safe_dump(values))
+    assert check_args(helm, newest)[3:] == [
+        "--api", "inference.networking.k8s.io/v1/inferencepools",
         "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]

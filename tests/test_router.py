@@ -284,7 +284,7 @@ ERRORS = {
     "a v1 picker flag on a v1alpha2 router": (
         [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
                         endpointPicker={"flags": {"pool-group": "inference.networking.x-k8s.io"}})],
-        "spec.roles[1].endpointPicker.flags.pool-group", "is a flag of the other pool API's picker"),
+        "spec.roles[1].endpointPicker.flags.pool-group", "is a flag of another endpoint picker generation"),
     "strategy and a verbatim config": (
         [WORKER, router(strategy={"scorers": [{"type": "queue-size"}]}, endpointPickerConfig="kind: x")],
         "spec.roles[1].strategy", "give strategy or endpointPickerConfig, not both"),
@@ -295,10 +295,32 @@ ERRORS = {
         [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
                         strategy={"scorers": [{"type": "lora-affinity"}]})],
         "spec.roles[1].strategy.scorers[0].type", "has no lora-affinity scorer"),
-    "prefill/decode on a v1alpha2 pool": (
+    "prefill/decode on the v0.5 picker": (
         [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8000}]),
-         router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2")],
-        "spec.roles[2].poolAPIVersion", "prefill/decode routing needs a picker with prefill/decode profiles"),
+         router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2", endpointPicker={"generation": "gie-v0.5"})],
+        "spec.roles[2].endpointPicker.generation",
+        "the gie-v0.5 picker has no prefill/decode profiles; choose gie-v1.0 or llm-d-router"),
+    "llm-d-router on a v1alpha2 pool": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
+                        endpointPicker={"generation": "llm-d-router"})],
+        "spec.roles[1].endpointPicker.generation",
+        "the llm-d-router picker reads inference.networking.k8s.io/v1 InferencePools, not "
+        "inference.networking.x-k8s.io/v1alpha2"),
+    "the v0.5 picker on a v1 pool": (
+        [WORKER, router(endpointPicker={"generation": "gie-v0.5"})], "spec.roles[1].endpointPicker.generation",
+        "the gie-v0.5 picker reads inference.networking.x-k8s.io/v1alpha2 InferencePools, not "
+        "inference.networking.k8s.io/v1"),
+    "an unknown generation": (
+        [WORKER, router(endpointPicker={"generation": "gie-v1.5"})], "spec.roles[1].endpointPicker.generation",
+        "must be one of gie-v1.0, gie-v0.5, llm-d-router, got 'gie-v1.5'"),
+    "a v0.5 picker flag on the v1.0 picker": (
+        [WORKER, router(endpointPicker={"flags": {"poolName": "x"}})], "spec.roles[1].endpointPicker.flags.poolName",
+        "is a flag of another endpoint picker generation, not of the gie-v1.0 picker"),
+    "target models for the v1.0 picker on a v1alpha2 pool": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
+                        endpointPicker={"generation": "gie-v1.0"},
+                        models=[{"name": "m", "targetModels": [{"name": "a"}]}])],
+        "spec.roles[1].models[0].targetModels", "has no place in an InferenceObjective, what the gie-v1.0 picker"),
     "serving roles on different ports": (
         [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8200}]),
          router()],

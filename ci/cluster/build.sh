@@ -71,7 +71,7 @@ share() {
   chmod -R u+w "$into"
 }
 
-components=${*:-etcd kubernetes kwok lws volcano}
+components=${*:-etcd kubernetes kwok lws volcano pickers}
 for component in $components; do
   case $component in
     etcd)
@@ -109,6 +109,17 @@ for component in $components; do
       build "$src" "vc-controller-manager-$VOLCANO_VERSION" volcano.sh/volcano/cmd/controller-manager
       share "volcano-$VOLCANO_VERSION" "volcano.sh/volcano@$VOLCANO_VERSION" 'config/crd/volcano/bases/*.yaml' \
         installer/helm/chart/volcano/config/volcano-scheduler.conf ;;
+    pickers)
+      # The endpoint pickers the chart pins, named as their images: <image name>-<tag>.
+      for version in "$GIE_EPP_V1_VERSION" "$GIE_EPP_V05_VERSION"; do
+        src="$cache/src/epp-$version"
+        [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$version"
+        build "$src" "epp-$version" sigs.k8s.io/gateway-api-inference-extension/cmd/epp
+      done
+      # The prefill/decode picker and the probe the tests ask pickers with: a module of ours, go.sum committed.
+      (export GOFLAGS=-mod=readonly
+       build "$here/pickers" "llm-d-inference-scheduler-$LLMD_SCHEDULER_VERSION" ./pd-picker
+       build "$here/pickers" "picker-probe-$LLMD_SCHEDULER_VERSION" ./picker-probe) ;;
     *) echo "build.sh: unknown component $component" >&2; exit 2 ;;
   esac
 done

@@ -16,6 +16,7 @@ from fusion_helm.model.inference_service import (
 )
 from fusion_helm.model.router import (
     Criticality,
+    PickerGeneration,
     PoolAPI,
     Router,
     Scorer,
@@ -34,6 +35,7 @@ __all__ = [
     "GangLevel",
     "GangSchedule",
     "InferenceService",
+    "PickerGeneration",
     "PoolAPI",
     "RecoveryPolicy",
     "Role",

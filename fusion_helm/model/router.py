@@ -31,6 +31,14 @@ class PoolAPI(StrEnum):
         return self.value.split("/")[0]
 
 
+class PickerGeneration(StrEnum):
+    """An endpoint picker release line (docs/router.md)."""
+
+    GIE_V05 = "gie-v0.5"
+    GIE_V1 = "gie-v1.0"
+    LLM_D_ROUTER = "llm-d-router"
+
+
 class Scorer(StrEnum):
     PREFIX_CACHE = "prefix-cache"
     KV_CACHE_UTILIZATION = "kv-cache-utilization"
@@ -98,6 +106,8 @@ class Router:
     prefill_threshold: int
     endpoint_picker_config: str | None
     """The user's EndpointPickerConfig text, used verbatim; None: built from the scorers."""
+    picker_generation: PickerGeneration | None
+    """None: the pool API chooses."""
     picker_image: str | None
     picker_flags: Mapping[str, str]
     picker_resources: Mapping[str, Any] | None
@@ -151,6 +161,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         scorers=STRATEGY_WORDS[word] if word else _scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
         prefill_threshold=0 if word else strategy.get("prefillThreshold", 0),
         endpoint_picker_config=raw.get("endpointPickerConfig"),
+        picker_generation=PickerGeneration(picker["generation"]) if "generation" in picker else None,
         picker_image=picker.get("image"),
         picker_flags=dict(picker.get("flags") or {}),
         picker_resources=picker.get("resources"),

@@ -83,15 +83,26 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- end -}}
 {{- end -}}
 
-{{/* The resources (group/version/resource) a router role needs served, as fusion_helm/expand/router/apis.py
-required_apis lists them (through the generated decisions table). As a JSON list. */}}
+{{/* The resources (group/version/resource) a router role needs served, as fusion_helm/expand/router/generations.py
+required_apis lists them (through the generated decisions table), for the picker generation it names or
+its pool API chooses. A generation that cannot read the pool adds nothing: the post-renderer refuses it.
+As a JSON list. */}}
 {{- define "fusioninfer.routerAPIs" -}}
 {{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
+{{- $disaggregated := false -}}
+{{- range .Values.roles -}}
+{{- if has .componentType $decisions.disaggregated -}}{{- $disaggregated = true -}}{{- end -}}
+{{- end -}}
 {{- $apis := list -}}
 {{- range .Values.roles -}}
 {{- if eq .componentType "router" -}}
 {{- $pool := get $decisions.pools (default $decisions.defaultPool .poolAPIVersion) -}}
-{{- $apis = concat $apis (ternary $pool.withGateway $pool.routeOnly (not (empty .gateway))) -}}
+{{- $generation := (.endpointPicker | default dict).generation | default (get $pool.defaults (ternary "disaggregated" "monolithic" $disaggregated)) -}}
+{{- if hasKey $pool.generations $generation -}}
+{{- $needs := get $pool.generations $generation -}}
+{{- $apis = concat $apis (ternary $needs.models $needs.always (not (empty .models))) -}}
+{{- if .gateway -}}{{- $apis = concat $apis $decisions.gateway -}}{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- $apis | uniq | toJson -}}

@@ -1,14 +1,15 @@
 """A router role's objects: the endpoint picker (RBAC, configuration, Service, Deployment), the
 InferencePool it serves, the served models, and the Gateway and HTTPRoute in front.
 
-Every object names the pool's API group the same way (docs/router.md); the pool API decides the
-picker's release, flags, RBAC and model kind (``apis.GENERATIONS``).
+Every object names the pool's API group the same way (docs/router.md); the picker generation
+(``generations.GENERATIONS``, chosen by the router or its pool API) decides the picker's image, flags,
+configuration, RBAC and model kind.
 """
 
 from __future__ import annotations
 
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.apis import GENERATIONS
+from fusion_helm.expand.router.generations import generation_of
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
@@ -25,16 +26,16 @@ __all__ = ["router_objects"]
 
 def router_objects(service: InferenceService, router: Router) -> list[dict[str, Any]]:
     naming.check_router_names(service, router)
-    generation = GENERATIONS[router.pool_api]
+    generation = generation_of(service, router)
     disaggregated = service.disaggregated
     port = target_port(service, router)
     config = picker_config(service, router, generation, disaggregated)
-    image = picker_image(service, router, generation, disaggregated)
+    image = picker_image(router, generation, disaggregated)
     objects = picker_objects(service, router, generation, image, config)
-    objects.append(inference_pool(service, router, generation, port))
+    objects.append(inference_pool(service, router, port))
     objects += model_objects(service, router, generation)
     gateway_object = gateway(service, router)
     if gateway_object is not None:
         objects.append(gateway_object)
-    objects.append(http_route(service, router, generation, port))
+    objects.append(http_route(service, router, port))
     return objects

@@ -1,12 +1,12 @@
-"""The served models, as the pool's API version has them: InferenceModels (model name, criticality,
-weighted target models) for a v1alpha2 pool, InferenceObjectives (a priority) for a v1 pool."""
+"""The served models, as the picker generation reads them: InferenceModels (model name, criticality,
+weighted target models) for the v0.5 picker, InferenceObjectives (a priority) for the later ones."""
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.apis import MODEL_API_VERSION, PoolGeneration
-from fusion_helm.model import Criticality, InferenceService, PoolAPI, Router, ServedModel
+from fusion_helm.expand.router.generations import MODEL_API_VERSION, Generation
+from fusion_helm.model import Criticality, InferenceService, PickerGeneration, Router, ServedModel
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,15 +16,16 @@ PRIORITY = {Criticality.CRITICAL: 1, Criticality.STANDARD: 0, Criticality.SHEDDA
 """An InferenceObjective's priority for a criticality: only the order counts, and unset means 0."""
 
 
-def model_objects(service: InferenceService, router: Router, generation: PoolGeneration) -> list[dict[str, Any]]:
-    pool_ref = {"group": generation.group, "kind": "InferencePool",
+def model_objects(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:
+    pool_ref = {"group": router.pool_api.group, "kind": "InferencePool",
                 "name": naming.router_name(service.name, router.name)}
     labels = naming.role_labels(service, router)
     return [{
         "apiVersion": MODEL_API_VERSION,
         "kind": generation.model_kind,
         "metadata": naming.object_metadata(service, f"{service.name}-{model.name}", labels),
-        "spec": (_objective_spec(service, model) if generation.api is PoolAPI.V1 else _model_spec(model))
+        "spec": (_model_spec(model) if generation.model_kind == "InferenceModel" else
+                 _objective_spec(service, generation, model))
         | {"poolRef": pool_ref},
     } for model in router.models]
 
@@ -39,11 +40,11 @@ def _model_spec(model: ServedModel) -> dict[str, Any]:
     return spec
 
 
-def _objective_spec(service: InferenceService, model: ServedModel) -> dict[str, Any]:
+def _objective_spec(service: InferenceService, generation: Generation, model: ServedModel) -> dict[str, Any]:
     for field, given in (("modelName", model.model_name), ("targetModels", model.target_models)):
         if given:
             raise InvalidSpec(service.where, f"{model.path}.{field}",
-                              f"has no place in an InferenceObjective, what a {PoolAPI.V1.value} pool serves "
-                              f"(it carries a priority only); use poolAPIVersion {PoolAPI.V1ALPHA2.value} for "
-                              "InferenceModels, or serve the name from the model server")
+                              f"has no place in an InferenceObjective, what the {generation.name} picker reads "
+                              f"(it carries a priority only); serve the name from the model server, or use the "
+                              f"{PickerGeneration.GIE_V05} picker's InferenceModels (a v1alpha2 pool)")
     return {} if model.criticality is None else {"priority": PRIORITY[model.criticality]}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.digest import short_hash
-from fusion_helm.expand.router.apis import GENERATIONS, MODEL_GROUP, PoolGeneration
+from fusion_helm.expand.router.generations import GENERATIONS, Generation
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
-from fusion_helm.model import InferenceService, PoolAPI, Router
+from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,47 +24,41 @@ HEALTH_SERVICE = "inference-extension"
 READ = ["get", "list", "watch"]
 
 
-def picker_image(service: InferenceService, router: Router, generation: PoolGeneration,
-                 disaggregated: bool) -> str:
-    if router.picker_image is not None:
-        return router.picker_image
-    if not disaggregated:
-        return generation.image
-    if generation.disaggregated_image is None:
-        raise InvalidSpec(service.where, f"{router.path}.poolAPIVersion",
-                          f"prefill/decode routing needs a picker with prefill/decode profiles, and none serves "
-                          f"{generation.api.value} pools; use {PoolAPI.V1.value}, or give endpointPicker.image "
-                          "(and endpointPickerConfig) for one")
-    return generation.disaggregated_image
+def picker_image(router: Router, generation: Generation, disaggregated: bool) -> str:
+    image = router.picker_image or (generation.disaggregated_image if disaggregated else generation.image)
+    assert image is not None, "generation_of refuses a prefill/decode service a generation cannot serve"
+    return image
 
 
-def picker_args(service: InferenceService, router: Router, generation: PoolGeneration) -> list[str]:
-    """The flags the router sets, then the user's others; a user flag may repeat ours, not contradict it."""
+def picker_args(service: InferenceService, router: Router, generation: Generation) -> list[str]:
+    """The flags the router sets, then the user's others (over the generation's defaults); a user flag
+    may repeat ours, not contradict it."""
     flags = generation.flags
     ours = {flags.pool_name: naming.router_name(service.name, router.name),
             flags.pool_namespace: "$(NAMESPACE)"}
     if flags.pool_group is not None:
-        ours[flags.pool_group] = generation.group
+        ours[flags.pool_group] = router.pool_api.group
     ours |= {flags.grpc_port: str(PICKER_GRPC_PORT), flags.grpc_health_port: str(GRPC_HEALTH_PORT),
              flags.config_file: f"{CONFIG_DIR}/{CONFIG_KEY}"}
-    others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - ours.keys()
-    extra = {}
+    others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - \
+        set(flags.names())
+    extra = dict(generation.default_flags)
     for name, value in sorted(router.picker_flags.items()):
         path = key_path(f"{router.path}.endpointPicker.flags", name)
         if name in others:
             raise InvalidSpec(service.where, path,
-                              f"is a flag of the other pool API's picker, not of the {generation.api.value} "
+                              f"is a flag of another endpoint picker generation, not of the {generation.name} "
                               "picker the router runs; remove it (the router sets the pool's flags)")
         if name in ours and value != ours[name]:
             raise InvalidSpec(service.where, path,
-                              f"is set by the router to {show(ours[name])} (its {generation.api.value} pool), not "
+                              f"is set by the router to {show(ours[name])} (its {router.pool_api.value} pool), not "
                               f"{show(value)}; remove it")
         if name not in ours:
             extra[name] = value
     return [f"--{name}={value}" for name, value in [*ours.items(), *extra.items()]]
 
 
-def picker_objects(service: InferenceService, router: Router, generation: PoolGeneration, image: str,
+def picker_objects(service: InferenceService, router: Router, generation: Generation, image: str,
                    config: str) -> list[dict[str, Any]]:
     name = naming.picker_name(service.name, router.name)
     labels = naming.role_labels(service, router)
@@ -78,8 +72,9 @@ def picker_objects(service: InferenceService, router: Router, generation: PoolGe
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata()},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": metadata(), "rules": [
-            {"apiGroups": [generation.group], "resources": ["inferencepools"], "verbs": READ},
-            {"apiGroups": [MODEL_GROUP], "resources": [generation.model_resource], "verbs": READ},
+            {"apiGroups": [router.pool_api.group], "resources": ["inferencepools"], "verbs": READ},
+            *({"apiGroups": [group], "resources": list(resources), "verbs": READ}
+              for group, resources in generation.watches.items()),
             {"apiGroups": [""], "resources": ["pods"], "verbs": READ},
         ]},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": metadata(),
@@ -111,7 +106,7 @@ def picker_objects(service: InferenceService, router: Router, generation: PoolGe
     ]
 
 
-def _container(service: InferenceService, router: Router, generation: PoolGeneration, image: str
+def _container(service: InferenceService, router: Router, generation: Generation, image: str
                ) -> dict[str, Any]:
     probe = {"grpc": {"port": GRPC_HEALTH_PORT, "service": HEALTH_SERVICE}, "initialDelaySeconds": 5,
              "periodSeconds": 10}

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.apis import PoolGeneration
 from fusion_helm.model import InferenceService, PoolAPI, Role, Router
 
 TYPE_CHECKING = False
@@ -72,18 +71,17 @@ def _vllm_port(service: InferenceService, role: Role, container: Mapping[str, An
     return VLLM_DEFAULT_PORT
 
 
-def inference_pool(service: InferenceService, router: Router, generation: PoolGeneration, port: int
-                   ) -> dict[str, Any]:
+def inference_pool(service: InferenceService, router: Router, port: int) -> dict[str, Any]:
     picker = naming.picker_name(service.name, router.name)
     spec: dict[str, Any]
-    if generation.api is PoolAPI.V1:
+    if router.pool_api is PoolAPI.V1:
         spec = {"selector": {"matchLabels": selector(service)}, "targetPorts": [{"number": port}],
                 "endpointPickerRef": {"name": picker, "port": {"number": PICKER_GRPC_PORT}}}
     else:
         spec = {"selector": selector(service), "targetPortNumber": port,
                 "extensionRef": {"name": picker, "portNumber": PICKER_GRPC_PORT}}
     return {
-        "apiVersion": generation.api.value,
+        "apiVersion": router.pool_api.value,
         "kind": "InferencePool",
         "metadata": naming.object_metadata(service, naming.router_name(service.name, router.name),
                                            naming.role_labels(service, router)),

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.apis import GATEWAY_API_VERSION, PoolGeneration, backend_ref
+from fusion_helm.expand.router.generations import GATEWAY_API_VERSION, backend_ref
 from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
@@ -26,8 +26,7 @@ def gateway(service: InferenceService, router: Router) -> dict[str, Any] | None:
             "spec": dict(router.gateway)}
 
 
-def http_route(service: InferenceService, router: Router, generation: PoolGeneration, target_port: int
-               ) -> dict[str, Any]:
+def http_route(service: InferenceService, router: Router, target_port: int) -> dict[str, Any]:
     """The user's HTTPRoute spec, each rule kept: one without backendRefs gets the pool, one with them
     must name the pool as the pool's API version does. Attached to the router's gateway by default."""
     name = naming.router_name(service.name, router.name)
@@ -40,8 +39,8 @@ def http_route(service: InferenceService, router: Router, generation: PoolGenera
                               "router a gateway")
         spec = {"parentRefs": [{"group": GATEWAY_GROUP, "kind": "Gateway", "name": name}],
                 **{key: value for key, value in spec.items() if key != "parentRefs"}}
-    pool = backend_ref(generation, name)
-    spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, generation, target_port)
+    pool = backend_ref(router.pool_api, name)
+    spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, router, target_port)
                      for index, rule in enumerate(spec.get("rules") or [{}])]
     return {"apiVersion": GATEWAY_API_VERSION, "kind": "HTTPRoute",
             "metadata": naming.object_metadata(service, name, naming.role_labels(service, router)),
@@ -49,7 +48,7 @@ def http_route(service: InferenceService, router: Router, generation: PoolGenera
 
 
 def _through_pool(service: InferenceService, rule: Mapping[str, Any], path: str, pool: Mapping[str, str],
-                  generation: PoolGeneration, target_port: int) -> dict[str, Any]:
+                  router: Router, target_port: int) -> dict[str, Any]:
     refs = rule.get("backendRefs")
     if not refs:
         return {**rule, "backendRefs": [dict(pool)]}
@@ -63,7 +62,7 @@ def _through_pool(service: InferenceService, rule: Mapping[str, Any], path: str,
                               "every rule routes through the pool (a rule without backendRefs gets it)")
         if group != pool["group"]:
             raise InvalidSpec(service.where, f"{ref_path}.group",
-                              f"must be {pool['group']!r}, the group of the router's {generation.api.value} "
+                              f"must be {pool['group']!r}, the group of the router's {router.pool_api.value} "
                               f"InferencePool, not {group!r}")
         if "port" in ref and ref["port"] != target_port:
             raise InvalidSpec(service.where, f"{ref_path}.port",

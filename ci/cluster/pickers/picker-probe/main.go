@@ -1,0 +1,117 @@
+// picker-probe asks an endpoint picker what a gateway would ask it, and prints the answer as JSON:
+//
+//	picker-probe health ADDR SERVICE            {"status": "SERVING"}
+//	picker-probe route ADDR BODY [KEY=VALUE...]  {"headers": {...}} or {"immediate": {"status": 429, "body": "..."}}
+//
+// route sends one request's headers and JSON body over the ext-proc stream, as Envoy does, over TLS
+// without verification (the picker serves a self-signed certificate by default).
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	extproc "github.com/envoyproxy/go-control-plane/envoy/service/ext_proc/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	health "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+func main() {
+	if len(os.Args) < 4 {
+		fail(fmt.Errorf("usage: picker-probe health ADDR SERVICE | route ADDR BODY [KEY=VALUE...]"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var answer any
+	var err error
+	switch os.Args[1] {
+	case "health":
+		answer, err = checkHealth(ctx, os.Args[2], os.Args[3])
+	case "route":
+		answer, err = route(ctx, os.Args[2], os.Args[3], os.Args[4:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fail(err)
+	}
+	out, _ := json.Marshal(answer)
+	fmt.Println(string(out))
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "picker-probe:", err)
+	os.Exit(1)
+}
+
+func checkHealth(ctx context.Context, addr, service string) (map[string]string, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	reply, err := health.NewHealthClient(conn).Check(ctx, &health.HealthCheckRequest{Service: service})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": reply.GetStatus().String()}, nil
+}
+
+func route(ctx context.Context, addr, body string, extra []string) (map[string]any, error) {
+	creds := credentials.NewTLS(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test client
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stream, err := extproc.NewExternalProcessorClient(conn).Process(ctx)
+	if err != nil {
+		return nil, err
+	}
+	headers := []*corev3.HeaderValue{
+		{Key: ":method", RawValue: []byte("POST")},
+		{Key: ":path", RawValue: []byte("/v1/completions")},
+		{Key: "content-type", RawValue: []byte("application/json")},
+	}
+	for _, pair := range extra {
+		key, value, ok := strings.Cut(pair, "=")
+		if !ok {
+			return nil, fmt.Errorf("header %q is not KEY=VALUE", pair)
+		}
+		headers = append(headers, &corev3.HeaderValue{Key: key, RawValue: []byte(value)})
+	}
+	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestHeaders{
+		RequestHeaders: &extproc.HttpHeaders{Headers: &corev3.HeaderMap{Headers: headers}}}}); err != nil {
+		return nil, err
+	}
+	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestBody{
+		RequestBody: &extproc.HttpBody{Body: []byte(body), EndOfStream: true}}}); err != nil {
+		return nil, err
+	}
+	reply, err := stream.Recv()
+	if err != nil {
+		return nil, err
+	}
+	_ = stream.CloseSend()
+	if immediate := reply.GetImmediateResponse(); immediate != nil {
+		return map[string]any{"immediate": map[string]any{
+			"status": int(immediate.GetStatus().GetCode()), "body": string(immediate.GetBody())}}, nil
+	}
+	set := map[string]string{}
+	for _, option := range reply.GetRequestHeaders().GetResponse().GetHeaderMutation().GetSetHeaders() {
+		value := option.GetHeader().GetRawValue()
+		if value == nil {
+			value = []byte(option.GetHeader().GetValue())
+		}
+		set[strings.ToLower(option.GetHeader().GetKey())] = string(value)
+	}
+	return map[string]any{"headers": set}, nil
+}

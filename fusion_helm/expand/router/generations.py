@@ -1,0 +1,171 @@
+"""The endpoint picker generations a router can run, and which one it runs.
+
+A generation is one picker release line: its image, flag names, EndpointPickerConfig API and plugin
+names, the pool APIs it reads and the model objects it watches. The router's ``endpointPicker.generation``
+names one; without it the pool API chooses, as gateways of each era expect (``DEFAULTS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.model import InferenceService, PickerGeneration, PoolAPI, Router, Scorer
+from fusion_helm.records import record
+
+MODEL_API_VERSION = "inference.networking.x-k8s.io/v1alpha2"
+"""InferenceModel and InferenceObjective share it (llm-d-router also reads InferenceObjectives here)."""
+MODEL_GROUP = MODEL_API_VERSION.split("/")[0]
+GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
+GIE_CONFIG_API_VERSION = "inference.networking.x-k8s.io/v1alpha1"
+
+
+class Disaggregation(StrEnum):
+    """How a picker runs a separate prefill: the profile handler plugin that decides it."""
+
+    PD_PROFILE_HANDLER = "pd-profile-handler"
+    """llm-d-inference-scheduler v0.3: with prefill-header-handler; a threshold in prompt characters."""
+    DISAGG_PROFILE_HANDLER = "disagg-profile-handler"
+    """llm-d-router: with a decider plugin; a threshold in prompt tokens."""
+
+
+@record
+class PickerFlags:
+    """The picker's flag names for what the router sets; None where the release has no such flag."""
+
+    pool_name: str
+    pool_namespace: str
+    pool_group: str | None
+    grpc_port: str
+    grpc_health_port: str
+    config_file: str
+
+    def names(self) -> tuple[str | None, ...]:
+        return (self.pool_name, self.pool_namespace, self.pool_group, self.grpc_port, self.grpc_health_port,
+                self.config_file)
+
+
+KEBAB_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
+                          grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file")
+V1_SCORERS = {Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-utilization-scorer",
+              Scorer.QUEUE_SIZE: "queue-scorer", Scorer.LORA_AFFINITY: "lora-affinity-scorer"}
+
+
+@record
+class Generation:
+    name: PickerGeneration
+    image: str
+    disaggregated_image: str | None
+    """The picker with prefill/decode profiles, if the line has one."""
+    pool_apis: tuple[PoolAPI, ...]
+    flags: PickerFlags
+    default_flags: Mapping[str, str]
+    """Flags the router sets unless the user's flags say otherwise."""
+    config_api_version: str
+    scorer_plugins: Mapping[Scorer, str]
+    """EndpointPickerConfig plugin type of each scorer the release has."""
+    disaggregation: Disaggregation | None
+    model_kind: str
+    model_resource: str
+    watches: Mapping[str, tuple[str, ...]]
+    """The model objects the picker reads, by API group (its Role grants them; pods and the pool besides)."""
+    models_watched_always: bool
+    """The picker watches its model objects whether or not the router serves models, and exits at start
+    without their CRD; otherwise it starts without them."""
+
+
+GENERATIONS: Mapping[PickerGeneration, Generation] = {
+    PickerGeneration.GIE_V05: Generation(
+        name=PickerGeneration.GIE_V05,
+        image="registry.k8s.io/gateway-api-inference-extension/epp:v0.5.1",
+        disaggregated_image=None,
+        pool_apis=(PoolAPI.V1ALPHA2,),
+        flags=PickerFlags(pool_name="poolName", pool_namespace="poolNamespace", pool_group=None,
+                          grpc_port="grpcPort", grpc_health_port="grpcHealthPort", config_file="configFile"),
+        default_flags={},
+        config_api_version=GIE_CONFIG_API_VERSION,
+        scorer_plugins={Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-scorer",
+                        Scorer.QUEUE_SIZE: "queue-scorer"},
+        disaggregation=None,
+        model_kind="InferenceModel",
+        model_resource="inferencemodels",
+        watches={MODEL_GROUP: ("inferencemodels",)},
+        models_watched_always=True,
+    ),
+    PickerGeneration.GIE_V1: Generation(
+        name=PickerGeneration.GIE_V1,
+        image="registry.k8s.io/gateway-api-inference-extension/epp:v1.0.1",
+        disaggregated_image="ghcr.io/llm-d/llm-d-inference-scheduler:v0.3.2",
+        pool_apis=(PoolAPI.V1, PoolAPI.V1ALPHA2),
+        flags=KEBAB_FLAGS,
+        default_flags={},
+        config_api_version=GIE_CONFIG_API_VERSION,
+        scorer_plugins=V1_SCORERS,
+        disaggregation=Disaggregation.PD_PROFILE_HANDLER,
+        model_kind="InferenceObjective",
+        model_resource="inferenceobjectives",
+        watches={MODEL_GROUP: ("inferenceobjectives",)},
+        models_watched_always=True,
+    ),
+    PickerGeneration.LLM_D_ROUTER: Generation(
+        name=PickerGeneration.LLM_D_ROUTER,
+        image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
+        disaggregated_image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
+        pool_apis=(PoolAPI.V1,),
+        flags=KEBAB_FLAGS,
+        # As its own chart: no trace exporter unless asked for.
+        default_flags={"tracing": "false"},
+        config_api_version="llm-d.ai/v1alpha1",
+        scorer_plugins=V1_SCORERS,
+        disaggregation=Disaggregation.DISAGG_PROFILE_HANDLER,
+        model_kind="InferenceObjective",
+        model_resource="inferenceobjectives",
+        # Its own group first; ours (the legacy group) are read where llm-d.ai's CRDs are not installed.
+        watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites"),
+                 "llm-d.ai": ("inferenceobjectives", "inferencemodelrewrites")},
+        models_watched_always=False,
+    ),
+}
+
+DEFAULTS: Mapping[PoolAPI, Mapping[bool, PickerGeneration]] = {
+    PoolAPI.V1: {False: PickerGeneration.GIE_V1, True: PickerGeneration.GIE_V1},
+    # Gateways of the v1alpha2 era run the v0.5 picker, whose InferenceModel CRD their clusters have;
+    # prefill/decode needs the v1.0 line, which reads v1alpha2 pools too.
+    PoolAPI.V1ALPHA2: {False: PickerGeneration.GIE_V05, True: PickerGeneration.GIE_V1},
+}
+"""The generation a router runs unless it names one: by pool API, then whether the service is
+prefill/decode."""
+
+
+def generation_of(service: InferenceService, router: Router) -> Generation:
+    """The generation ROUTER runs; InvalidSpec if the one it names cannot serve its pool or service."""
+    if router.picker_generation is None:
+        return GENERATIONS[DEFAULTS[router.pool_api][service.disaggregated]]
+    generation = GENERATIONS[router.picker_generation]
+    path = f"{router.path}.endpointPicker.generation"
+    if router.pool_api not in generation.pool_apis:
+        reads = " and ".join(api.value for api in generation.pool_apis)
+        raise InvalidSpec(service.where, path,
+                          f"the {generation.name} picker reads {reads} InferencePools, not {router.pool_api.value}; "
+                          "choose another generation or poolAPIVersion")
+    if service.disaggregated and generation.disaggregation is None:
+        raise InvalidSpec(service.where, path,
+                          f"the {generation.name} picker has no prefill/decode profiles; choose "
+                          f"{PickerGeneration.GIE_V1} or {PickerGeneration.LLM_D_ROUTER}")
+    return generation
+
+
+def required_apis(generation: Generation, pool_api: PoolAPI, gateway: bool, models: bool) -> list[str]:
+    """The resources (group/version/resource) a router needs served: its pool's, its model objects'
+    (where the picker watches them even without models, and exits at start without their CRD), the
+    HTTPRoute's, and with a GATEWAY the Gateway's. The pre-install hook checks them."""
+    watched = generation.models_watched_always or models
+    return [f"{pool_api.value}/inferencepools",
+            *([f"{MODEL_API_VERSION}/{generation.model_resource}"] if watched else []),
+            f"{GATEWAY_API_VERSION}/httproutes", *([f"{GATEWAY_API_VERSION}/gateways"] if gateway else [])]
+
+
+def backend_ref(pool_api: PoolAPI, pool: str) -> dict[str, str]:
+    """An HTTPRoute backendRef to the pool (no port: the pool has its own)."""
+    return {"group": pool_api.group, "kind": "InferencePool", "name": pool}

@@ -1,0 +1,135 @@
+"""Endpoint picker generations: each one renders the image, flags, EndpointPickerConfig, RBAC and model
+objects of its release, for every pool API it reads, monolithic and prefill/decode; the pool API chooses
+one when the router does not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from fusion_helm.expand.router.generations import DEFAULTS, GENERATIONS
+from fusion_helm.model import PickerGeneration, PoolAPI
+from tests.builders import render as expand
+from tests.builders import role, service
+from tests.schemas import Validators, custom_resource_errors
+
+PORTS = [{"containerPort": 8000, "name": "http"}]
+MONOLITHIC = [role("w", "worker", replicas=2, ports=PORTS)]
+DISAGGREGATED = [role("p", "prefiller", ports=PORTS), role("d", "decoder", replicas=2, ports=PORTS)]
+COMBINATIONS = [(generation, api, pd) for generation in PickerGeneration for api in GENERATIONS[generation].pool_apis
+                for pd in (False, True) if not (pd and GENERATIONS[generation].disaggregation is None)]
+
+
+def routed(roles: list[dict[str, Any]], **router: Any) -> dict[str, dict[str, Any]]:
+    return expand(service(*roles, {"name": "router", "componentType": "router",
+                                   "httproute": {"parentRefs": [{"name": "gw"}]}, **router}))
+
+
+def picker(objects: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    container: dict[str, Any] = objects["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]
+    return container
+
+
+def config(objects: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(objects["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
+    return loaded
+
+
+def plugin_types(objects: dict[str, dict[str, Any]]) -> list[str]:
+    return [plugin["type"] for plugin in config(objects)["plugins"]]
+
+
+@pytest.mark.parametrize(("generation", "api", "pd"), COMBINATIONS, ids=[
+    f"{g}-{a.value.split('/')[1]}-{'pd' if pd else 'monolithic'}" for g, a, pd in COMBINATIONS])
+def test_each_generation_renders_its_release(generation: PickerGeneration, api: PoolAPI, pd: bool,
+                                             validators: Validators) -> None:
+    release = GENERATIONS[generation]
+    objects = routed(DISAGGREGATED if pd else MONOLITHIC, poolAPIVersion=api.value,
+                     endpointPicker={"generation": str(generation)},
+                     models=[{"name": "chat", "criticality": "Critical"}])
+    assert custom_resource_errors(validators, list(objects.values())) == {}
+    container = picker(objects)
+    assert container["image"] == (release.disaggregated_image if pd else release.image)
+
+    flags = dict(arg[2:].split("=", 1) for arg in container["args"])
+    assert flags[release.flags.pool_name] == "svc-router"
+    assert flags[release.flags.config_file] == "/config/config.yaml"
+    if release.flags.pool_group is not None:
+        assert flags[release.flags.pool_group] == api.group
+    assert flags.items() >= release.default_flags.items()
+
+    loaded = config(objects)
+    assert (loaded["apiVersion"], loaded["kind"]) == (release.config_api_version, "EndpointPickerConfig")
+    declared = plugin_types(objects)
+    for profile in loaded["schedulingProfiles"]:
+        assert {ref["pluginRef"] for ref in profile["plugins"]} <= set(declared)
+        # The v0.5 loader wants every scorer's weight written out.
+        assert all("weight" in ref for ref in profile["plugins"] if ref["pluginRef"].endswith("-scorer"))
+    assert [p["name"] for p in loaded["schedulingProfiles"]] == (["prefill", "decode"] if pd else ["default"])
+    assert set(release.scorer_plugins.values()) >= {t for t in declared if t.endswith("-scorer")}
+
+    [model] = [obj for name, obj in objects.items() if name.startswith(release.model_kind + "/")]
+    assert model["spec"]["poolRef"] == {"group": api.group, "kind": "InferencePool", "name": "svc-router"}
+    rules = objects["Role/svc-router-epp"]["rules"]
+    for group, resources in {**release.watches, api.group: ("inferencepools",), "": ("pods",)}.items():
+        assert any(group in rule["apiGroups"] and set(resources) <= set(rule["resources"]) for rule in rules)
+
+
+def test_without_a_generation_the_pool_api_chooses() -> None:
+    for api in PoolAPI:
+        for pd, roles in ((False, MONOLITHIC), (True, DISAGGREGATED)):
+            chosen = GENERATIONS[DEFAULTS[api][pd]]
+            objects = routed(roles, poolAPIVersion=api.value)
+            assert picker(objects)["image"] == (chosen.disaggregated_image if pd else chosen.image)
+    assert DEFAULTS[PoolAPI.V1ALPHA2] == {False: PickerGeneration.GIE_V05, True: PickerGeneration.GIE_V1}
+
+
+def test_a_v1alpha2_pool_with_the_v1_0_picker_gets_the_flags_upstream_s_chart_renders() -> None:
+    """GIE v1.0.1's inferencepool chart: `--pool-group inference.networking.x-k8s.io` for a v1alpha2 pool."""
+    for roles in (MONOLITHIC, DISAGGREGATED):
+        objects = routed(roles, poolAPIVersion=PoolAPI.V1ALPHA2.value, endpointPicker={"generation": "gie-v1.0"})
+        args = picker(objects)["args"]
+        assert args[:6] == ["--pool-name=svc-router", "--pool-namespace=$(NAMESPACE)",
+                            "--pool-group=inference.networking.x-k8s.io", "--grpc-port=9002",
+                            "--grpc-health-port=9003", "--config-file=/config/config.yaml"]
+        assert objects["InferencePool/svc-router"]["apiVersion"] == PoolAPI.V1ALPHA2.value
+    # prefill/decode on a v1alpha2 pool: the v1.0 line by default.
+    assert picker(routed(DISAGGREGATED, poolAPIVersion=PoolAPI.V1ALPHA2.value))["args"][2] == \
+        "--pool-group=inference.networking.x-k8s.io"
+
+
+@pytest.mark.parametrize("threshold", [0, 16])
+def test_llm_d_router_disaggregates_with_a_decider(threshold: int) -> None:
+    objects = routed(DISAGGREGATED, endpointPicker={"generation": "llm-d-router"},
+                     strategy={"scorers": [{"type": "prefix-cache", "weight": 2}, {"type": "queue-size"}],
+                               "prefillThreshold": threshold})
+    plugins = {plugin["type"]: plugin.get("parameters") for plugin in config(objects)["plugins"]}
+    decider = "prefix-based-pd-decider" if threshold else "always-disagg-pd-decider"
+    assert plugins["disagg-profile-handler"] == {"deciders": {"prefill": decider}}
+    assert plugins[decider] == ({"nonCachedTokens": threshold} if threshold else None)
+    assert not {"pd-profile-handler", "prefill-header-handler"} & plugins.keys()  # deprecated there
+    assert {"prefill-filter", "decode-filter", "max-score-picker"} <= plugins.keys()
+
+
+def test_the_v1_0_line_disaggregates_with_the_pd_profile_handler() -> None:
+    objects = routed(DISAGGREGATED, strategy={"scorers": [{"type": "prefix-cache"}], "prefillThreshold": 100})
+    plugins = {plugin["type"]: plugin.get("parameters") for plugin in config(objects)["plugins"]}
+    assert plugins["pd-profile-handler"] == {"threshold": 100, "hashBlockSize": 64}
+    assert "prefill-header-handler" in plugins and "disagg-profile-handler" not in plugins
+
+
+def test_a_generation_s_default_flags_yield_to_the_user_s() -> None:
+    args = picker(routed(MONOLITHIC, endpointPicker={"generation": "llm-d-router", "flags": {"tracing": "true"}}))[
+        "args"]
+    assert "--tracing=true" in args and "--tracing=false" not in args
+    assert "--tracing=false" in picker(routed(MONOLITHIC, endpointPicker={"generation": "llm-d-router"}))["args"]
+
+
+def test_an_image_override_changes_only_the_image() -> None:
+    given = routed(MONOLITHIC, endpointPicker={"generation": "gie-v1.0", "image": "mirror.local/epp:v1.0.1"})
+    default = routed(MONOLITHIC, endpointPicker={"generation": "gie-v1.0"})
+    assert picker(given)["image"] == "mirror.local/epp:v1.0.1"
+    assert {**picker(given), "image": None} == {**picker(default), "image": None}
+    assert given["ConfigMap/svc-router-epp"] == default["ConfigMap/svc-router-epp"]
