@@ -69,3 +69,20 @@ def shared_dir(component: str) -> Path:
     if not path.is_dir():
         raise MissingBuild(path)
     return path
+
+
+def picker(image: str) -> Path:
+    """The endpoint picker build.sh built for IMAGE, named as the image: <image name>-<tag>."""
+    name, _, tag = image.rpartition("/")[2].partition(":")
+    path = CACHE / "bin" / f"{name}-{tag}"
+    if not path.is_file():
+        raise MissingBuild(path)
+    return path
+
+
+def picker_probe() -> Path:
+    """The client that asks a picker what a gateway would (ci/cluster/pickers/picker-probe)."""
+    path = CACHE / "bin" / f"picker-probe-{VERSIONS['LLMD_SCHEDULER_VERSION']}"
+    if not path.is_file():
+        raise MissingBuild(path)
+    return path

@@ -1,10 +1,12 @@
 // picker-probe asks an endpoint picker what a gateway would ask it, and prints the answer as JSON:
 //
 //	picker-probe health ADDR SERVICE            {"status": "SERVING"}
-//	picker-probe route ADDR BODY [KEY=VALUE...]  {"headers": {...}} or {"immediate": {"status": 429, "body": "..."}}
+//	picker-probe route ADDR BODY [KEY=VALUE...]  {"headers": {...}, "body": "..."} or {"immediate": {"status": 429, "body": "..."}}
 //
 // route sends one request's headers and JSON body over the ext-proc stream, as Envoy does, over TLS
-// without verification (the picker serves a self-signed certificate by default).
+// without verification (the picker serves a self-signed certificate by default). "headers" are the
+// request headers the picker sets (the chosen endpoint among them), "body" the request body it
+// forwards if it rewrote it.
 package main
 
 import (
@@ -100,7 +102,6 @@ func route(ctx context.Context, addr, body string, extra []string) (map[string]a
 	if err != nil {
 		return nil, err
 	}
-	_ = stream.CloseSend()
 	if immediate := reply.GetImmediateResponse(); immediate != nil {
 		return map[string]any{"immediate": map[string]any{
 			"status": int(immediate.GetStatus().GetCode()), "body": string(immediate.GetBody())}}, nil
@@ -113,5 +114,28 @@ func route(ctx context.Context, addr, body string, extra []string) (map[string]a
 		}
 		set[strings.ToLower(option.GetHeader().GetKey())] = string(value)
 	}
-	return map[string]any{"headers": set}, nil
+	answer := map[string]any{"headers": set}
+	// The body follows, whole or streamed in chunks until end of stream.
+	var forwarded []byte
+	for {
+		reply, err = stream.Recv()
+		if err != nil {
+			return nil, err
+		}
+		mutation := reply.GetRequestBody().GetResponse().GetBodyMutation()
+		if streamed := mutation.GetStreamedResponse(); streamed != nil {
+			forwarded = append(forwarded, streamed.GetBody()...)
+			if !streamed.GetEndOfStream() {
+				continue
+			}
+		} else {
+			forwarded = mutation.GetBody()
+		}
+		break
+	}
+	_ = stream.CloseSend()
+	if len(forwarded) > 0 {
+		answer["body"] = string(forwarded)
+	}
+	return answer, nil
 }

@@ -1,0 +1,191 @@
+"""The endpoint pickers the chart pins, run as processes with exactly the flags and configuration it
+renders, against a release installed on the test control plane: for the monolithic and the
+prefill/decode router on both pool APIs, each picker loads its EndpointPickerConfig, reconciles its
+InferencePool with its own ServiceAccount's rights, takes exactly the serving leaders as endpoints,
+reports SERVING, and answers a gateway's ext-proc request with a serving leader (prefill/decode: a
+decode leader, and a prefill leader as the prefill host). Without a CRD it watches, it exits at start,
+and the chart's prerequisite check names that CRD first."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cluster import Cluster, eventually, ready_pods, release
+from tests.controlplane.builds import ROOT, picker, shared_crd
+from tests.controlplane.processes import TOKEN
+from tests.helm import VALUES, Helm
+from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
+from tests.test_router import EXAMPLE, monolithic_v1alpha2
+
+pytestmark = pytest.mark.cluster
+
+V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
+WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
+COMPONENT = "fusioninfer.io/component-type"
+PROMPT = "Summarise the history of the printing press in Europe, from Gutenberg to the steam press. " * 4
+DESTINATION = "x-gateway-destination-endpoint"
+PREFILL_HOST = "x-prefiller-host-port"
+OBJECTIVE_HEADER = "x-gateway-inference-objective"
+
+
+def monolithic_v1(tmp_path: Path) -> dict[str, Any]:
+    values = yaml.safe_load((VALUES / "story1-monolithic-qwen3-8b.yaml").read_text())
+    values["roles"].append({"name": "router", "componentType": "router", "strategy": "prefix-cache",
+                            "httproute": {"parentRefs": [{"name": "shared-gateway", "namespace": "gateways"}]},
+                            "models": [{"name": "batch", "criticality": "Sheddable"}]})
+    return values
+
+
+def pd(pool: str | None) -> Callable[[Path], dict[str, Any]]:
+    def values(tmp_path: Path) -> dict[str, Any]:
+        loaded: dict[str, Any] = yaml.safe_load((VALUES / EXAMPLE).read_text())
+        if pool:
+            loaded["roles"][-1]["poolAPIVersion"] = pool
+        return loaded
+    return values
+
+
+def monolithic_older(tmp_path: Path) -> dict[str, Any]:
+    values: dict[str, Any] = yaml.safe_load(monolithic_v1alpha2(tmp_path).read_text())
+    values["roles"][-1]["models"][0]["criticality"] = "Critical"
+    return values
+
+
+VARIANTS = {"monolithic-v1": monolithic_v1, "pd-v1": pd(None), "monolithic-v1alpha2": monolithic_older,
+            "pd-v1alpha2": pd(V1ALPHA2)}
+
+
+def leaders(cluster: Cluster, namespace: str, component: str | None = None) -> dict[str, str]:
+    """The serving leaders (of one component type), name → pod IP."""
+    return {p.metadata.name: p.status.pod_ip for p in cluster.pods(namespace)
+            if p.metadata.labels.get(WORKER_INDEX) == "0"
+            and (component is None or p.metadata.labels.get(COMPONENT) == component)}
+
+
+@pytest.fixture(scope="module")
+def our_crd(cluster: Cluster) -> None:
+    from fusion_helm.schemagen import crd
+
+    cluster.control_plane.apply(yaml.safe_dump(crd()))
+    cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
+                                  "crd/inferenceservices.fusioninfer.io")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.usefixtures("our_crd")
+def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, tmp_path: Path,
+                                                 variant: str) -> None:
+    values = VARIANTS[variant](tmp_path)
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    namespace = f"picker-{variant}"
+    router = values["roles"][-1]
+    serving_roles = [r for r in values["roles"] if r["componentType"] != "router"]
+    with release(cluster, helm4, "svc", namespace) as installed:
+        installed.install(path)
+        manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
+        [deployment] = [o for key, o in manifest.items() if key.startswith("Deployment/")]
+        [configmap] = [o for key, o in manifest.items() if key.startswith("ConfigMap/")
+                       and key.endswith("-epp")]
+        [pool] = [o for key, o in manifest.items() if key.startswith("InferencePool/")]
+        pods = sum(r.get("replicas", 1) * r.get("multinode", {}).get("nodeCount", 1) for r in serving_roles)
+        ready_pods(cluster, namespace, pods + 1)
+        port = pool["spec"]["targetPorts"][0]["number"] if "targetPorts" in pool["spec"] \
+            else pool["spec"]["targetPortNumber"]
+        all_leaders = leaders(cluster, namespace)
+        assert len(all_leaders) == sum(r.get("replicas", 1) for r in serving_roles)
+
+        account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
+        kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "kubeconfig")
+        with running(deployment, configmap, namespace, kubeconfig, tmp_path) as found:
+            serving(found)
+            assert CONFIG_LOADED in found.output()
+            eventually("the picker to take the serving leaders",
+                       lambda: found.endpoints() == {f"{namespace}/{name}" for name in all_leaders},
+                       describe=lambda: f"added {sorted(found.endpoints())}, leaders {sorted(all_leaders)}")
+            assert "forbidden" not in found.output()
+
+            body = {"model": "qwen3-8b", "prompt": PROMPT, "max_tokens": 8}
+            disaggregated = any(r["componentType"] == "prefiller" for r in serving_roles)
+            if disaggregated:
+                answer = found.route(body)
+                decoders = leaders(cluster, namespace, "decoder")
+                prefillers = leaders(cluster, namespace, "prefiller")
+                assert answer["headers"][DESTINATION] in {f"{ip}:{port}" for ip in decoders.values()}, answer
+                assert answer["headers"][PREFILL_HOST] in {f"{ip}:{port}" for ip in prefillers.values()}, answer
+            elif router.get("poolAPIVersion") == V1ALPHA2:
+                # The v0.5 picker: the InferenceModel's model name, served as its target models.
+                [model] = router["models"]
+                answer = found.route({**body, "model": model["modelName"]})
+                assert answer["headers"][DESTINATION] in {f"{ip}:{port}" for ip in all_leaders.values()}, answer
+                targets = {t["name"] for t in model["targetModels"]}
+                assert yaml.safe_load(answer["body"])["model"] in targets
+                # A name no InferenceModel has is Sheddable: dropped while the pool's load is unknown.
+                assert found.route({**body, "model": "unknown"})["immediate"]["status"] == 429
+            else:
+                # The v1 picker: an objective applies only to requests that name it in the header.
+                answer = found.route(body)
+                assert answer["headers"][DESTINATION] in {f"{ip}:{port}" for ip in all_leaders.values()}, answer
+                [objective] = [o for key, o in manifest.items() if key.startswith("InferenceObjective/")]
+                dropped = found.route(body, {OBJECTIVE_HEADER: objective["metadata"]["name"]})
+                assert dropped["immediate"]["status"] == 429, dropped  # Sheddable, the pool's load unknown
+        installed.uninstall()
+
+
+@pytest.mark.parametrize(("image", "crd", "kind"), [
+    ("registry.k8s.io/gateway-api-inference-extension/epp:v1.0.1", "inferenceobjectives", "InferenceObjective"),
+    ("registry.k8s.io/gateway-api-inference-extension/epp:v0.5.1", "inferencemodels", "InferenceModel"),
+])
+def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
+        cluster: Cluster, tmp_path: Path, image: str, crd: str, kind: str) -> None:
+    filename = f"inference.networking.x-k8s.io_{crd}.yaml"
+    cluster.control_plane.kubectl("delete", "crd", f"{crd}.inference.networking.x-k8s.io", "--wait")
+    try:
+        eventually(f"{crd} gone from discovery", lambda: crd not in cluster.control_plane.kubectl(
+            "api-resources", "--api-group", "inference.networking.x-k8s.io", "-o", "name").stdout)
+        check = check_prerequisites(cluster, tmp_path, f"{V1ALPHA2}/{crd}")
+        assert check.returncode == 1 and f"{crd} (inference.networking.x-k8s.io/v1alpha2) is not served" in \
+            check.stderr, check.stderr
+
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(cluster.kubeconfig.read_text())
+        config = tmp_path / "config.yaml"
+        config.write_text("apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\n"
+                          "plugins:\n- type: queue-scorer\n- type: max-score-picker\n- type: single-profile-handler\n"
+                          "schedulingProfiles:\n- name: default\n  plugins:\n  - pluginRef: queue-scorer\n"
+                          "    weight: 1\n  - pluginRef: max-score-picker\n")
+        pool_flags = ["--pool-name=absent", "--pool-namespace=default", f"--config-file={config}"]
+        if "v0.5" in image:
+            pool_flags = ["-poolName=absent", "-poolNamespace=default", f"-configFile={config}"]
+        exited = subprocess.run([str(picker(image)), *pool_flags, f"--kubeconfig={kubeconfig}"],
+                                capture_output=True, text=True, timeout=60)
+        assert exited.returncode == 1
+        assert f'no matches for kind \\"{kind}\\"' in exited.stdout + exited.stderr or \
+            f"no matches for {V1ALPHA2}" in exited.stdout + exited.stderr, (exited.stdout + exited.stderr)[-2000:]
+    finally:
+        cluster.control_plane.apply(shared_crd(filename).read_text())
+        cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
+                                      f"crd/{crd}.inference.networking.x-k8s.io")
+
+
+def check_prerequisites(cluster: Cluster, tmp_path: Path, *apis: str) -> subprocess.CompletedProcess[str]:
+    """The chart's check hook, as its Job runs it, with the resources the router needs."""
+    mounted = tmp_path / "serviceaccount"
+    mounted.mkdir()
+    (mounted / "token").write_text(TOKEN)
+    assert cluster.control_plane.ca is not None
+    (mounted / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
+    env = {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+           "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
+           "FUSION_HOOK_SERVICEACCOUNT_DIR": str(mounted)}
+    args = [arg for api in apis for arg in ("--api", api)]
+    return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
+                          env=env, text=True, capture_output=True, timeout=120)
+
