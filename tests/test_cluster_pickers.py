@@ -8,15 +8,21 @@ and the chart's prerequisite check names that CRD first."""
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from fusion_helm import InvalidSpec
+from fusion_helm.expand.router.generations import GENERATIONS
+from fusion_helm.model import PickerGeneration
+from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
+from tests.builders import render, role, service
 from tests.cluster import Cluster, eventually, ready_pods, release
 from tests.controlplane.builds import ROOT, picker, shared_crd
 from tests.controlplane.processes import TOKEN
@@ -189,3 +195,43 @@ def check_prerequisites(cluster: Cluster, tmp_path: Path, *apis: str) -> subproc
     return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
                           env=env, text=True, capture_output=True, timeout=120)
 
+
+
+def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+    """Every strategy the router renders, for each generation built here, pool API and service shape.
+    (llm-d-router's module is not served by the Go module proxy: docs/router.md.)"""
+    ports = [{"containerPort": 8000, "name": "http"}]
+    shapes = {"monolithic": [role("w", "worker", ports=ports)],
+              "pd": [role("p", "prefiller", ports=ports), role("d", "decoder", ports=ports)]}
+    for generation in (PickerGeneration.GIE_V1, PickerGeneration.GIE_V05):
+        for api in GENERATIONS[generation].pool_apis:
+            for shape, roles in shapes.items():
+                if shape == "pd" and GENERATIONS[generation].disaggregation is None:
+                    continue
+                words = [w for w in STRATEGY_WORDS if shape == "pd" or w != PD_DISAGGREGATION]
+                for strategy in [*words, {"scorers": [{"type": "prefix-cache", "parameters": {"hashBlockSize": 32}},
+                                                      {"type": "queue-size", "weight": 2}],
+                                          **({"prefillThreshold": 100} if shape == "pd" else {})}]:
+                    try:
+                        objects = render(service(*copy.deepcopy(roles), {
+                            "name": "router", "componentType": "router", "poolAPIVersion": api.value,
+                            "strategy": strategy, "endpointPicker": {"generation": str(generation)},
+                            "httproute": {"parentRefs": [{"name": "gw"}]}}))
+                    except InvalidSpec as refused:  # a scorer the release has not: refused, not rendered
+                        assert "has no lora-affinity scorer" in refused.message
+                        continue
+                    yield f"{generation} {api.value} {shape} {strategy}", objects
+
+
+def test_every_configuration_the_router_renders_loads_in_its_picker(cluster: Cluster, tmp_path: Path) -> None:
+    loaded = 0
+    for case, objects in configurations():
+        workdir = tmp_path / str(loaded)
+        workdir.mkdir()
+        with running(objects["Deployment/svc-router-epp"], objects["ConfigMap/svc-router-epp"], "default",
+                     cluster.kubeconfig, workdir) as found:
+            eventually(f"{case}: the configuration loaded",
+                       lambda: CONFIG_LOADED in found.output() or found.process.poll() is not None)
+            assert CONFIG_LOADED in found.output(), f"{case}:\n{found.output()[-3000:]}"
+        loaded += 1
+    assert loaded >= 25
