@@ -28,7 +28,7 @@ from tests.controlplane.builds import ROOT, picker, shared_crd
 from tests.controlplane.processes import TOKEN
 from tests.helm import VALUES, Helm
 from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
-from tests.test_router import EXAMPLE, monolithic_v1alpha2
+from tests.test_router import EXAMPLE, documented_request, monolithic_v1alpha2
 
 pytestmark = pytest.mark.cluster
 
@@ -121,7 +121,9 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
             body = {"model": "qwen3-8b", "prompt": PROMPT, "max_tokens": 8}
             disaggregated = any(r["componentType"] == "prefiller" for r in serving_roles)
             if disaggregated:
-                answer = found.route(body)
+                # The request docs/router.md shows for this example, its Critical objective named.
+                headers, model = documented_request()
+                answer = found.route({**body, "model": model}, headers)
                 decoders = leaders(cluster, namespace, "decoder")
                 prefillers = leaders(cluster, namespace, "prefiller")
                 assert answer["headers"][DESTINATION] in {f"{ip}:{port}" for ip in decoders.values()}, answer

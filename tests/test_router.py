@@ -408,3 +408,20 @@ def test_every_strategy_word_renders_its_weighting_and_validates_strictly(word: 
                    "queue-size": "queue-scorer", "lora-affinity": "lora-affinity-scorer"}[word]
         assert by_scorer[leading] == 3 and set(by_scorer.values()) == {2, 3}
         assert len(by_scorer) == (4 if word == "lora-affinity" else 3)
+
+
+def documented_request() -> tuple[dict[str, str], str]:
+    """The request docs/router.md shows a client of the example router sending: (headers, body model)."""
+    text = (VALUES.parent / "docs" / "router.md").read_text()
+    block = text.split("POST /v1/completions\n", 1)[1].split("```", 1)[0].strip().splitlines()
+    headers = dict(line.split(": ", 1) for line in block[:-1])
+    return headers, yaml.safe_load(block[-1])["model"]
+
+
+def test_the_documented_request_names_the_example_s_objective_and_served_model(helm: Helm) -> None:
+    headers, model = documented_request()
+    objects = render_story(helm, EXAMPLE)
+    assert headers == {"x-gateway-inference-objective": one(objects, "InferenceObjective")["metadata"]["name"]}
+    for lws in of_kind(objects, "LeaderWorkerSet"):
+        args = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["args"]
+        assert args[args.index("--model") + 1] == model

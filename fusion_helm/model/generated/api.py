@@ -293,7 +293,18 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                        '(0, '
                                                                                                                                        'the '
                                                                                                                                        'default: '
-                                                                                                                                       'always).',
+                                                                                                                                       'always); '
+                                                                                                                                       'counted '
+                                                                                                                                       'in '
+                                                                                                                                       'characters '
+                                                                                                                                       'by '
+                                                                                                                                       'the '
+                                                                                                                                       'gie-v1.0 '
+                                                                                                                                       'picker, '
+                                                                                                                                       'in '
+                                                                                                                                       'tokens '
+                                                                                                                                       'by '
+                                                                                                                                       'llm-d-router.',
                                                                                                                         'minimum': 0}}}]},
                                                             'endpointPickerConfig': {'type': 'string',
                                                                                      'description': 'EndpointPickerConfig '
@@ -888,7 +899,18 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                               '(0, '
                                                                                                                               'the '
                                                                                                                               'default: '
-                                                                                                                              'always).',
+                                                                                                                              'always); '
+                                                                                                                              'counted '
+                                                                                                                              'in '
+                                                                                                                              'characters '
+                                                                                                                              'by '
+                                                                                                                              'the '
+                                                                                                                              'gie-v1.0 '
+                                                                                                                              'picker, '
+                                                                                                                              'in '
+                                                                                                                              'tokens '
+                                                                                                                              'by '
+                                                                                                                              'llm-d-router.',
                                                                                                                'minimum': 0}},
                                                                            'additionalProperties': False}]},
                                                    'endpointPickerConfig': {'type': 'string',
