@@ -103,7 +103,7 @@ def serving(found: Picker, timeout: float = 120) -> None:
     takes ext-proc connections."""
     def probe() -> bool | None:
         assert found.process.poll() is None, f"the picker exited:\n{found.output()[-3000:]}"
-        return found.health("inference-extension") == "SERVING" and listening(GRPC) or None
+        return (found.health("inference-extension") == "SERVING" and listening(GRPC)) or None
     eventually("the picker serving", probe, timeout=timeout)
 
 
