@@ -82,6 +82,15 @@ def seeds() -> list[dict[str, Any]]:
                 router["endpointPickerConfig"] = ("apiVersion: inference.networking.x-k8s.io/v1alpha1\n"
                                                   "kind: EndpointPickerConfig\nplugins:\n- type: queue-scorer\n")
                 out.append(verbatim)
+                # and with each other picker generation's configuration
+                original = out[-2]
+                for pool, generation in (("inference.networking.k8s.io/v1", "llm-d-router"),
+                                         ("inference.networking.x-k8s.io/v1alpha2", "gie-v1.0")):
+                    other = copy.deepcopy(original)
+                    router = next(r for r in other["spec"]["roles"] if r["componentType"] == "router")
+                    router["poolAPIVersion"] = pool
+                    router.setdefault("endpointPicker", {})["generation"] = generation
+                    out.append(other)
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
