@@ -161,6 +161,19 @@ def test_status_after_install_and_each_upgrade(cluster: Cluster, helm: Helm, tmp
         assert via_helm.splitlines()[2].split()[:3] == ["inference", "Running", "1/1"]
 
 
+def test_the_first_install_on_a_cluster_without_the_crd(cluster: Cluster, helm: Helm) -> None:
+    """Helm installs crds/ and then renders; the role-change guard must not ask for a kind Helm has not
+    discovered yet (Helm 4's lookup fails on one)."""
+    cluster.control_plane.kubectl("delete", "crd", "inferenceservices.fusioninfer.io", "--ignore-not-found",
+                                  "--wait")
+    namespace = f"first-install-helm{helm.major}"
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(STORY2)
+        assert [o["metadata"]["name"] for o in cluster.custom(
+            ("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)] == [SERVICE]
+        installed.uninstall()
+
+
 def test_renaming_a_role_is_refused_unless_allowed(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
     namespace = f"rename-helm{helm.major}"
     with release(cluster, helm, "svc", namespace) as installed:

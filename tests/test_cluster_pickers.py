@@ -75,17 +75,7 @@ def leaders(cluster: Cluster, namespace: str, component: str | None = None) -> d
             and (component is None or p.metadata.labels.get(COMPONENT) == component)}
 
 
-@pytest.fixture(scope="module")
-def our_crd(cluster: Cluster) -> None:
-    from fusion_helm.schemagen import crd
-
-    cluster.control_plane.apply(yaml.safe_dump(crd()))
-    cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
-                                  "crd/inferenceservices.fusioninfer.io")
-
-
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-@pytest.mark.usefixtures("our_crd")
 def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, tmp_path: Path,
                                                  variant: str) -> None:
     values = VARIANTS[variant](tmp_path)

@@ -68,6 +68,9 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- $name := include "fusioninfer.name" . -}}
 {{- $wanted := dict -}}
 {{- range .Values.roles -}}{{- $_ := set $wanted .name .componentType -}}{{- end -}}
+{{- /* Without the API there is no earlier InferenceService, and Helm 4's lookup fails on a kind it has
+not discovered (the first install, right after it installs crds/). */ -}}
+{{- if .Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1/InferenceService" -}}
 {{- with lookup "fusioninfer.io/v1alpha1" "InferenceService" .Release.Namespace $name -}}
 {{- range .spec.roles -}}
 {{- $replicas := int (default 1 .replicas) -}}
@@ -78,6 +81,7 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 {{- fail (printf "this upgrade removes role %s of InferenceService %s and deletes %s; to allow it, set allowRoleRemoval={%s}" .name $name $loss .name) -}}
 {{- else if ne (get $wanted .name) .componentType -}}
 {{- fail (printf "this upgrade changes role %s of InferenceService %s from %s to %s and restarts %s; to allow it, set allowRoleRemoval={%s}" .name $name .componentType (get $wanted .name) $loss .name) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
