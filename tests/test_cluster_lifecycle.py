@@ -28,6 +28,7 @@ from tests.cluster import (
     release,
     scaled,
 )
+from tests.controlplane.processes import TOKEN
 from tests.helm import CHART, VALUES, Helm, fusion_helm
 
 pytestmark = pytest.mark.cluster
@@ -278,12 +279,14 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
 LWS_CONFIG = "apiVersion: config.lws.x-k8s.io/v1alpha1\nkind: Configuration\nleaderElection:\n  leaderElect: true\n"
 
 
-def hook_environment(cluster: Cluster, namespace: str, account: str, tmp_path: Path) -> dict[str, str]:
-    """What a pod of ACCOUNT sees: the API server's address, and the account's token and CA."""
+def hook_environment(cluster: Cluster, namespace: str, account: str | None, tmp_path: Path) -> dict[str, str]:
+    """What a pod of ACCOUNT sees: the API server's address, and the account's token and CA (ACCOUNT
+    None: the control plane's admin)."""
     mounted = tmp_path / "serviceaccount"
     mounted.mkdir()
-    (mounted / "token").write_text(cluster.control_plane.kubectl("create", "token", account, "--namespace",
-                                                                 namespace).stdout)
+    token = TOKEN if account is None else cluster.control_plane.kubectl(
+        "create", "token", account, "--namespace", namespace).stdout
+    (mounted / "token").write_text(token)
     assert cluster.control_plane.ca is not None
     (mounted / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
     return {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",

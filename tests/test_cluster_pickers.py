@@ -25,9 +25,9 @@ from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
 from tests.builders import render, role, service
 from tests.cluster import Cluster, eventually, ready_pods, release
 from tests.controlplane.builds import ROOT, picker, shared_crd
-from tests.controlplane.processes import TOKEN
 from tests.helm import VALUES, Helm
 from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
+from tests.test_cluster_lifecycle import hook_environment
 from tests.test_router import EXAMPLE, documented_request, monolithic_v1alpha2
 
 pytestmark = pytest.mark.cluster
@@ -175,14 +175,7 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
 
 def check_prerequisites(cluster: Cluster, tmp_path: Path, *apis: str) -> subprocess.CompletedProcess[str]:
     """The chart's check hook, as its Job runs it, with the resources the router needs."""
-    mounted = tmp_path / "serviceaccount"
-    mounted.mkdir()
-    (mounted / "token").write_text(TOKEN)
-    assert cluster.control_plane.ca is not None
-    (mounted / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
-    env = {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-           "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
-           "FUSION_HOOK_SERVICEACCOUNT_DIR": str(mounted)}
+    env = hook_environment(cluster, "default", None, tmp_path)
     args = [arg for api in apis for arg in ("--api", api)]
     return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
                           env=env, text=True, capture_output=True, timeout=120)
