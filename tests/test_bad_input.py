@@ -65,9 +65,9 @@ CASES = {
         "InferenceService qwen: spec.roles[1].template.spec.containers: must have at least 1 item(s), got 0"),
     "unknown field": (
         with_role_change("replica", 2),
-        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: componentType, endpointPicker, "
-        "endpointPickerConfig, gateway, httproute, models, multinode, name, poolAPIVersion, recoveryPolicy, "
-        "replicas, strategy, targetPort, template)"),
+        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, componentType, "
+        "endpointPicker, endpointPickerConfig, gateway, httproute, models, multinode, name, poolAPIVersion, "
+        "recoveryPolicy, replicas, rollout, strategy, targetPort, template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
         "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: the router runs "

@@ -1,7 +1,8 @@
 """Pure expansion: an InferenceService model → the Kubernetes objects that serve it.
 
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
-by role order and replica index, then the router's objects. Generated objects may share unchanged
+by role order and replica index (layout role: the role's one, and its autoscaler), then the router's
+objects. Generated objects may share unchanged
 sub-structures (a role's pod spec is the same object in all its replicas): treat the result as
 read-only.
 """
@@ -11,11 +12,12 @@ from __future__ import annotations
 from fusion_helm.collector import paused
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang, naming
+from fusion_helm.expand.autoscaling import horizontal_pod_autoscalers
 from fusion_helm.expand.conformance import check_objects
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_sets, role_blueprint
 from fusion_helm.expand.pods import role_templates
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
-from fusion_helm.model import InferenceService, Role
+from fusion_helm.model import InferenceService, Layout, Role
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     objects = gang.pod_groups(service, plan, requests)
     for role in service.roles:
         objects += leader_worker_sets(service, role, blueprints[role.name], plan)
+        objects += horizontal_pod_autoscalers(service, role)
     if service.router is not None:
         from fusion_helm.expand.router import router_objects  # seven modules most services never need
 
@@ -62,7 +65,7 @@ def _check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]
             raise InvalidSpec(service.where, role.template_path,
                               f"makes LeaderWorkerSets of about {each:,} bytes, over the {MAX_OBJECT_BYTES:,} bytes "
                               "the API server stores in one object")
-        total += each * role.replicas
+        total += each * (1 if service.layout is Layout.ROLE else role.replicas)
         if total > MAX_OUTPUT_BYTES:
             raise InvalidSpec(service.where, f"{role.path}.replicas",
                               f"the expansion would write about {total // 2**20:,} MiB, over the limit of "

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from fusion_helm.errors import InvalidSpec, format_path
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Role
+from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Layout, Role
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -33,12 +33,16 @@ class GangPlan:
     minimum: Mapping[str, int] = EMPTY
     """Role name → how many of its first replicas belong to the atomic minimum."""
     level: GangLevel = GangLevel.ROLE
+    layout: Layout = Layout.REPLICA
 
     def shared_annotations(self) -> dict[str, str]:
         return {ANNOTATION_GROUP_NAME: self.group_name} if self.group_name else {}
 
     def replica_annotations(self, role: Role, index: int) -> dict[str, str]:
-        return {ANNOTATION_TASK_SPEC: naming.task_name(role.name, index)} if self.group_name else {}
+        """The replica's Volcano task; in the role layout one template serves every group: the role's."""
+        if not self.group_name:
+            return {}
+        return {ANNOTATION_TASK_SPEC: role.name if self.layout is Layout.ROLE else naming.task_name(role.name, index)}
 
 
 def plan_gang(service: InferenceService) -> GangPlan:
@@ -52,13 +56,13 @@ def plan_gang(service: InferenceService) -> GangPlan:
         enabled = any(role.multinode or role.component_type in DISAGGREGATED for role in service.roles)
         gang = GangSchedule(enable=enabled, level=GangLevel.ROLE, min_role_replicas={})
     if not gang.enable:
-        return GangPlan(group_name=None, scheduler_name=service.scheduler_name)
+        return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
     minimum = {role.name: role.replicas if gang.level is GangLevel.GROUP
                else min(gang.min_role_replicas.get(role.name, 1), role.replicas) for role in service.roles}
     if sum(minimum[role.name] * role.node_count for role in service.roles) <= 1 and not any(
             role.multinode for role in service.roles):
         if service.gang_schedule is None:
-            return GangPlan(group_name=None, scheduler_name=service.scheduler_name)
+            return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
         raise InvalidSpec(service.where, "spec.gangSchedule",
                           "no gang is possible: the atomic minimum is a single pod and every replica is one "
                           "pod; remove gangSchedule, or raise replicas or minRoleReplicas")
@@ -66,16 +70,19 @@ def plan_gang(service: InferenceService) -> GangPlan:
         raise InvalidSpec(service.where, "spec.schedulingStrategy.schedulerName",
                           f"must be {GANG_SCHEDULER} for a gang-scheduled service (only Volcano reads its "
                           f"PodGroup), got {service.scheduler_name!r}; or set spec.gangSchedule.enable: false")
-    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=gang.level)
+    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=gang.level,
+                    layout=service.layout)
 
 
 def pod_groups(
     service: InferenceService, plan: GangPlan, replica_requests: Mapping[str, resources.Resources]
 ) -> list[dict[str, Any]]:
-    """One PodGroup. Each replica is a subgroup (its pods, by their replica-index label), placed whole
-    or not at all. Per role, one subGroupPolicy selects the replicas of the atomic minimum by index and
-    requires all of them; at level role a second one holds the other replicas, required none, so each
-    is placed as capacity allows. Why this layout: docs/gang-scheduling.md.
+    """One PodGroup. Each replica is a subgroup (its pods, by their replica-index label; in the role
+    layout LWS's group-index label), placed whole or not at all. Per role, one subGroupPolicy selects
+    the replicas of the atomic minimum by index and requires all of them; at level role a second one
+    holds the other replicas, required none, so each is placed as capacity allows. In the role layout
+    that second one is there at level group too: it holds the groups a rollout's surge adds. Why this
+    layout: docs/gang-scheduling.md.
     """
     if plan.group_name is None:
         return []
@@ -87,7 +94,8 @@ def pod_groups(
         if first:
             policies.append(_policy(service, role, "minimum", minimum, "In", first))
             requests.append(resources.scale(replica_requests[role.name], minimum))
-        if plan.level is GangLevel.ROLE:  # even when it holds no replica yet: scaling up then changes nothing
+        # Even when it holds no replica yet: scaling up then changes nothing.
+        if plan.level is GangLevel.ROLE or plan.layout is Layout.ROLE:
             policies.append(_policy(service, role, "more", 0, "NotIn", first))
     spec: dict[str, Any] = {
         "minMember": sum(plan.minimum[role.name] * role.node_count for role in service.roles),
@@ -102,15 +110,16 @@ def pod_groups(
 
 def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: int, operator: str,
             indices: list[str]) -> dict[str, Any]:
+    index_label = naming.replica_index_label(service)
     selector: dict[str, Any] = {"matchLabels": {naming.LABEL_SERVICE: service.name, naming.LABEL_ROLE_NAME: role.name}}
     if indices:  # NotIn needs values; without any, "more" is every replica of the role
-        selector["matchExpressions"] = [{"key": naming.LABEL_REPLICA_INDEX, "operator": operator, "values": indices}]
+        selector["matchExpressions"] = [{"key": index_label, "operator": operator, "values": indices}]
     return {
         "name": f"{role.name}/{part}",
         "subGroupSize": role.node_count,
         "minSubGroups": min_sub_groups,
         "labelSelector": selector,
-        "matchLabelKeys": [naming.LABEL_REPLICA_INDEX],
+        "matchLabelKeys": [index_label],
     }
 
 

@@ -1,4 +1,5 @@
-"""One LeaderWorkerSet per role replica, built from the role's stamped pod templates."""
+"""A role's LeaderWorkerSets, built from its stamped pod templates: one per replica (layout replica)
+or one whose groups are the replicas (layout role)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from fusion_helm.expand import naming
 from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.model import InferenceService, RecoveryPolicy, Role
+from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -38,6 +39,9 @@ def role_blueprint(
     service: InferenceService, role: Role, templates: RoleTemplates, plan: GangPlan
 ) -> RoleBlueprint:
     path = role.template_path
+    shared_annotations = plan.shared_annotations()
+    if service.layout is Layout.ROLE:  # one template serves every group
+        shared_annotations.update(plan.replica_annotations(role, 0))
 
     def stamp(template: Mapping[str, Any]) -> dict[str, Any]:
         metadata = template.get("metadata") or {}
@@ -49,7 +53,7 @@ def role_blueprint(
         labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
                               naming.pod_labels(service, role), per_replica=[naming.LABEL_REPLICA_INDEX])
         annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),
-                                   plan.shared_annotations(), per_replica=plan.replica_annotations(role, 0))
+                                   shared_annotations, per_replica=plan.replica_annotations(role, 0))
         stamped_metadata = {**metadata, "labels": labels}
         stamped_metadata.pop("annotations", None)
         if annotations:
@@ -71,7 +75,11 @@ def role_blueprint(
 def leader_worker_sets(
     service: InferenceService, role: Role, blueprint: RoleBlueprint, plan: GangPlan
 ) -> Iterator[dict[str, Any]]:
-    """The role's LeaderWorkerSets, one per replica in index order; what they share is built once."""
+    """The role's LeaderWorkerSets: in the replica layout one per replica in index order (what they
+    share is built once), in the role layout one."""
+    if service.layout is Layout.ROLE:
+        yield _role_leader_worker_set(service, role, blueprint)
+        return
     role_labels = naming.role_labels(service, role)
     restart_policy = RESTART_POLICY[role.recovery_policy]
     startup_policy = {"startupPolicy": role.startup_policy} if role.startup_policy else {}
@@ -99,6 +107,29 @@ def leader_worker_sets(
                 **role_labels, **index_label, naming.LABEL_SPEC_HASH: blueprint.spec_hash}),
             "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template, **startup_policy},
         }
+
+
+def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: RoleBlueprint) -> dict[str, Any]:
+    """Its groups are the role's replicas. Without ``replicas`` while an autoscaler owns the count:
+    an upgrade then leaves the scaled count alone (Helm 3's three-way merge sees no change to it, and
+    Helm 4's server-side apply does not own it)."""
+    template: dict[str, Any] = {"size": blueprint.size, "restartPolicy": RESTART_POLICY[role.recovery_policy]}
+    if blueprint.leader is not None:
+        template["leaderTemplate"] = blueprint.leader
+    template["workerTemplate"] = blueprint.worker
+    spec: dict[str, Any] = {} if role.autoscaling else {"replicas": role.replicas}
+    spec["leaderWorkerTemplate"] = template
+    if role.rollout:
+        spec["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": dict(role.rollout)}
+    if role.startup_policy:
+        spec["startupPolicy"] = role.startup_policy
+    return {
+        "apiVersion": LWS_API_VERSION,
+        "kind": "LeaderWorkerSet",
+        "metadata": naming.object_metadata(service, naming.role_lws_name(service, role), {
+            **naming.role_labels(service, role), naming.LABEL_SPEC_HASH: blueprint.spec_hash}),
+        "spec": spec,
+    }
 
 
 def _merge_owned(

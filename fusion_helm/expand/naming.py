@@ -5,18 +5,20 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.labels import (
     LABEL_COMPONENT_TYPE,
+    LABEL_GROUP_INDEX,
     LABEL_REPLICA_INDEX,
     LABEL_ROLE_NAME,
     LABEL_SERVICE,
     LABEL_SPEC_HASH,
 )
-from fusion_helm.model import ComponentType, InferenceService, Role, Router
+from fusion_helm.model import ComponentType, InferenceService, Layout, Role, Router
+from fusion_helm.model.scaling import DEFAULT_MAX_SURGE, scaled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["LABEL_COMPONENT_TYPE", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE", "LABEL_SPEC_HASH"]
+__all__ = ["LABEL_COMPONENT_TYPE", "LABEL_GROUP_INDEX", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE", "LABEL_SPEC_HASH"]
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
@@ -29,12 +31,32 @@ PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
 
 
 def lws_name(service: str, role: str, index: int) -> str:
+    """Layout replica: the replica's LeaderWorkerSet."""
     return f"{service}-{role}-{index}"
+
+
+def role_lws_name(service: InferenceService, role: Role) -> str:
+    """Layout role: the role's one LeaderWorkerSet; a taken-over LeaderWorkerSet keeps its own name."""
+    return service.name if role.taken_over else f"{service.name}-{role.name}"
+
+
+def replica_index_label(service: InferenceService) -> str:
+    """The pod label holding a pod's replica index: ours in the replica layout, LWS's group index in the
+    role layout (one template serves every group)."""
+    return LABEL_GROUP_INDEX if service.layout is Layout.ROLE else LABEL_REPLICA_INDEX
 
 
 def task_name(role: str, index: int) -> str:
     """The replica's task (``volcano.sh/task-spec``): Volcano groups a job's pods by it (e.g. fit errors)."""
     return f"{role}-{index}"
+
+
+def most_groups(role: Role) -> int:
+    """Layout role: the most groups the role's LeaderWorkerSet can have at once (its autoscaler's
+    maximum, and the surge groups of a rollout)."""
+    replicas = role.autoscaling.max_replicas if role.autoscaling else role.replicas
+    surge = (role.rollout or {}).get("maxSurge", DEFAULT_MAX_SURGE)
+    return replicas + scaled(surge, replicas, up=True)
 
 
 def router_name(service: str, router: str) -> str:
@@ -77,17 +99,23 @@ def object_metadata(service: InferenceService, name: str, labels: dict[str, str]
 def check_name_lengths(service: InferenceService, role: Role) -> None:
     """Refuse a role whose LeaderWorkerSet, StatefulSet or pod names would be too long.
 
-    LWS ``x`` makes a leader StatefulSet ``x``, leader pods ``x-0``, and for multi-node replicas a
-    worker StatefulSet ``x-0`` with pods ``x-0-1`` … ``x-0-<size-1>``.
+    LWS ``x`` makes a leader StatefulSet ``x``, leader pods ``x-<group>``, and for multi-node replicas
+    a worker StatefulSet ``x-<group>`` per group with pods ``x-<group>-1`` … ``x-<group>-<size-1>``.
+    Layout replica: one group per LWS, the last replica's names are the longest; layout role: one LWS,
+    its last possible group's are.
     """
-    if role.replicas == 0:
+    if service.layout is Layout.ROLE:
+        lws, last_group = role_lws_name(service, role), most_groups(role) - 1
+    elif role.replicas == 0:
         return
-    lws = lws_name(service.name, role.name, role.replicas - 1)
-    names = [(lws, "LeaderWorkerSet", MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME),
-             (f"{lws}-0", "pod", MAX_NAME)]
-    if role.multinode:
-        names += [(f"{lws}-0", "worker StatefulSet", MAX_STATEFULSET_NAME),
-                  (f"{lws}-0-{role.node_count - 1}", "worker pod", MAX_NAME)]
+    else:
+        lws, last_group = lws_name(service.name, role.name, role.replicas - 1), 0
+    names = [(lws, "LeaderWorkerSet", MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME)]
+    if last_group >= 0:
+        names.append((f"{lws}-{last_group}", "pod", MAX_NAME))
+        if role.multinode:
+            names += [(f"{lws}-{last_group}", "worker StatefulSet", MAX_STATEFULSET_NAME),
+                      (f"{lws}-{last_group}-{role.node_count - 1}", "worker pod", MAX_NAME)]
     for name, what, limit in names:
         if len(name) > limit:
             raise InvalidSpec(
@@ -101,6 +129,9 @@ def check_collisions(service: InferenceService) -> None:
     """Refuse two roles whose StatefulSets would share a name: role ``a``'s replica 1 worker StatefulSet
     ``svc-a-1-0`` is role ``a-1``'s replica 0 leader StatefulSet. (LeaderWorkerSet and pod names never
     collide across roles: their numeric suffixes differ in number.)"""
+    if service.layout is Layout.ROLE:
+        _check_role_layout_collisions(service)
+        return
     made: dict[str, tuple[Role, int, str]] = {}
     for role in _roles_whose_names_can_meet(service.roles):
         for index in range(role.replicas):
@@ -116,6 +147,21 @@ def check_collisions(service: InferenceService) -> None:
                                       f"role {role.name!r} replica {index}'s {what} {name!r} is also role "
                                       f"{first.name!r} replica {first_index}'s {first_what} ({first.name_path}); "
                                       "rename one of the roles")
+
+
+def _check_role_layout_collisions(service: InferenceService) -> None:
+    """Layout role: a multi-node role ``a`` makes a worker StatefulSet ``svc-a-<group>`` per group, and
+    worker pods ``svc-a-<group>-<n>``: role ``a-<number>``'s own LeaderWorkerSet, StatefulSet and pod
+    names. Its groups come and go with scaling, so any such name is refused."""
+    by_name = {role.name: role for role in service.roles}
+    for role in service.roles:
+        prefix, _, suffix = role.name.rpartition("-")
+        other = by_name.get(prefix)
+        if other is not None and other.multinode and suffix.isdigit():
+            raise InvalidSpec(service.where, role.name_path,
+                              f"role {role.name!r}'s LeaderWorkerSet {role_lws_name(service, role)!r} is also the "
+                              f"worker StatefulSet of group {suffix} of multi-node role {other.name!r} "
+                              f"({other.name_path}) in layout role; rename one of the roles")
 
 
 def _roles_whose_names_can_meet(roles: tuple[Role, ...]) -> list[Role]:

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.metadata import check_dns_label, check_metadata
+from fusion_helm.model.scaling import Autoscaling, check_rollout, parse_autoscaling
 from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.validation import check_unique, validate_spec
@@ -55,6 +56,13 @@ class GangLevel(StrEnum):
     """The first minRoleReplicas replicas of each role together; further replicas as capacity allows."""
 
 
+class Layout(StrEnum):
+    REPLICA = "replica"
+    """One LeaderWorkerSet per role replica: each replica independent, a template change restarts them all."""
+    ROLE = "role"
+    """One LeaderWorkerSet per role, its replicas the LWS's groups: rolling updates and autoscaling."""
+
+
 @record
 class GangSchedule:
     """``spec.gangSchedule`` as written (the service did not omit it)."""
@@ -81,6 +89,10 @@ class Role:
     """Multi-node replicas join by Ray; False keeps the pods' own commands (a taken-over LeaderWorkerSet)."""
     startup_policy: str | None = None
     """A taken-over LeaderWorkerSet's startupPolicy, carried over."""
+    rollout: Mapping[str, Any] | None = None
+    """Layout role: the LWS's rollingUpdateConfiguration (maxUnavailable, maxSurge, partition) as given."""
+    autoscaling: Autoscaling | None = None
+    """Layout role: the autoscaler's bounds; ``replicas`` is then its minimum, what the gang plans for."""
 
     @property
     def multinode(self) -> bool:
@@ -119,6 +131,7 @@ class InferenceService:
     """The kind it was read from: an InferenceService, or a taken-over LeaderWorkerSet."""
     annotations: Mapping[str, str] = EMPTY
     """Carried to every generated object: a taken-over LeaderWorkerSet's own annotations."""
+    layout: Layout = Layout.REPLICA
 
     @property
     def disaggregated(self) -> bool:
@@ -158,9 +171,17 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     labels = metadata.get("labels") or {}
     spec = validate_spec(spec, where)
     check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
-    roles = tuple(_parse_role(raw, position, where) for position, raw in enumerate(spec["roles"])
+    layout = Layout(spec.get("layout", Layout.REPLICA))
+    roles = tuple(_parse_role(raw, position, where, layout) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] != ComponentType.ROUTER)
     router = _parse_router(spec["roles"], bool(roles), where)
+    gang_schedule = _parse_gang_schedule(spec.get("gangSchedule"), roles, where)
+    if gang_schedule is not None and gang_schedule.level is GangLevel.GROUP:
+        for role in roles:
+            if role.autoscaling is not None:
+                raise InvalidSpec(where, f"{role.path}.autoscaling",
+                                  "cannot go with gangSchedule level group, which requires every replica while "
+                                  "the autoscaler changes how many there are; use level role")
     return InferenceService(
         name=name,
         roles=roles,
@@ -168,7 +189,8 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         namespace=metadata.get("namespace"),
         labels=dict(labels),
         scheduler_name=(spec.get("schedulingStrategy") or {}).get("schedulerName"),
-        gang_schedule=_parse_gang_schedule(spec.get("gangSchedule"), roles, where),
+        gang_schedule=gang_schedule,
+        layout=layout,
     )
 
 
@@ -187,7 +209,8 @@ def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...],
         if gang.level is GangLevel.GROUP:
             raise InvalidSpec(where, path, "only applies to level role; level group requires every replica")
         if count > role.replicas:
-            raise InvalidSpec(where, path, f"must be at most the role's replicas ({role.replicas}), got {count}")
+            replicas = "autoscaling.minReplicas" if role.autoscaling else "replicas"
+            raise InvalidSpec(where, path, f"must be at most the role's {replicas} ({role.replicas}), got {count}")
     return gang
 
 
@@ -205,7 +228,7 @@ def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> R
     return parse_router(raws[positions[0]], positions[0], where, disaggregated)
 
 
-def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
+def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layout) -> Role:
     path = f"spec.roles[{position}]"
     component_type = ComponentType(raw["componentType"])
     for router_field in ROUTER_ONLY_FIELDS:
@@ -218,11 +241,27 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str) -> Role:
         raise InvalidSpec(where, f"{path}.template", f"is required for componentType {component_type}")
     if "spec" not in raw["template"]:
         raise InvalidSpec(where, f"{path}.template.spec", "is required")
+    for per_role_field in ("rollout", "autoscaling"):
+        if per_role_field in raw and layout is not Layout.ROLE:
+            raise InvalidSpec(where, f"{path}.{per_role_field}",
+                              f"needs spec.layout: role (one LeaderWorkerSet per role, whose groups the LWS "
+                              f"controller rolls and scales); layout {layout} makes one LeaderWorkerSet per replica")
+    autoscaling = parse_autoscaling(raw.get("autoscaling"), f"{path}.autoscaling", where)
+    if autoscaling is not None and "replicas" in raw:
+        raise InvalidSpec(where, f"{path}.replicas",
+                          "is the autoscaler's while autoscaling is on (helm upgrade would otherwise reset it); "
+                          "remove it and set autoscaling.minReplicas")
+    replicas = autoscaling.min_replicas if autoscaling else raw.get("replicas", 1)
+    rollout = raw.get("rollout")
+    if rollout is not None:
+        check_rollout(rollout, replicas, f"{path}.rollout", where)
     multinode = raw.get("multinode") or {}
     return Role(
         name=raw["name"],
         component_type=component_type,
-        replicas=raw.get("replicas", 1),
+        replicas=replicas,
+        rollout=rollout,
+        autoscaling=autoscaling,
         node_count=multinode.get("nodeCount", 1),
         serving_command=tuple(multinode.get("servingCommand", DEFAULT_SERVING_COMMAND)),
         template=raw["template"],

@@ -102,6 +102,184 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                            'entrypoint.',
                                                                                                             'minItems': 1,
                                                                                                             'items': {'type': 'string'}}}},
+                                                            'rollout': {'type': 'object',
+                                                                        'description': 'Layout role only: how a '
+                                                                                       'template change rolls '
+                                                                                       "through the role's groups "
+                                                                                       "(its LeaderWorkerSet's "
+                                                                                       'rolloutStrategy.rollingUpdateConfiguration; '
+                                                                                       'the LWS controller does '
+                                                                                       'the rolling).',
+                                                                        'properties': {'maxUnavailable': {'description': 'Groups '
+                                                                                                                         '(replicas) '
+                                                                                                                         'that '
+                                                                                                                         'may '
+                                                                                                                         'be '
+                                                                                                                         'down '
+                                                                                                                         'during '
+                                                                                                                         'the '
+                                                                                                                         'rollout: '
+                                                                                                                         'a '
+                                                                                                                         'count '
+                                                                                                                         '(>= '
+                                                                                                                         '0) '
+                                                                                                                         'or '
+                                                                                                                         'a '
+                                                                                                                         'percentage '
+                                                                                                                         '("25%", '
+                                                                                                                         'at '
+                                                                                                                         'most '
+                                                                                                                         '100%) '
+                                                                                                                         'of '
+                                                                                                                         'the '
+                                                                                                                         'replicas, '
+                                                                                                                         'rounded '
+                                                                                                                         'down '
+                                                                                                                         '(default '
+                                                                                                                         '1). '
+                                                                                                                         'Not '
+                                                                                                                         '0 '
+                                                                                                                         'together '
+                                                                                                                         'with '
+                                                                                                                         'maxSurge '
+                                                                                                                         '0.',
+                                                                                                          'x-kubernetes-int-or-string': True,
+                                                                                                          'anyOf': [{'type': 'integer'},
+                                                                                                                    {'type': 'string'}]},
+                                                                                       'maxSurge': {'description': 'Extra '
+                                                                                                                   'groups '
+                                                                                                                   'created '
+                                                                                                                   'during '
+                                                                                                                   'the '
+                                                                                                                   'rollout: '
+                                                                                                                   'a '
+                                                                                                                   'count '
+                                                                                                                   '(>= '
+                                                                                                                   '0) '
+                                                                                                                   'or '
+                                                                                                                   'a '
+                                                                                                                   'percentage '
+                                                                                                                   '(at '
+                                                                                                                   'most '
+                                                                                                                   '100%) '
+                                                                                                                   'of '
+                                                                                                                   'the '
+                                                                                                                   'replicas, '
+                                                                                                                   'rounded '
+                                                                                                                   'up '
+                                                                                                                   '(default '
+                                                                                                                   '0). '
+                                                                                                                   'Each '
+                                                                                                                   'is '
+                                                                                                                   'placed '
+                                                                                                                   'whole, '
+                                                                                                                   'as '
+                                                                                                                   'capacity '
+                                                                                                                   'allows '
+                                                                                                                   '(it '
+                                                                                                                   'is '
+                                                                                                                   'never '
+                                                                                                                   'in '
+                                                                                                                   'the '
+                                                                                                                   "gang's "
+                                                                                                                   'atomic '
+                                                                                                                   'minimum).',
+                                                                                                    'x-kubernetes-int-or-string': True,
+                                                                                                    'anyOf': [{'type': 'integer'},
+                                                                                                              {'type': 'string'}]},
+                                                                                       'partition': {'type': 'integer',
+                                                                                                     'format': 'int32',
+                                                                                                     'description': 'Groups '
+                                                                                                                    'with '
+                                                                                                                    'an '
+                                                                                                                    'index '
+                                                                                                                    'below '
+                                                                                                                    'this '
+                                                                                                                    'keep '
+                                                                                                                    'the '
+                                                                                                                    'old '
+                                                                                                                    'template '
+                                                                                                                    '(a '
+                                                                                                                    'canary '
+                                                                                                                    'updates '
+                                                                                                                    'the '
+                                                                                                                    'groups '
+                                                                                                                    'from '
+                                                                                                                    'partition '
+                                                                                                                    'up). '
+                                                                                                                    'Default '
+                                                                                                                    '0: '
+                                                                                                                    'every '
+                                                                                                                    'group.',
+                                                                                                     'minimum': 0,
+                                                                                                     'maximum': 2147483647}}},
+                                                            'autoscaling': {'type': 'object',
+                                                                            'description': 'Layout role only: a '
+                                                                                           'HorizontalPodAutoscaler '
+                                                                                           '(autoscaling/v2) '
+                                                                                           "scales the role's "
+                                                                                           'LeaderWorkerSet '
+                                                                                           'through its scale '
+                                                                                           'subresource; replicas '
+                                                                                           'is then the '
+                                                                                           "autoscaler's (leave it "
+                                                                                           'out of the role).',
+                                                                            'required': ['maxReplicas'],
+                                                                            'properties': {'minReplicas': {'type': 'integer',
+                                                                                                           'format': 'int32',
+                                                                                                           'description': 'Fewest '
+                                                                                                                          'replicas '
+                                                                                                                          '(default '
+                                                                                                                          '1).',
+                                                                                                           'minimum': 1,
+                                                                                                           'maximum': 10000},
+                                                                                           'maxReplicas': {'type': 'integer',
+                                                                                                           'format': 'int32',
+                                                                                                           'description': 'Most '
+                                                                                                                          'replicas; '
+                                                                                                                          'at '
+                                                                                                                          'least '
+                                                                                                                          'minReplicas.',
+                                                                                                           'minimum': 1,
+                                                                                                           'maximum': 10000},
+                                                                                           'metrics': {'type': 'array',
+                                                                                                       'description': 'autoscaling/v2 '
+                                                                                                                      'MetricSpecs, '
+                                                                                                                      'as '
+                                                                                                                      'the '
+                                                                                                                      'HorizontalPodAutoscaler '
+                                                                                                                      'takes '
+                                                                                                                      'them '
+                                                                                                                      '(omitted: '
+                                                                                                                      'its '
+                                                                                                                      'default, '
+                                                                                                                      '80% '
+                                                                                                                      'average '
+                                                                                                                      'CPU '
+                                                                                                                      'utilization). '
+                                                                                                                      'Pods '
+                                                                                                                      'and '
+                                                                                                                      'Resource '
+                                                                                                                      'metrics '
+                                                                                                                      'are '
+                                                                                                                      'read '
+                                                                                                                      'from '
+                                                                                                                      'the '
+                                                                                                                      'leader '
+                                                                                                                      'pods '
+                                                                                                                      '(the '
+                                                                                                                      "LeaderWorkerSet's "
+                                                                                                                      'scale '
+                                                                                                                      'selector).',
+                                                                                                       'items': {'type': 'object',
+                                                                                                                 'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                 'required': ['type'],
+                                                                                                                 'properties': {'type': {'type': 'string',
+                                                                                                                                         'enum': ['ContainerResource',
+                                                                                                                                                  'External',
+                                                                                                                                                  'Object',
+                                                                                                                                                  'Pods',
+                                                                                                                                                  'Resource']}}}}}},
                                                             'recoveryPolicy': {'type': 'string',
                                                                                'description': 'What a failed pod '
                                                                                               'restarts. '
@@ -562,6 +740,16 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                      'format': 'int32',
                                                                                                                                                      'minimum': 1,
                                                                                                                                                      'maximum': 1000000}}}}}}}}}},
+                         'layout': {'type': 'string',
+                                    'description': 'replica (default): one LeaderWorkerSet per role replica, each '
+                                                   'independent; a template change restarts every replica of the '
+                                                   'role at once. role: one LeaderWorkerSet per role, its replicas '
+                                                   "the LWS's groups; a template change rolls through them "
+                                                   '(roles[].rollout) and a role can autoscale '
+                                                   '(roles[].autoscaling). Changing it on an installed service '
+                                                   'restarts every pod. See docs/layouts.md.',
+                                    'enum': ['replica', 'role'],
+                                    'default': 'replica'},
                          'schedulingStrategy': {'type': 'object',
                                                 'description': 'Pod-level scheduling policy.',
                                                 'properties': {'schedulerName': {'type': 'string',
@@ -738,6 +926,169 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                    'minItems': 1,
                                                                                                    'items': {'type': 'string'}}},
                                                                  'additionalProperties': False},
+                                                   'rollout': {'type': 'object',
+                                                               'description': 'Layout role only: how a template '
+                                                                              "change rolls through the role's "
+                                                                              "groups (its LeaderWorkerSet's "
+                                                                              'rolloutStrategy.rollingUpdateConfiguration; '
+                                                                              'the LWS controller does the '
+                                                                              'rolling).',
+                                                               'properties': {'maxUnavailable': {'description': 'Groups '
+                                                                                                                '(replicas) '
+                                                                                                                'that '
+                                                                                                                'may '
+                                                                                                                'be '
+                                                                                                                'down '
+                                                                                                                'during '
+                                                                                                                'the '
+                                                                                                                'rollout: '
+                                                                                                                'a '
+                                                                                                                'count '
+                                                                                                                '(>= '
+                                                                                                                '0) '
+                                                                                                                'or '
+                                                                                                                'a '
+                                                                                                                'percentage '
+                                                                                                                '("25%", '
+                                                                                                                'at '
+                                                                                                                'most '
+                                                                                                                '100%) '
+                                                                                                                'of '
+                                                                                                                'the '
+                                                                                                                'replicas, '
+                                                                                                                'rounded '
+                                                                                                                'down '
+                                                                                                                '(default '
+                                                                                                                '1). '
+                                                                                                                'Not '
+                                                                                                                '0 '
+                                                                                                                'together '
+                                                                                                                'with '
+                                                                                                                'maxSurge '
+                                                                                                                '0.',
+                                                                                                 'anyOf': [{'type': 'integer'},
+                                                                                                           {'type': 'string'}]},
+                                                                              'maxSurge': {'description': 'Extra '
+                                                                                                          'groups '
+                                                                                                          'created '
+                                                                                                          'during '
+                                                                                                          'the '
+                                                                                                          'rollout: '
+                                                                                                          'a count '
+                                                                                                          '(>= 0) '
+                                                                                                          'or a '
+                                                                                                          'percentage '
+                                                                                                          '(at '
+                                                                                                          'most '
+                                                                                                          '100%) '
+                                                                                                          'of the '
+                                                                                                          'replicas, '
+                                                                                                          'rounded '
+                                                                                                          'up '
+                                                                                                          '(default '
+                                                                                                          '0). '
+                                                                                                          'Each is '
+                                                                                                          'placed '
+                                                                                                          'whole, '
+                                                                                                          'as '
+                                                                                                          'capacity '
+                                                                                                          'allows '
+                                                                                                          '(it is '
+                                                                                                          'never '
+                                                                                                          'in the '
+                                                                                                          "gang's "
+                                                                                                          'atomic '
+                                                                                                          'minimum).',
+                                                                                           'anyOf': [{'type': 'integer'},
+                                                                                                     {'type': 'string'}]},
+                                                                              'partition': {'type': 'integer',
+                                                                                            'description': 'Groups '
+                                                                                                           'with '
+                                                                                                           'an '
+                                                                                                           'index '
+                                                                                                           'below '
+                                                                                                           'this '
+                                                                                                           'keep '
+                                                                                                           'the '
+                                                                                                           'old '
+                                                                                                           'template '
+                                                                                                           '(a '
+                                                                                                           'canary '
+                                                                                                           'updates '
+                                                                                                           'the '
+                                                                                                           'groups '
+                                                                                                           'from '
+                                                                                                           'partition '
+                                                                                                           'up). '
+                                                                                                           'Default '
+                                                                                                           '0: '
+                                                                                                           'every '
+                                                                                                           'group.',
+                                                                                            'minimum': 0,
+                                                                                            'maximum': 2147483647}},
+                                                               'additionalProperties': False},
+                                                   'autoscaling': {'type': 'object',
+                                                                   'description': 'Layout role only: a '
+                                                                                  'HorizontalPodAutoscaler '
+                                                                                  '(autoscaling/v2) scales the '
+                                                                                  "role's LeaderWorkerSet through "
+                                                                                  'its scale subresource; replicas '
+                                                                                  "is then the autoscaler's (leave "
+                                                                                  'it out of the role).',
+                                                                   'required': ['maxReplicas'],
+                                                                   'properties': {'minReplicas': {'type': 'integer',
+                                                                                                  'description': 'Fewest '
+                                                                                                                 'replicas '
+                                                                                                                 '(default '
+                                                                                                                 '1).',
+                                                                                                  'minimum': 1,
+                                                                                                  'maximum': 10000},
+                                                                                  'maxReplicas': {'type': 'integer',
+                                                                                                  'description': 'Most '
+                                                                                                                 'replicas; '
+                                                                                                                 'at '
+                                                                                                                 'least '
+                                                                                                                 'minReplicas.',
+                                                                                                  'minimum': 1,
+                                                                                                  'maximum': 10000},
+                                                                                  'metrics': {'type': 'array',
+                                                                                              'description': 'autoscaling/v2 '
+                                                                                                             'MetricSpecs, '
+                                                                                                             'as '
+                                                                                                             'the '
+                                                                                                             'HorizontalPodAutoscaler '
+                                                                                                             'takes '
+                                                                                                             'them '
+                                                                                                             '(omitted: '
+                                                                                                             'its '
+                                                                                                             'default, '
+                                                                                                             '80% '
+                                                                                                             'average '
+                                                                                                             'CPU '
+                                                                                                             'utilization). '
+                                                                                                             'Pods '
+                                                                                                             'and '
+                                                                                                             'Resource '
+                                                                                                             'metrics '
+                                                                                                             'are '
+                                                                                                             'read '
+                                                                                                             'from '
+                                                                                                             'the '
+                                                                                                             'leader '
+                                                                                                             'pods '
+                                                                                                             '(the '
+                                                                                                             "LeaderWorkerSet's "
+                                                                                                             'scale '
+                                                                                                             'selector).',
+                                                                                              'items': {'type': 'object',
+                                                                                                        'required': ['type'],
+                                                                                                        'properties': {'type': {'type': 'string',
+                                                                                                                                'enum': ['ContainerResource',
+                                                                                                                                         'External',
+                                                                                                                                         'Object',
+                                                                                                                                         'Pods',
+                                                                                                                                         'Resource']}}}}},
+                                                                   'additionalProperties': False},
                                                    'recoveryPolicy': {'type': 'string',
                                                                       'description': 'What a failed pod restarts. '
                                                                                      'RoleRestart (default): its '
@@ -1156,6 +1507,15 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                   'additionalProperties': False}}},
                                                                         'additionalProperties': False}}},
                                     'additionalProperties': False}},
+                'layout': {'type': 'string',
+                           'description': 'replica (default): one LeaderWorkerSet per role replica, each '
+                                          'independent; a template change restarts every replica of the role at '
+                                          "once. role: one LeaderWorkerSet per role, its replicas the LWS's "
+                                          'groups; a template change rolls through them (roles[].rollout) and a '
+                                          'role can autoscale (roles[].autoscaling). Changing it on an installed '
+                                          'service restarts every pod. See docs/layouts.md.',
+                           'enum': ['replica', 'role'],
+                           'default': 'replica'},
                 'schedulingStrategy': {'type': 'object',
                                        'description': 'Pod-level scheduling policy.',
                                        'properties': {'schedulerName': {'type': 'string',
