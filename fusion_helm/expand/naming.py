@@ -18,7 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["LABEL_COMPONENT_TYPE", "LABEL_GROUP_INDEX", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE", "LABEL_SPEC_HASH"]
+__all__ = ["LABEL_COMPONENT_TYPE", "LABEL_GROUP_INDEX", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE",
+           "LABEL_SPEC_HASH"]
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""

@@ -7,8 +7,8 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.metadata import check_dns_label, check_metadata
-from fusion_helm.model.scaling import Autoscaling, check_rollout, parse_autoscaling
 from fusion_helm.model.router import Router, parse_router
+from fusion_helm.model.scaling import Autoscaling, check_rollout, parse_autoscaling
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.validation import check_unique, validate_spec
 from fusion_helm.records import EMPTY, record
