@@ -109,6 +109,11 @@ def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
                                "such a role is deleted or restarted. Without it the chart refuses.",
                 "items": {"type": "string"},
             },
+            "allowLayoutChange": {
+                "type": "boolean",
+                "description": "Let helm upgrade change spec.layout: every LeaderWorkerSet is replaced and every "
+                               "pod restarts. Without it the chart refuses.",
+            },
             "hooks": {
                 "type": "object",
                 "description": "Helm hook Jobs: prerequisite checks before, status after install and upgrade.",

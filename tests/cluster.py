@@ -19,7 +19,8 @@ from tests.helm import CHART, Helm, values_args
 T = TypeVar("T")
 
 LWS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
-TASK = "volcano.sh/task-spec"
+REPLICA_INDEX, GROUP_INDEX, ROLE_NAME = ("fusioninfer.io/replica-index", "leaderworkerset.sigs.k8s.io/group-index",
+                                         "fusioninfer.io/role-name")
 PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
 # 8-GPU kwok nodes the session starts with: enough for the largest story (80 GPUs).
 GPU_NODES = 10
@@ -156,9 +157,13 @@ def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | N
 
 
 def tasks(pods: list[kubernetes.client.V1Pod]) -> dict[str, list[kubernetes.client.V1Pod]]:
+    """Pods by replica, ``<role>-<index>``: the index is our label in the replica layout, LWS's group
+    index in the role layout."""
     by_task: dict[str, list[kubernetes.client.V1Pod]] = defaultdict(list)
     for pod in pods:
-        by_task[(pod.metadata.annotations or {}).get(TASK, pod.metadata.name)].append(pod)
+        labels = pod.metadata.labels or {}
+        index = labels.get(REPLICA_INDEX, labels.get(GROUP_INDEX))
+        by_task[f"{labels.get(ROLE_NAME)}-{index}" if index is not None else pod.metadata.name].append(pod)
     return dict(by_task)
 
 

@@ -118,12 +118,14 @@ def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
 
 @pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
 @pytest.mark.parametrize("level", sorted(TABLES))
-def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, level: str, gpus: int,
-                                            record_property: Any) -> None:
+@pytest.mark.parametrize("layout", ["replica", "role"])
+def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str, level: str,
+                                            gpus: int, record_property: Any) -> None:
+    """The same table whether each replica is a LeaderWorkerSet or a group of the role's one."""
     state, expected = TABLES[level][gpus]
-    namespace = f"gang-{level}-{gpus}-helm{helm.major}"
+    namespace = f"gang-{layout}-{level}-{gpus}-helm{helm.major}"
     level_values = tmp_path / "level.yaml"
-    level_values.write_text(yaml.safe_dump({"gangSchedule": {"level": level}}))
+    level_values.write_text(yaml.safe_dump({"gangSchedule": {"level": level}, "layout": layout}))
     set_gpu_nodes(cluster.control_plane, gpus // 8)
     try:
         with release(cluster, helm, "svc", namespace) as installed:
@@ -139,7 +141,7 @@ def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_pa
             bound = {task for task, members in by_replica.items() if any(p.spec.node_name for p in members)}
             bound_pods = sorted(f"{p.metadata.name}@{p.spec.node_name}" for p in pods if p.spec.node_name)
             record_property("bound_pods", bound_pods)
-            print(f"\nlevel {level}, {gpus} GPUs: bound {sorted(bound)}; pods {bound_pods}")
+            print(f"\nlayout {layout}, level {level}, {gpus} GPUs: bound {sorted(bound)}; pods {bound_pods}")
             for task, members in by_replica.items():
                 assert len({bool(p.spec.node_name) for p in members}) == 1, f"replica {task} partly bound"
             assert bound == expected

@@ -72,8 +72,18 @@ Looks at the InferenceService in the cluster, so only where helm can (upgrade, -
 not discovered (the first install, right after it installs crds/). */ -}}
 {{- if .Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1/InferenceService" -}}
 {{- with lookup "fusioninfer.io/v1alpha1" "InferenceService" .Release.Namespace $name -}}
+{{- $layout := default "replica" .spec.layout -}}
+{{- $pods := 0 -}}
 {{- range .spec.roles -}}
-{{- $replicas := int (default 1 .replicas) -}}
+{{- if ne .componentType "router" -}}
+{{- $pods = add $pods (mul (default (dig "autoscaling" "minReplicas" 1 .) .replicas) (dig "multinode" "nodeCount" 1 .)) -}}
+{{- end -}}
+{{- end -}}
+{{- if and (ne $layout (default "replica" $.Values.layout)) (not $.Values.allowLayoutChange) -}}
+{{- fail (printf "this upgrade changes InferenceService %s from layout %s to %s, which replaces every LeaderWorkerSet and restarts its %d pod(s); to allow it, set allowLayoutChange=true" $name $layout (default "replica" $.Values.layout) (int $pods)) -}}
+{{- end -}}
+{{- range .spec.roles -}}
+{{- $replicas := int (default (dig "autoscaling" "minReplicas" 1 .) .replicas) -}}
 {{- $nodes := int (default 1 (dig "multinode" "nodeCount" 1 .)) -}}
 {{- $loss := printf "its %d replica(s), %d pod(s)" $replicas (mul $replicas $nodes) -}}
 {{- if has .name $allowed -}}
