@@ -153,7 +153,8 @@ def test_a_template_change_rolls_one_group_at_a_time_and_partition_keeps_a_canar
         assert {p.metadata.uid for p in pods_of(cluster, namespace, "prefill")} == prefill_uids
 
         # A canary: partition 2 keeps groups 0 and 1 (and their pods) on the old template.
-        kept = {p.metadata.uid for p in pods_of(cluster, namespace, "decode") if int(p.metadata.labels[GROUP_INDEX]) < 2}
+        kept = {p.metadata.uid for p in pods_of(cluster, namespace, "decode")
+                if int(p.metadata.labels[GROUP_INDEX]) < 2}
         canary = {"rollout": {"maxUnavailable": 1, "partition": 2}}
         installed.install(values(tmp_path / "v3.yaml", canary, image="vllm/vllm-openai:v0.12.0"), verb="upgrade")
         eventually("groups 2 and 3 on the canary image",

@@ -87,7 +87,8 @@ def test_autoscaling_makes_an_hpa_and_leaves_replicas_out_of_the_lws() -> None:
     hpa = objects["HorizontalPodAutoscaler/svc-decode"]
     assert hpa["apiVersion"] == "autoscaling/v2"
     assert hpa["spec"] == {
-        "scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "name": "svc-decode"},
+        "scaleTargetRef": {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                           "name": "svc-decode"},
         "minReplicas": 2, "maxReplicas": 6, "metrics": metrics}
     assert hpa["metadata"]["labels"]["fusioninfer.io/role-name"] == "decode"
     # The gang plans for the autoscaler's minimum: one decode group required, as without it.
@@ -162,6 +163,6 @@ def test_name_lengths_count_the_autoscaler_s_maximum_and_the_surge() -> None:
     del spec["spec"]["roles"][0]["replicas"]
     spec["spec"]["roles"][0]["autoscaling"] = {"maxReplicas": 999}
     # The LWS (50 characters) fits; its worker StatefulSet for group 999 (maximum + surge - 1) does not.
-    with pytest.raises(InvalidSpec, match="worker StatefulSet name '.*-999' would be 54"):
+    with pytest.raises(InvalidSpec, match=r"worker StatefulSet name '.*-999' would be 54"):
         render({**spec, "metadata": {**spec["metadata"], "name": "s" * 9}})
     assert render(spec)
