@@ -91,6 +91,16 @@ def seeds() -> list[dict[str, Any]]:
                     router["poolAPIVersion"] = pool
                     router.setdefault("endpointPicker", {})["generation"] = generation
                     out.append(other)
+    # story 4 in the role layout, decode rolling and autoscaled
+    by_role = copy.deepcopy(next(o for o in out if o["metadata"]["name"] == "deepseek-r1-disagg"))
+    by_role["spec"]["layout"] = "role"
+    decode = by_role["spec"]["roles"][1]
+    del decode["replicas"]
+    decode["rollout"] = {"maxUnavailable": "25%", "maxSurge": 1, "partition": 1}
+    decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 4, "metrics": [
+        {"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_waiting"},
+                                  "target": {"type": "AverageValue", "averageValue": "5"}}}]}
+    out.append(by_role)
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
