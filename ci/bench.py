@@ -8,8 +8,8 @@
    helm alone.
 2. The streams helm hands the post-renderer, fed straight to the same post-renderers: the same
    comparison without helm's own variance.
-3. A prefill/decode service with 10 … 10,000 replicas per role: the expansion alone (in process), the
-   whole post-render as a process (parse, expand, write), and that process's peak RSS.
+3. A prefill/decode service with 10 … 10,000 replicas per role, in each layout: the expansion alone (in
+   process), the whole post-render as a process (parse, expand, write), and that process's peak RSS.
 """
 
 from __future__ import annotations
@@ -167,12 +167,12 @@ def straight(tmp: Path, streams: dict[tuple[int, str], Path]) -> None:
         print(_row(f"{major:<6}{chart:<38}", medians, over_alone=False))
 
 
-def pd_service(replicas: int) -> dict[str, Any]:
+def pd_service(replicas: int, layout: str) -> dict[str, Any]:
     story = yaml.safe_load((VALUES / "story2-pd-qwen3-8b.yaml").read_text())
     for role in story["roles"]:
         role["replicas"] = replicas
     return {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
-            "metadata": {"name": "bench"}, "spec": {"roles": story["roles"]}}
+            "metadata": {"name": "bench"}, "spec": {"roles": story["roles"], "layout": layout}}
 
 
 def best_of(fn: Callable[[], object], runs: int = 5) -> float:
@@ -213,26 +213,26 @@ def dict_loop(count: int) -> list[dict[str, int]]:
     return [{"a": index, "b": index, "c": index, "d": index} for index in range(count)]
 
 
-def expansion_scaling(tmp: Path) -> None:
-    print("\n## prefill/decode service, N replicas per role (in process, best of 5: the expansion, and a loop "
-          "building as many mappings as it does; as a process, median of 5: the whole post-render, and the "
-          "PyYAML round trip of its output)")
+def expansion_scaling(tmp: Path, layout: str) -> None:
+    print(f"\n## prefill/decode service, layout {layout}, N replicas per role (in process, best of 5: the "
+          "expansion, and a loop building as many mappings as it does; as a process, median of 5: the whole "
+          "post-render, and the PyYAML round trip of its output)")
     print(f"{'N/role':>7}{'objects':>9}{'mappings':>10}{'expand ms':>11}{'x':>6}{'loop x':>8}"
           f"{'post-render ms':>16}{'x':>6}{'round trip ms':>15}{'output MiB':>12}{'peak RSS MiB':>14}")
     floor = post_renderers(tmp)[FLOOR_NAME]
     previous: tuple[float, float, float] | None = None
     for replicas in (10, 100, 1000, 10_000):
-        obj = pd_service(replicas)
+        obj = pd_service(replicas, layout)
         objects = expand(parse_inference_service(obj))
         mappings = distinct_dicts(objects, set())
         expand_s = best_of(lambda obj=obj: expand(parse_inference_service(obj)))
         loop_s = best_of(lambda mappings=mappings: dict_loop(mappings))
-        stream = tmp / f"pd-{replicas}.yaml"
+        stream = tmp / f"pd-{layout}-{replicas}.yaml"
         stream.write_text(yaml.safe_dump(obj))
         runs = [run_process([OURS], stream) for _ in range(5)]
         render_s = statistics.median(run[0] for run in runs)
         peak = max(run[1] for run in runs)
-        output = tmp / f"pd-{replicas}-out.yaml"
+        output = tmp / f"pd-{layout}-{replicas}-out.yaml"
         output.write_text(subprocess.run([OURS], stdin=stream.open("rb"), capture_output=True,
                                          env={"PATH": tool_path()}, check=True).stdout.decode())
         floor_s = statistics.median(run_process([floor], output)[0] for _ in range(1 if replicas > 1000 else 3))
@@ -250,7 +250,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         streams = helm_overhead(Path(tmp))
         straight(Path(tmp), streams)
-        expansion_scaling(Path(tmp))
+        for layout in ("replica", "role"):
+            expansion_scaling(Path(tmp), layout)
 
 
 if __name__ == "__main__":
