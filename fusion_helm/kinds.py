@@ -7,3 +7,6 @@ INFERENCE_SERVICE = "InferenceService"
 LEADER_WORKER_SET = "LeaderWorkerSet"
 LEADER_WORKER_SET_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
+LAYOUT_ANNOTATION = "fusioninfer.io/layout"
+TAKE_OVER_LAYOUTS = ("replica", "role")
+"""What a taken-over LeaderWorkerSet becomes (the model's layouts), the first the default."""

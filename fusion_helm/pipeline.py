@@ -17,28 +17,37 @@ if TYPE_CHECKING:
     from fusion_helm.kio.document import Document
 
 
-def filters(take_over_every_leader_worker_set: bool = False) -> tuple[Filter, ...]:
-    """LeaderWorkerSets annotated to be taken over (or every one), then every InferenceService."""
+DEFAULT_LAYOUT = kinds.TAKE_OVER_LAYOUTS[0]
+
+
+def filters(take_over_every_leader_worker_set: bool = False, take_over_layout: str = DEFAULT_LAYOUT
+            ) -> tuple[Filter, ...]:
+    """LeaderWorkerSets annotated to be taken over (or every one), in TAKE_OVER_LAYOUT unless annotated
+    with another (one of kinds.TAKE_OVER_LAYOUTS), then every InferenceService."""
     from fusion_helm.filters.expand_services import expand_services
     from fusion_helm.filters.take_over import take_over_leader_worker_sets
 
-    return take_over_leader_worker_sets(every_one=take_over_every_leader_worker_set), expand_services
+    return take_over_leader_worker_sets(every_one=take_over_every_leader_worker_set,
+                                        layout=take_over_layout), expand_services
 
 
 def claims(chunk: Chunk, take_over_every_leader_worker_set: bool = False) -> bool:
-    """Whether the document could be one the filters expand (False: it need not be read)."""
+    """Whether the document could be one the filters expand (False: it need not be read). The take-over
+    layout claims nothing more: it only shapes what is taken over."""
     annotation = () if take_over_every_leader_worker_set else (kinds.TAKE_OVER_ANNOTATION,)
     return chunk.could_hold(kinds.INFERENCE_SERVICE, kinds.API_GROUP) \
         or chunk.could_hold(kinds.LEADER_WORKER_SET, *annotation)
 
 
-def apply(documents: list[Document], take_over_every_leader_worker_set: bool = False) -> list[Document]:
-    for step in filters(take_over_every_leader_worker_set):
+def apply(documents: list[Document], take_over_every_leader_worker_set: bool = False,
+          take_over_layout: str = DEFAULT_LAYOUT) -> list[Document]:
+    for step in filters(take_over_every_leader_worker_set, take_over_layout):
         documents = step(documents)
     return documents
 
 
-def render(text: str, take_over_every_leader_worker_set: bool = False) -> str:
+def render(text: str, take_over_every_leader_worker_set: bool = False, take_over_layout: str = DEFAULT_LAYOUT
+           ) -> str:
     """Expand every InferenceService (and taken-over LeaderWorkerSet) in a multi-document stream;
     raises InvalidSpec on bad input."""
     chunks = split(text)
@@ -47,4 +56,4 @@ def render(text: str, take_over_every_leader_worker_set: bool = False) -> str:
     from fusion_helm.kio.document import read_documents, write_documents
 
     with paused():
-        return write_documents(apply(read_documents(chunks), take_over_every_leader_worker_set))
+        return write_documents(apply(read_documents(chunks), take_over_every_leader_worker_set, take_over_layout))

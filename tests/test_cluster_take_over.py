@@ -1,15 +1,18 @@
 """A chart of plain LeaderWorkerSets, taken over by the post-renderer, installed and scaled up with real
-helm on the local control plane; `fusion-helm status --lws` reports it under its original name."""
+helm on the local control plane; `fusion-helm status --lws` reports it under its original name. In the
+role layout, LWS's own sample shape is kept whole: its Service still finds the leaders, its rollout rolls."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import kubernetes
 import pytest
 
-from tests.cluster import Cluster, owner, pods_by_lws, ready_pods, release
+from tests.cluster import LWS, PODGROUP, Cluster, eventually, owner, pods_by_lws, ready, ready_pods, release
 from tests.helm import Helm, fusion_helm
-from tests.test_take_over import LWS_CHART
+from tests.test_take_over import LWS_CHART, ROLLOUT_CHART
 
 pytestmark = pytest.mark.cluster
 
@@ -42,3 +45,74 @@ def test_a_taken_over_lws_installs_scales_up_and_reports_its_status(cluster: Clu
         assert (status["status"]["replicas"], status["status"]["readyReplicas"]) == (2, 2)
         assert {c["type"]: c["status"] for c in status["status"]["conditions"]} == \
             {"Available": "True", "Progressing": "False"}
+
+
+def test_a_leader_worker_set_kept_whole_keeps_its_service_and_rolls_out(cluster: Cluster, helm: Helm) -> None:
+    namespace = f"take-over-role-helm{helm.major}"
+    with release(cluster, helm, "sample", namespace) as installed:
+        def deploy(verb: str, *values: str) -> None:
+            extra = ["--create-namespace"] if verb == "install" else []
+            installed.run(verb, "sample", ROLLOUT_CHART, "--post-renderer", "fusion-postrender", *values, *extra)
+
+        deploy("install")
+        pods = ready_pods(cluster, namespace, 12, owners={"sample"})  # 3 groups of 4, one LeaderWorkerSet
+        [lws] = cluster.custom(LWS, namespace)
+        assert lws["spec"]["rolloutStrategy"]["rollingUpdateConfiguration"] == {"maxUnavailable": 2, "maxSurge": 2,
+                                                                                "partition": 0}  # the CRD's default
+        assert lws["metadata"]["labels"]["fusioninfer.io/service"] == "sample"
+        assert [o["metadata"]["name"] for o in cluster.custom(PODGROUP, namespace)] == ["sample"]
+        assert {p.spec.scheduler_name for p in pods} == {"volcano"}
+        leaders = {"sample-0", "sample-1", "sample-2"}
+        assert selected_by_service(cluster, namespace, pods) == leaders
+        eventually("the Service's endpoints to be the leaders", lambda: endpoint_pods(cluster, namespace) == leaders)
+
+        reported = eventually("LWS to report every group ready", lambda: lws_status(cluster, namespace, ready=3))
+        assert (reported["name"], reported["status"]["replicas"]) == ("sample", 3)
+        assert {c["type"]: c["status"] for c in reported["status"]["conditions"]}["Available"] == "True"
+
+        # A new image: the LWS controller rolls the groups under the carried rollout; the Service follows.
+        deploy("upgrade", "--set", "image=nginxinc/nginx-unprivileged:1.28")
+        rolled = eventually("every group to roll to the new image", lambda: rolled_pods(cluster, namespace),
+                            timeout=180)
+        assert {owner(p) for p in rolled} == {"sample"}
+        assert not {p.metadata.uid for p in rolled} & {p.metadata.uid for p in pods}
+        assert selected_by_service(cluster, namespace, rolled) == leaders
+        eventually("the Service's endpoints to be the new leaders",
+                   lambda: endpoint_pods(cluster, namespace, {p.metadata.uid for p in rolled}) == leaders)
+
+
+def selected_by_service(cluster: Cluster, namespace: str, pods: list[kubernetes.client.V1Pod]) -> set[str]:
+    """The pods the chart's Service selects, as the API server lists them; asserted to be exactly those
+    of PODS (the LeaderWorkerSet's) that carry every label of its selector."""
+    selector = cluster.core.read_namespaced_service("sample-leader", namespace).spec.selector
+    assert selector == {"leaderworkerset.sigs.k8s.io/name": "sample", "role": "leader"}
+    listed = cluster.core.list_namespaced_pod(
+        namespace, label_selector=",".join(f"{key}={value}" for key, value in selector.items())).items
+    matching = {p.metadata.name for p in pods if selector.items() <= (p.metadata.labels or {}).items()}
+    assert {p.metadata.name for p in listed} == matching
+    return matching
+
+
+def endpoint_pods(cluster: Cluster, namespace: str, uids: set[str] | None = None) -> set[str]:
+    """The pods behind the Service's ready endpoints (only those of UIDS, when given)."""
+    slices = kubernetes.client.DiscoveryV1Api(cluster.api).list_namespaced_endpoint_slice(
+        namespace, label_selector="kubernetes.io/service-name=sample-leader").items
+    return {endpoint.target_ref.name for piece in slices for endpoint in piece.endpoints or []
+            if endpoint.conditions.ready and endpoint.target_ref
+            and (uids is None or endpoint.target_ref.uid in uids)}
+
+
+def lws_status(cluster: Cluster, namespace: str, ready: int) -> dict[str, Any] | None:
+    """`fusion-helm status --lws sample` once it reports READY groups ready (LWS updates it as they become so)."""
+    reported = fusion_helm("status", "--lws", "sample", "-n", namespace, "--kubeconfig", cluster.kubeconfig,
+                           "-o", "json")
+    status: dict[str, Any] = json.loads(reported.stdout)
+    return status if status["status"]["readyReplicas"] == ready else None
+
+
+def rolled_pods(cluster: Cluster, namespace: str) -> list[kubernetes.client.V1Pod] | None:
+    """All 12 pods, Ready, on the new image, none being deleted (the surge groups gone); else None."""
+    pods = cluster.pods(namespace)
+    done = len(pods) == 12 and all(ready(p) and p.metadata.deletion_timestamp is None
+                                   and p.spec.containers[0].image.endswith(":1.28") for p in pods)
+    return pods if done else None

@@ -4,6 +4,7 @@ the post-renderer; the conversion's mapping, what it refuses, and the names it m
 from __future__ import annotations
 
 import copy
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,17 +12,19 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec, render
+from fusion_helm.convert.leader_worker_set import ROLE_LAYOUT_UNSUPPORTED as REFUSED_WHOLE
 from fusion_helm.convert.leader_worker_set import UNSUPPORTED as REFUSED
-from tests.helm import ROOT, Helm, fusion_helm
+from tests.helm import ROOT, Helm, fusion_helm, tool_path
 from tests.schemas import Validators, errors
 from tests.test_stories import of_kind
 
 LWS_CHART = ROOT / "tests" / "fixtures" / "lws-chart"
+ROLLOUT_CHART = ROOT / "tests" / "fixtures" / "lws-rollout-chart"
 LWS = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
 
 
-def rendered(helm: Helm, *extra: str) -> tuple[str, list[dict[str, Any]]]:
-    text = helm.template(chart=LWS_CHART, extra=extra).stdout
+def rendered(helm: Helm, *extra: str, chart: Path = LWS_CHART) -> tuple[str, list[dict[str, Any]]]:
+    text = helm.template(chart=chart, extra=extra).stdout
     return text, [doc for doc in yaml.safe_load_all(text) if doc]
 
 
@@ -226,3 +229,251 @@ def test_the_ray_bootstrap_on_request() -> None:
     assert "ray start --head" in leader["args"][0] and "vllm serve --model m" in leader["args"][0]
     assert "ray start --address" in worker["args"][0]
     assert "fusioninfer.io/ray-bootstrap" not in lws[0]["metadata"].get("annotations", {})
+
+
+# The role layout: the LeaderWorkerSet kept whole, under its own name.
+
+ROLE_LAYOUT_CHOICES = {
+    "by its annotation": (),
+    "by the flag": ("--set", "layout=", "--post-renderer-args", "--take-over-layout=role"),
+    "by the flag, taking over every one": ("--set", "layout=", "--set", "takeOver=", "--post-renderer-args",
+                                           "--take-over-lws", "--post-renderer-args", "--take-over-layout=role"),
+}
+
+
+@pytest.mark.parametrize("chosen", sorted(ROLE_LAYOUT_CHOICES))
+def test_the_role_layout_keeps_the_upstream_sample_whole(helm: Helm, validators: Validators, chosen: str) -> None:
+    text, objects = rendered(helm, *ROLE_LAYOUT_CHOICES[chosen], chart=ROLLOUT_CHART)
+    original = next(doc for doc in yaml.safe_load_all(helm.template(chart=ROLLOUT_CHART, post_render=False).stdout)
+                    if doc and doc["kind"] == LWS[1])
+    [lws] = of_kind(objects, "LeaderWorkerSet")
+    [pod_group] = of_kind(objects, "PodGroup")
+    for obj in (lws, pod_group):
+        assert errors(validators(obj["apiVersion"], obj["kind"]), obj) == []
+    assert lws["metadata"]["name"] == pod_group["metadata"]["name"] == "release"
+    labels = lws["metadata"]["labels"]
+    assert labels == {"app.kubernetes.io/name": "leaderworkerset", "fusioninfer.io/service": "release",
+                      "fusioninfer.io/component-type": "worker", "fusioninfer.io/role-name": "group",
+                      "fusioninfer.io/spec-hash": labels["fusioninfer.io/spec-hash"]}
+    assert "annotations" not in lws["metadata"]  # neither the take-over nor the layout annotation is carried
+    spec, theirs = lws["spec"], original["spec"]
+    assert (spec["replicas"], spec["startupPolicy"], spec["rolloutStrategy"]) == (3, "LeaderCreated", {
+        "type": "RollingUpdate", "rollingUpdateConfiguration": {"maxUnavailable": 2, "maxSurge": 2}})
+    assert spec["rolloutStrategy"] == theirs["rolloutStrategy"]
+    template = spec["leaderWorkerTemplate"]
+    assert (template["size"], template["restartPolicy"]) == (4, "RecreateGroupOnPodRestart")
+    for key in ("leaderTemplate", "workerTemplate"):
+        ours = template[key]
+        assert ours["spec"]["containers"] == theirs["leaderWorkerTemplate"][key]["spec"]["containers"]
+        assert ours["spec"]["schedulerName"] == "volcano"
+        assert ours["metadata"]["labels"]["fusioninfer.io/service"] == "release"
+        assert "fusioninfer.io/replica-index" not in ours["metadata"]["labels"]  # LWS's group index says it
+        assert ours["metadata"]["annotations"] == {"scheduling.k8s.io/group-name": "release",
+                                                   "volcano.sh/task-spec": "group"}
+    assert template["leaderTemplate"]["metadata"]["labels"]["role"] == "leader"
+    # The first group is the gang's minimum; the others, and the rollout's surge, are placed as capacity allows.
+    assert pod_group["spec"]["minMember"] == 4
+    assert [p["labelSelector"]["matchExpressions"][0]["key"] for p in pod_group["spec"]["subGroupPolicy"]] == \
+        ["leaderworkerset.sigs.k8s.io/group-index"] * 2
+    # The Service selecting the leaders by the LeaderWorkerSet's name passes as it is: the name is kept.
+    [service] = of_kind(objects, "Service")
+    assert service["spec"]["selector"] == {"leaderworkerset.sigs.k8s.io/name": "release", "role": "leader"}
+    assert render(text) == text  # post-rendering again changes nothing
+
+
+@pytest.mark.parametrize("extra", [("--set", "layout=replica"),
+                                   ("--set", "layout=replica", "--post-renderer-args", "--take-over-layout=role"),
+                                   ("--set", "layout=")], ids=["annotated", "annotation over the flag", "default"])
+def test_the_replica_layout_still_refuses_the_sample(helm: Helm, extra: tuple[str, ...]) -> None:
+    message = ("LeaderWorkerSet release: spec.rolloutStrategy.rollingUpdateConfiguration: cannot be taken over: it "
+               "rolls out across replicas, but each replica becomes its own LeaderWorkerSet and `helm upgrade` updates "
+               "them together; remove it")
+    result = helm.template(chart=ROLLOUT_CHART, extra=extra, check=False)
+    assert result.returncode != 0 and result.stdout == ""
+    if helm.major == 3:
+        assert message in result.stderr
+        return
+    # Helm 4.1 drops a post-renderer plugin's standard error: the same arguments, outside helm.
+    assert 'plugin "fusion-postrender" exited with error' in result.stderr
+    values, args = extra[:2], extra[3::2]
+    raw = helm.template(chart=ROLLOUT_CHART, post_render=False, extra=values).stdout
+    direct = subprocess.run(["fusion-postrender", *args], input=raw, text=True, capture_output=True,
+                            env={"PATH": tool_path()})
+    assert (direct.returncode, direct.stderr) == (1, f"fusion-postrender: {message}\n")
+
+
+def whole(**spec: Any) -> dict[str, Any]:
+    """A LeaderWorkerSet annotated to be taken over in the role layout."""
+    obj = leader_worker_set(**spec)
+    obj["metadata"]["annotations"]["fusioninfer.io/layout"] = "role"
+    return obj
+
+
+def rendered_whole(obj: dict[str, Any], *options: Any) -> dict[str, dict[str, Any]]:
+    return {f"{doc['kind']}/{doc['metadata']['name']}": doc
+            for doc in yaml.safe_load_all(render(yaml.safe_dump(obj), *options)) if doc}
+
+
+ROLE_LAYOUT_REFUSED = {
+    "maxSurge over 100%": (
+        whole(rolloutStrategy={"type": "RollingUpdate", "rollingUpdateConfiguration": {"maxSurge": "150%"}}),
+        "spec.rolloutStrategy.rollingUpdateConfiguration.maxSurge",
+        "must be a count (>= 0) or a percentage up to 100% such as \"25%\", got '150%'"),
+    "maxSurge not a number": (
+        whole(rolloutStrategy={"type": "RollingUpdate", "rollingUpdateConfiguration": {"maxSurge": "two"}}),
+        "spec.rolloutStrategy.rollingUpdateConfiguration.maxSurge", "got 'two'"),
+    "no group could ever be replaced": (
+        whole(rolloutStrategy={"type": "RollingUpdate", "rollingUpdateConfiguration": {
+            "maxUnavailable": "10%", "maxSurge": 0}}),
+        "spec.rolloutStrategy.rollingUpdateConfiguration.maxUnavailable", "and maxSurge are both 0 at 2 replica(s)"),
+    "subGroupPolicy": (
+        {**whole(), "spec": {**whole()["spec"], "leaderWorkerTemplate": {
+            **whole()["spec"]["leaderWorkerTemplate"], "subGroupPolicy": {"subGroupSize": 2}}}},
+        "spec.leaderWorkerTemplate.subGroupPolicy", "cannot be taken over in layout role: it splits each group"),
+    "a layout of neither kind": (
+        {**whole(), "metadata": {"name": "vllm", "annotations": {"fusioninfer.io/take-over": "true",
+                                                                  "fusioninfer.io/layout": "Role"}}},
+        "metadata.annotations.fusioninfer.io/layout", "must be replica or role, got 'Role'"),
+    "a multi-node leader that waits": (
+        whole(startupPolicy="LeaderReady"), "spec.startupPolicy", "the leader would wait for them forever"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROLE_LAYOUT_REFUSED))
+def test_what_the_role_layout_cannot_honour_is_an_error_naming_the_field(case: str) -> None:
+    obj, path, message = ROLE_LAYOUT_REFUSED[case]
+    with pytest.raises(InvalidSpec) as raised:
+        render(yaml.safe_dump(obj))
+    assert (raised.value.where, raised.value.path) == ("LeaderWorkerSet vllm", path)
+    assert message in raised.value.message
+
+
+def test_the_role_layout_carries_what_the_replica_layout_refuses(validators: Validators) -> None:
+    claims = {"volumeClaimTemplates": [{"metadata": {"name": "cache"}, "spec": {
+                  "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}}],
+              "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Retain"}}
+    obj = whole(networkConfig={"subdomainPolicy": "Shared"}, replicas=20_000,
+                rolloutStrategy={"type": "RollingUpdate", "rollingUpdateConfiguration": {"partition": 1}})
+    obj["spec"]["leaderWorkerTemplate"].update(claims)
+    lws = rendered_whole(obj)["LeaderWorkerSet/vllm"]
+    assert errors(validators(*LWS), lws) == []
+    assert lws["spec"]["networkConfig"] == {"subdomainPolicy": "Shared"}
+    assert lws["spec"]["rolloutStrategy"] == {"type": "RollingUpdate", "rollingUpdateConfiguration": {"partition": 1}}
+    assert lws["spec"]["replicas"] == 20_000  # one LeaderWorkerSet whatever the count
+    assert {key: lws["spec"]["leaderWorkerTemplate"][key] for key in claims} == claims
+    refused = []
+    obj["metadata"]["annotations"]["fusioninfer.io/layout"] = "replica"
+    for _ in range(len(claims) + 4):
+        try:
+            render(yaml.safe_dump(obj))
+            break
+        except InvalidSpec as error:
+            refused.append(error.path)
+            obj = _without(obj, error.path)
+    assert refused == ["spec.rolloutStrategy.rollingUpdateConfiguration",
+                       "spec.leaderWorkerTemplate.volumeClaimTemplates",
+                       "spec.leaderWorkerTemplate.persistentVolumeClaimRetentionPolicy", "spec.replicas",
+                       "spec.networkConfig.subdomainPolicy"]
+
+
+ACCEPTED = {"spec.replicas": 2, "spec.networkConfig.subdomainPolicy": "UniquePerReplica"}
+"""What the replica layout takes instead of a refused value; other refused fields it takes only absent."""
+
+
+def _without(obj: dict[str, Any], path: str) -> dict[str, Any]:
+    """OBJ with the field at PATH (a key on a dotted path) accepted or removed."""
+    obj = copy.deepcopy(obj)
+    *parents, last = path.split(".")
+    node = obj
+    for key in parents:
+        node = node[key]
+    if path in ACCEPTED:
+        node[last] = ACCEPTED[path]
+    else:
+        del node[last]
+    return obj
+
+
+def test_a_role_layout_without_a_rollout_is_lws_s_default() -> None:
+    lws = rendered_whole(whole(rolloutStrategy={"type": "RollingUpdate"}))["LeaderWorkerSet/vllm"]
+    assert "rolloutStrategy" not in lws["spec"] and "networkConfig" not in lws["spec"]
+    assert list(lws["spec"]["leaderWorkerTemplate"]) == ["size", "restartPolicy", "workerTemplate"]
+
+
+def test_the_flag_sets_the_layout_of_those_without_the_annotation() -> None:
+    plain = leader_worker_set()
+    assert sorted(rendered_whole(plain, False, "role")) == ["LeaderWorkerSet/vllm", "PodGroup/vllm"]
+    assert sorted(rendered_whole(plain)) == ["LeaderWorkerSet/vllm-group-0", "LeaderWorkerSet/vllm-group-1",
+                                            "PodGroup/vllm"]
+    annotated = copy.deepcopy(plain)
+    annotated["metadata"]["annotations"]["fusioninfer.io/layout"] = "replica"
+    assert sorted(rendered_whole(annotated, False, "role")) == sorted(rendered_whole(plain))
+
+
+def test_a_service_selecting_an_lws_kept_whole_by_name_keeps_working() -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api"},
+               "spec": {"selector": {"leaderworkerset.sigs.k8s.io/name": "vllm"}, "ports": [{"port": 80}]}}
+    stream = yaml.safe_dump(whole()) + "---\n" + yaml.safe_dump(service)
+    assert rendered_whole(whole())["LeaderWorkerSet/vllm"]["metadata"]["name"] == "vllm"
+    assert yaml.safe_dump(service) in render(stream)
+    with pytest.raises(InvalidSpec, match="its pods now belong to vllm-group-<i>"):
+        render(stream.replace("fusioninfer.io/layout: role", "fusioninfer.io/layout: replica"))
+
+
+def test_every_lws_field_is_either_carried_over_or_refused_in_the_role_layout(
+        upstream_crds: dict[tuple[str, str], Any]) -> None:
+    spec = upstream_crds[LWS]["properties"]["spec"]["properties"]
+    fields = {f"spec.{name}" for name in spec} | {f"spec.leaderWorkerTemplate.{name}"
+                                                  for name in spec["leaderWorkerTemplate"]["properties"]}
+    carried = {"spec.replicas", "spec.startupPolicy", "spec.rolloutStrategy", "spec.networkConfig",
+               "spec.leaderWorkerTemplate", "spec.leaderWorkerTemplate.size",
+               "spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate",
+               "spec.leaderWorkerTemplate.restartPolicy",
+               "spec.leaderWorkerTemplate.volumeClaimTemplates",
+               "spec.leaderWorkerTemplate.persistentVolumeClaimRetentionPolicy"}
+    assert fields - carried == {".".join(path) for path in REFUSED_WHOLE}
+    assert {path for _, path, _ in ROLE_LAYOUT_REFUSED.values()} >= {".".join(path) for path in REFUSED_WHOLE}
+
+
+def test_any_single_mutation_in_the_role_layout_is_taken_over_or_gives_one_clear_error() -> None:
+    from tests.test_validation import mutations
+
+    obj = whole(rolloutStrategy={"type": "RollingUpdate", "rollingUpdateConfiguration": {
+        "maxUnavailable": 1, "maxSurge": "50%", "partition": 1}}, networkConfig={"subdomainPolicy": "Shared"})
+    tried = 0
+    for variant in mutations(obj):
+        tried += 1
+        try:
+            render(yaml.safe_dump(variant))
+        except InvalidSpec as error:
+            assert error.path or error.where.startswith("document"), error
+    assert tried > 200
+
+
+def test_the_layout_names_are_the_models() -> None:
+    from fusion_helm import kinds
+    from fusion_helm.convert.leader_worker_set import LAYOUT_ANNOTATION
+    from fusion_helm.model import Layout
+
+    assert kinds.LAYOUT_ANNOTATION == LAYOUT_ANNOTATION
+    assert tuple(Layout) == kinds.TAKE_OVER_LAYOUTS
+    assert Layout(kinds.TAKE_OVER_LAYOUTS[0]) is Layout.REPLICA  # the default
+
+
+def test_the_commands_take_the_layout(helm: Helm) -> None:
+    plain = helm.template(chart=ROLLOUT_CHART, post_render=False, extra=("--set", "layout=")).stdout
+    post = subprocess.run(["fusion-postrender", "--take-over-layout", "role"], input=plain, text=True,
+                          capture_output=True, env={"PATH": tool_path()})
+    assert post.returncode == 0, post.stderr
+    assert post.stdout == fusion_helm("render", "--take-over-layout=role", "-", stdin=plain).stdout
+    assert "name: release-group-0" not in post.stdout and "rollingUpdateConfiguration" in post.stdout
+    assert fusion_helm("validate", "--take-over-layout", "role", "-", stdin=plain).stdout == \
+        "standard input: valid (0 InferenceService(s), 2 generated object(s))\n"
+    for wrong, message in ((["--take-over-layout=Role"], "argument --take-over-layout: invalid choice: 'Role' "
+                                                         "(choose from 'replica', 'role')"),
+                           (["--take-over-layout"], "argument --take-over-layout: expected one argument")):
+        refused = subprocess.run(["fusion-postrender", *wrong], input=plain, text=True, capture_output=True,
+                                 env={"PATH": tool_path()})
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr.endswith(f"fusion-postrender: error: {message}\n"), refused.stderr
+        assert fusion_helm("render", *wrong, "-", stdin=plain, check=False).returncode == 2

@@ -16,7 +16,7 @@ from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.kio.document import read_documents
 from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
-from fusion_helm.model import KIND, is_inference_service, parse_inference_service
+from fusion_helm.model import KIND, Layout, is_inference_service, parse_inference_service
 from fusion_helm.pipeline import apply, render
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ U = TypeVar("U")
 def _render(args: argparse.Namespace) -> int:
     outputs = []
     for name in args.files:
-        output = _in_file(name, lambda text: render(text, args.take_over_lws), read_input(name))
+        output = _in_file(name, lambda text: render(text, args.take_over_lws, args.take_over_layout), read_input(name))
         if output and not output.endswith("\n"):
             output += "\n"
         outputs.append(output)
@@ -42,7 +42,7 @@ def _validate(args: argparse.Namespace) -> int:
     reports = []
     for name in args.files:
         documents = _in_file(name, read_documents, read_input(name))
-        expanded = _in_file(name, lambda docs: apply(docs, args.take_over_lws), documents)
+        expanded = _in_file(name, lambda docs: apply(docs, args.take_over_lws, args.take_over_layout), documents)
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
                        f"{sum(1 for doc in expanded if doc.raw is None)} generated object(s))")
@@ -108,15 +108,22 @@ def _taken_over_status(cluster: Cluster, name: str, namespace: str, output: str)
     if not replicas:
         raise InputError(f"no taken-over LeaderWorkerSet {name} in namespace {namespace} (no LeaderWorkerSets "
                          f"labelled {LABEL_SERVICE}={name}, {LABEL_ROLE_NAME}={TAKEN_OVER_ROLE})")
-    shape = status.RoleShape(TAKEN_OVER_ROLE, len(replicas), replicas[0]["spec"]["leaderWorkerTemplate"]["size"])
-    [component] = status.component_statuses(name, [shape], cluster.pods(name, namespace)).values()
-    result = status.leader_worker_set_status(component, len(replicas), status.now())
+    size = replicas[0]["spec"]["leaderWorkerTemplate"]["size"]
+    whole = next((lws for lws in replicas if lws["metadata"]["name"] == name), None)
+    if whole is not None:  # layout role: the LeaderWorkerSet kept its name, and LWS reports on it itself
+        reported = whole.get("status") or {}
+        result = {"replicas": reported.get("replicas", 0), "readyReplicas": reported.get("readyReplicas", 0),
+                  "conditions": reported.get("conditions", [])}
+    else:
+        shape = status.RoleShape(TAKEN_OVER_ROLE, len(replicas), size)
+        [component] = status.component_statuses(name, [shape], cluster.pods(name, namespace)).values()
+        result = status.leader_worker_set_status(component, len(replicas), status.now())
     if output == "json":
         print(json.dumps({"name": name, "namespace": namespace, "kind": "LeaderWorkerSet", "status": result},
                          indent=2))
     else:
         lines = [f"LeaderWorkerSet {name} (taken over): {result['readyReplicas']}/{result['replicas']} "
-                 f"replicas ready, {component.nodes_per_replica} pod(s) each"]
+                 f"replicas ready, {size} pod(s) each"]
         lines += [f"  {c['type']}: {c['status']} ({c['reason']}: {c['message']})" for c in result["conditions"]]
         print("\n".join(lines))
     return 0
@@ -171,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (render_cmd, validate_cmd):
         sub.add_argument("--take-over-lws", action="store_true",
                          help="take over every LeaderWorkerSet, annotated or not")
+        sub.add_argument("--take-over-layout", choices=list(Layout), default=Layout.REPLICA,
+                         help="the layout of a taken-over LeaderWorkerSet without the annotation "
+                              "fusioninfer.io/layout: replica (one LeaderWorkerSet per replica, the default) or "
+                              "role (the LeaderWorkerSet kept whole, its rollout and name kept)")
     plan_cmd = command(
         "plan", _plan, "preview which replicas a cluster of identical GPU nodes can place",
         "Expand the InferenceServices in the given files and play the generated PodGroups and "

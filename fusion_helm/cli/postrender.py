@@ -1,8 +1,8 @@
 """``fusion-postrender``: the Helm post-renderer — a multi-document stream on stdin, expanded on stdout.
 
-It runs inside every helm call, so it starts lean: its two flags are read by hand (argparse costs
-more to import than the rest of a small render), and the pipeline loads the model and YAML library
-only when the stream has something for them.
+It runs inside every helm call, so it starts lean: its flags are read by hand (argparse costs more
+to import than the rest of a small render), and the pipeline loads the model and YAML library only
+when the stream has something for them.
 """
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ import sys
 
 from fusion_helm.cli.io import InputError, fail, read_input
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.kinds import TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
 PROG = "fusion-postrender"
-USAGE = f"usage: {PROG} [-h] [--take-over-lws]"
+LAYOUT_FLAG = "--take-over-layout"
+USAGE = f"usage: {PROG} [-h] [--take-over-lws] [{LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}]"
 HELP = f"""{USAGE}
 
 Expand every InferenceService (fusioninfer.io/v1alpha1) in the YAML stream on standard input into
@@ -27,38 +29,60 @@ other kinds pass through byte for byte. On bad input: one error on standard erro
 document and field, a non-zero exit and nothing on standard output.
 
 A LeaderWorkerSet annotated fusioninfer.io/take-over: "true" (with --take-over-lws: every one) is
-taken over: replaced by one LeaderWorkerSet per replica and, when multi-node, a Volcano PodGroup.
+taken over: in the replica layout replaced by one LeaderWorkerSet per replica, in the role layout
+kept whole under its own name (its rollout, networkConfig and Services selecting it by name keep
+working); when multi-node, a Volcano PodGroup is added. The annotation fusioninfer.io/layout: role
+(or replica) on the LeaderWorkerSet chooses the layout; {LAYOUT_FLAG} chooses it for those
+without.
 
 Helm 3:  helm install NAME CHART --post-renderer fusion-postrender
 Helm 4:  helm plugin install plugins/fusion-postrender   (once)
          helm install NAME CHART --post-renderer fusion-postrender
-Either:  --post-renderer-args --take-over-lws
+Either:  --post-renderer-args --take-over-lws --post-renderer-args {LAYOUT_FLAG}=role
 
 options:
-  -h, --help       show this help message and exit
-  --take-over-lws  take over every LeaderWorkerSet in the stream, annotated or not
+  -h, --help            show this help message and exit
+  --take-over-lws       take over every LeaderWorkerSet in the stream, annotated or not
+  {LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}
+                        the layout of a taken-over LeaderWorkerSet without the annotation
+                        fusioninfer.io/layout (default: {TAKE_OVER_LAYOUTS[0]})
 """
 
 
 def run(argv: list[str] | None = None) -> int:
     """The post-renderer as a command; what main() returns."""
-    take_over = False
-    for arg in sys.argv[1:] if argv is None else argv:
+    take_over, layout = False, TAKE_OVER_LAYOUTS[0]
+    args = iter(sys.argv[1:] if argv is None else argv)
+    for arg in args:
         if arg in ("-h", "--help"):
             sys.stdout.write(HELP)
             return 0
-        if arg != "--take-over-lws":
-            print(f"{USAGE}\n{PROG}: error: unrecognized argument: {arg}", file=sys.stderr)
-            return 2
-        take_over = True
+        if arg == "--take-over-lws":
+            take_over = True
+        elif arg == LAYOUT_FLAG or arg.startswith(f"{LAYOUT_FLAG}="):
+            # either form argparse takes: helm passes each --post-renderer-args value as one argument
+            value = arg.partition("=")[2] if "=" in arg else next(args, None)
+            if value is None:
+                return _usage_error(f"argument {LAYOUT_FLAG}: expected one argument")
+            if value not in TAKE_OVER_LAYOUTS:
+                choices = ", ".join(map(repr, TAKE_OVER_LAYOUTS))
+                return _usage_error(f"argument {LAYOUT_FLAG}: invalid choice: {value!r} (choose from {choices})")
+            layout = value
+        else:
+            return _usage_error(f"unrecognized argument: {arg}")
     from fusion_helm.pipeline import render
 
     try:
-        output = render(read_input("-"), take_over)
+        output = render(read_input("-"), take_over, layout)
     except (InputError, InvalidSpec) as error:
         return fail(PROG, error)
     sys.stdout.write(output)
     return 0
+
+
+def _usage_error(message: str) -> int:
+    print(f"{USAGE}\n{PROG}: error: {message}", file=sys.stderr)
+    return 2
 
 
 def main() -> NoReturn:

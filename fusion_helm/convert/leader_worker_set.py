@@ -1,5 +1,6 @@
 """Taking over a plain LeaderWorkerSet: converted one way into a service of one worker role, so it is
-expanded (one LeaderWorkerSet per replica, a PodGroup when multi-node) like any InferenceService.
+expanded (a PodGroup when multi-node) like any InferenceService — in the replica layout into one
+LeaderWorkerSet per replica, in the role layout into one LeaderWorkerSet kept whole under its own name.
 
 The pods keep their own commands: no Ray bootstrap is added unless the LeaderWorkerSet asks for it.
 What the conversion cannot honour is an error naming the field, never dropped.
@@ -16,10 +17,12 @@ from fusion_helm.model.inference_service import (
     DEFAULT_SERVING_COMMAND,
     ComponentType,
     InferenceService,
+    Layout,
     RecoveryPolicy,
     Role,
 )
 from fusion_helm.model.metadata import check_dns_label, check_metadata
+from fusion_helm.model.scaling import check_rollout
 from fusion_helm.model.validation import check, validate_pod_template
 
 TYPE_CHECKING = False
@@ -30,12 +33,20 @@ LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 LWS_KIND = "LeaderWorkerSet"
 TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
 """``"true"`` on a LeaderWorkerSet: the post-renderer takes it over (``--take-over-lws`` takes all)."""
+LAYOUT_ANNOTATION = "fusioninfer.io/layout"
+"""``replica`` or ``role`` on a LeaderWorkerSet taken over: the layout it becomes (``--take-over-layout``
+sets it for those without)."""
 RAY_ANNOTATION = "fusioninfer.io/ray-bootstrap"
 """``"true"``: start the leader and workers with the Ray bootstrap, as a multi-node role's are (the
 worker template's first container then holds the server's command; there is no leaderTemplate)."""
 ROLE_NAME = "group"
-"""The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. Its replicas are named
-``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…) is."""
+"""The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. In the replica layout they
+are named ``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…)
+is; in the role layout the role's one LeaderWorkerSet is the original's ``<name>``."""
+
+ROLLOUT = ("spec", "rolloutStrategy", "rollingUpdateConfiguration")
+VOLUME_CLAIM_FIELDS = ("volumeClaimTemplates", "persistentVolumeClaimRetentionPolicy")
+"""leaderWorkerTemplate fields that go to the LWS's StatefulSets, not its pods."""
 
 EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
 """Places each replica alone in a topology domain, by the leader's placement."""
@@ -45,7 +56,7 @@ RESTART_POLICIES = {"RecreateGroupOnPodRestart": RecoveryPolicy.ROLE_RESTART, "N
 """LWS's "Default" is its deprecated name for "None"."""
 
 UNSUPPORTED = {
-    ("spec", "rolloutStrategy", "rollingUpdateConfiguration"):
+    ROLLOUT:
         "rolls out across replicas, but each replica becomes its own LeaderWorkerSet and `helm upgrade` "
         "updates them together; remove it",
     ("spec", "leaderWorkerTemplate", "subGroupPolicy"):
@@ -55,9 +66,21 @@ UNSUPPORTED = {
     ("spec", "leaderWorkerTemplate", "persistentVolumeClaimRetentionPolicy"):
         "goes with volumeClaimTemplates, which are not carried over; remove it",
 }
+"""Layout replica: what a LeaderWorkerSet split into one per replica cannot keep."""
+
+ROLE_LAYOUT_UNSUPPORTED = {
+    ("spec", "leaderWorkerTemplate", "subGroupPolicy"):
+        "splits each group into subgroups to be placed apart, while the PodGroup places a group as one whole; "
+        "remove it",
+}
+"""Layout role: the LeaderWorkerSet stays one, under its own name, so its rolloutStrategy, networkConfig
+and volume claims (its StatefulSets keep their names, and so their claims) are carried over. Subgroups
+are not: LWS makes them to place parts of a group apart, which the gang cannot express."""
 
 
-def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) -> InferenceService:
+def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
+                            default_layout: Layout = Layout.REPLICA) -> InferenceService:
+    """The service a LeaderWorkerSet becomes, in the layout its annotation names, else DEFAULT_LAYOUT."""
     raw_metadata = obj.get("metadata")
     name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
     where = where or (f"{LWS_KIND} {clip(name)}" if isinstance(name, str) and name else LWS_KIND)
@@ -66,9 +89,13 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) ->
     spec = obj.get("spec")
     if not isinstance(spec, Mapping):
         raise InvalidSpec(where, "spec", "must be an object")
-    for path, why in UNSUPPORTED.items():
+    layout = _layout(where, metadata.get("annotations") or {}, default_layout)
+    whole = layout is Layout.ROLE
+    refused, refusal = (ROLE_LAYOUT_UNSUPPORTED, "cannot be taken over in layout role") if whole \
+        else (UNSUPPORTED, "cannot be taken over")
+    for path, why in refused.items():
         if _get(obj, path) is not None:
-            raise InvalidSpec(where, ".".join(path), f"cannot be taken over: it {why}")
+            raise InvalidSpec(where, ".".join(path), f"{refusal}: it {why}")
     check(where, "", upstream.schema(LWS_API_VERSION, LWS_KIND), {**obj, "metadata": {}})
     counts: dict[str, int] = {}
     for field, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
@@ -76,7 +103,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) ->
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
             raise InvalidSpec(where, ".".join(field), f"must be a whole number >= {least}, got {show(value)}")
         counts[field[-1]] = 1 if value is None else value
-    if counts["replicas"] > MAX_REPLICAS:
+    if not whole and counts["replicas"] > MAX_REPLICAS:
         raise InvalidSpec(where, "spec.replicas", f"must be <= {MAX_REPLICAS} to be taken over (each replica becomes "
                                                   f"a LeaderWorkerSet of its own), got {counts['replicas']}")
     if counts["size"] > 1 and EXCLUSIVE_TOPOLOGY in (metadata.get("annotations") or {}):
@@ -84,13 +111,17 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) ->
                           "cannot be taken over with size > 1: LWS then creates the workers only once the leader is "
                           "scheduled (they follow its topology), while the gang places a replica's pods together, so "
                           "the leader would wait for them forever; remove it, or use a nodeAffinity of your own")
-    if _get(obj, ("spec", "networkConfig", "subdomainPolicy")) == "Shared":
+    if not whole and _get(obj, ("spec", "networkConfig", "subdomainPolicy")) == "Shared":
         raise InvalidSpec(where, "spec.networkConfig.subdomainPolicy",
                           "cannot be taken over: Shared puts every replica under one subdomain, and each replica "
                           "becomes its own LeaderWorkerSet with its own; use UniquePerReplica or remove it")
     template = spec.get("leaderWorkerTemplate")
     if not isinstance(template, Mapping):
         raise InvalidSpec(where, "spec.leaderWorkerTemplate", "must be an object")
+    rollout = _get(obj, ROLLOUT) if whole else None
+    if rollout is not None:
+        rollout = {key: value for key, value in rollout.items() if value is not None}  # the API server prunes nulls
+        check_rollout(rollout, counts["replicas"], ".".join(ROLLOUT), where)
     worker, leader = template.get("workerTemplate"), template.get("leaderTemplate")
     if worker is None:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate", "is required")
@@ -123,11 +154,25 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None) ->
         leader_template=leader,
         ray_bootstrap=ray,
         startup_policy=spec.get("startupPolicy"),
+        rollout=rollout,
+        network_config=spec.get("networkConfig") if whole else None,
+        volume_claims={key: template[key] for key in VOLUME_CLAIM_FIELDS if key in template} if whole else {},
     )
     annotations = {key: value for key, value in (metadata.get("annotations") or {}).items()
-                   if key not in (TAKE_OVER_ANNOTATION, RAY_ANNOTATION)}
+                   if key not in (TAKE_OVER_ANNOTATION, RAY_ANNOTATION, LAYOUT_ANNOTATION)}
     return InferenceService(name=name, roles=(role,), namespace=metadata.get("namespace"),
-                            labels=dict(metadata.get("labels") or {}), kind=LWS_KIND, annotations=annotations)
+                            labels=dict(metadata.get("labels") or {}), kind=LWS_KIND, annotations=annotations,
+                            layout=layout)
+
+
+def _layout(where: str, annotations: Mapping[str, str], default: Layout) -> Layout:
+    value = annotations.get(LAYOUT_ANNOTATION)
+    if value is None:
+        return default
+    if value not in tuple(Layout):
+        raise InvalidSpec(where, key_path("metadata.annotations", LAYOUT_ANNOTATION),
+                          f"must be {' or '.join(Layout)}, got {show(value)}")
+    return Layout(value)
 
 
 def _get(obj: Mapping[str, Any], path: tuple[str, ...]) -> Any:

@@ -113,7 +113,8 @@ def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: Ro
     """Its groups are the role's replicas. Without ``replicas`` while an autoscaler owns the count:
     an upgrade then leaves the scaled count alone (Helm 3's three-way merge sees no change to it, and
     Helm 4's server-side apply does not own it)."""
-    template: dict[str, Any] = {"size": blueprint.size, "restartPolicy": RESTART_POLICY[role.recovery_policy]}
+    template: dict[str, Any] = {"size": blueprint.size, "restartPolicy": RESTART_POLICY[role.recovery_policy],
+                                **role.volume_claims}
     if blueprint.leader is not None:
         template["leaderTemplate"] = blueprint.leader
     template["workerTemplate"] = blueprint.worker
@@ -123,6 +124,8 @@ def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: Ro
         spec["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": dict(role.rollout)}
     if role.startup_policy:
         spec["startupPolicy"] = role.startup_policy
+    if role.network_config:
+        spec["networkConfig"] = dict(role.network_config)
     return {
         "apiVersion": LWS_API_VERSION,
         "kind": "LeaderWorkerSet",

@@ -1,5 +1,6 @@
 """LeaderWorkerSets that opt in (or all, on request) are replaced by the objects that serve them as
-an InferenceService would be: one LeaderWorkerSet per replica, and a PodGroup for a multi-node one."""
+an InferenceService would be: one LeaderWorkerSet per replica (layout replica) or the one kept whole
+(layout role), and a PodGroup for a multi-node one."""
 
 from __future__ import annotations
 
@@ -7,19 +8,21 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import expand
 from fusion_helm.filters import Filter
 from fusion_helm.filters.expansions import Expansion, place
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
 from fusion_helm.kio.document import Document
 from fusion_helm.labels import LABEL_SERVICE
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 
 
-def take_over_leader_worker_sets(every_one: bool = False) -> Filter:
-    """Take over the LeaderWorkerSets annotated ``fusioninfer.io/take-over: "true"``, or EVERY_ONE.
-    Those the expansion made (labelled with a service) are never taken over again."""
+def take_over_leader_worker_sets(every_one: bool = False, layout: str = TAKE_OVER_LAYOUTS[0]) -> Filter:
+    """Take over the LeaderWorkerSets annotated ``fusioninfer.io/take-over: "true"``, or EVERY_ONE, in
+    the LAYOUT given unless one's ``fusioninfer.io/layout`` annotation names another. Those the
+    expansion made (labelled with a service) are never taken over again."""
 
     def take_over(documents: list[Document]) -> list[Document]:
         expansions = []
+        renamed: set[tuple[str | None, str]] = set()  # whose pods LWS now labels with other names
         for document in documents:
             if document.could_be(LEADER_WORKER_SET, *(() if every_one else (TAKE_OVER_ANNOTATION,))) \
                     and document.kind == LEADER_WORKER_SET \
@@ -27,19 +30,23 @@ def take_over_leader_worker_sets(every_one: bool = False) -> Filter:
                     and LABEL_SERVICE not in (document.metadata.get("labels") or {}) \
                     and (every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true"):
                 from fusion_helm.convert.leader_worker_set import parse_leader_worker_set  # only for one to take
+                from fusion_helm.model import Layout
 
-                service = parse_leader_worker_set(document.obj, where=document.where)
+                service = parse_leader_worker_set(document.obj, where=document.where, default_layout=Layout(layout))
                 expansions.append(Expansion(document, service.name,
                                             (document.derive(obj) for obj in expand(service)), replaces_origin=True))
-        _check_selectors(documents, {(e.origin.metadata.get("namespace"), e.service) for e in expansions})
+                if service.layout is Layout.REPLICA:
+                    renamed.add((document.metadata.get("namespace"), service.name))
+        _check_selectors(documents, renamed)
         return place(documents, expansions)
 
     return take_over
 
 
 def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str]]) -> None:
-    """A Service selecting a taken-over LeaderWorkerSet's pods by its name would select nothing: LWS
-    labels the pods with the per-replica LeaderWorkerSets' names."""
+    """A Service selecting a LeaderWorkerSet TAKEN over in the replica layout by its name would select
+    nothing: LWS labels the pods with the per-replica LeaderWorkerSets' names. (In the role layout the
+    LeaderWorkerSet keeps its name, and its pods their label.)"""
     if not taken:
         return
     for document in documents:

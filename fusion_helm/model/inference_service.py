@@ -93,6 +93,11 @@ class Role:
     """Layout role: the LWS's rollingUpdateConfiguration (maxUnavailable, maxSurge, partition) as given."""
     autoscaling: Autoscaling | None = None
     """Layout role: the autoscaler's bounds; ``replicas`` is then its minimum, what the gang plans for."""
+    network_config: Mapping[str, Any] | None = None
+    """Layout role: a taken-over LeaderWorkerSet's networkConfig, carried over (it stays one LWS)."""
+    volume_claims: Mapping[str, Any] = EMPTY
+    """Layout role: a taken-over LeaderWorkerSet's volumeClaimTemplates and persistentVolumeClaimRetentionPolicy
+    (leaderWorkerTemplate fields), carried over: its StatefulSets keep their names, so their claims do too."""
 
     @property
     def multinode(self) -> bool:
