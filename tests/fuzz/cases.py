@@ -111,6 +111,14 @@ def seeds() -> list[dict[str, Any]]:
         out.append({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
                     "metadata": {"name": f"lws-{size}", "annotations": {"fusioninfer.io/take-over": "true"}},
                     "spec": {"replicas": 2, "startupPolicy": "LeaderCreated", "leaderWorkerTemplate": template}})
+    # LWS's sample shape, kept whole in the role layout
+    whole = copy.deepcopy(out[-2])
+    whole["metadata"] = {"name": "sample", "annotations": {"fusioninfer.io/take-over": "true",
+                                                           "fusioninfer.io/layout": "role"}}
+    whole["spec"]["rolloutStrategy"] = {"type": "RollingUpdate",
+                                        "rollingUpdateConfiguration": {"maxUnavailable": 2, "maxSurge": 2}}
+    whole["spec"]["networkConfig"] = {"subdomainPolicy": "Shared"}
+    out.append(whole)
     return out
 
 
