@@ -55,3 +55,61 @@ def test_cli_on_helm_output(helm: Helm, tmp_path: Path) -> None:
     assert set(found.values()) == {"unchanged"} and len(found) == 7
     text = fusion_helm("diff", current, "-", stdin=new).stdout
     assert text.endswith("1 created, 0 deleted, 0 restarted, 0 updated, 7 unchanged\n")
+
+
+STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
+
+
+def story4_diff(helm: Helm, tmp_path: Path, *settings: str) -> str:
+    """`fusion-helm diff` of a new decode image on story 4, with SETTINGS on both sides."""
+    current = tmp_path / "current.yaml"
+    current.write_text(helm.template(STORY4, extra=settings).stdout)
+    new = helm.template(STORY4, post_render=False, extra=(
+        *settings, "--set", "roles[1].template.spec.containers[0].image=vllm/vllm-openai:v0.12.0")).stdout
+    return fusion_helm("diff", current, "-", stdin=new).stdout
+
+
+def test_an_image_change_restarts_every_replica_in_the_replica_layout(helm: Helm, tmp_path: Path) -> None:
+    assert story4_diff(helm, tmp_path) == (
+        "PodGroup/deepseek-r1-disagg                   unchanged\n"
+        "LeaderWorkerSet/deepseek-r1-disagg-decode-0   restarted\n"
+        "LeaderWorkerSet/deepseek-r1-disagg-decode-1   restarted\n"
+        "LeaderWorkerSet/deepseek-r1-disagg-prefill-0  unchanged\n"
+        "0 created, 0 deleted, 2 restarted, 0 updated, 2 unchanged\n")
+
+
+def test_an_image_change_rolls_the_role_in_the_role_layout(helm: Helm, tmp_path: Path) -> None:
+    assert story4_diff(helm, tmp_path, "--set", "layout=role") == (
+        "PodGroup/deepseek-r1-disagg                 unchanged\n"
+        "LeaderWorkerSet/deepseek-r1-disagg-decode   rolling\n"
+        "LeaderWorkerSet/deepseek-r1-disagg-prefill  unchanged\n"
+        "0 created, 0 deleted, 0 restarted, 1 rolling, 0 updated, 2 unchanged\n")
+
+
+def test_a_partition_says_which_groups_it_keeps(helm: Helm, tmp_path: Path) -> None:
+    text = story4_diff(helm, tmp_path, "--set", "layout=role", "--set", "roles[1].rollout.partition=1")
+    assert "LeaderWorkerSet/deepseek-r1-disagg-decode   rolling (group 1; partition keeps 0)\n" in text
+    decode = {**role("decode", replicas=4, nodes=2), "rollout": {"partition": 2}}
+    current = objects(role("prefill", "prefiller"), decode, layout="role")
+    new = objects(role("prefill", "prefiller"), {**decode, "template": {"spec": {"containers": [
+        {"name": "vllm", "image": "vllm/vllm-openai:v0.12.0"}]}}}, layout="role")
+    [rolling] = [c for c in changes(current, new) if c.change.value == "rolling"]
+    assert (rolling.name, rolling.detail) == ("svc-decode", "groups 2-3; partition keeps 0-1")
+
+
+def test_scaling_a_role_in_the_role_layout_is_an_update(helm: Helm, tmp_path: Path) -> None:
+    current = objects(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2), layout="role")
+    new = objects(role("prefill", "prefiller"), role("decode", replicas=5, nodes=2), layout="role")
+    assert table(current, new) == {"PodGroup/svc": "unchanged", "LeaderWorkerSet/svc-decode": "updated",
+                                   "LeaderWorkerSet/svc-prefill": "unchanged"}
+
+
+def test_the_layouts_doc_shows_what_diff_prints(helm: Helm, tmp_path: Path) -> None:
+    """docs/layouts.md's diff outputs are the ones the commands it shows print."""
+    doc = (VALUES.parent / "docs" / "layouts.md").read_text()
+    image = ("--set", "roles[1].template.spec.containers[0].image=vllm/vllm-openai:v0.12.0")
+    assert image[1] in doc
+    for settings in ((), ("--set", "layout=role")):
+        assert story4_diff(helm, tmp_path, *settings) in doc
+    canary = story4_diff(helm, tmp_path, "--set", "layout=role", "--set", "roles[1].rollout.partition=1")
+    assert next(line for line in canary.splitlines() if "rolling" in line) in doc

@@ -191,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
         "diff", _diff, "what an upgrade will do to a release's LeaderWorkerSets and PodGroups",
         "Compare the current release (`helm get manifest RELEASE`) with the new render (`helm template` with "
         "the new values, post-rendered or not): each LeaderWorkerSet and PodGroup is created, deleted, "
-        "restarted (its pods are replaced), updated (without touching pods) or unchanged.",
+        "restarted (its pods are replaced at once), rolling (layout role: its groups are replaced one after "
+        "another, from its partition up), updated (without touching pods) or unchanged.",
         files=("CURRENT", "NEW"))
     diff_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
     status_cmd = commands.add_parser(
