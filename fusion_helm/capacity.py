@@ -20,8 +20,8 @@ from fusion_helm.kio.keys import latest_by_key
 from fusion_helm.records import record
 
 GPU = "nvidia.com/gpu"
-KINDS = ("PodGroup", "LeaderWorkerSet")
-"""What the preview reads."""
+KINDS = ("PodGroup", "LeaderWorkerSet", "HorizontalPodAutoscaler")
+"""What the preview reads (an autoscaled role is planned at its autoscaler's minimum)."""
 
 
 class State(StrEnum):
@@ -126,38 +126,68 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     by_key = latest_by_key(objects, KINDS)
     policies = {obj["metadata"]["name"]: obj["spec"].get("subGroupPolicy", []) for obj in by_key.values()
                 if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {})}
-    replicas: dict[str, list[tuple[Mapping[str, Any], Mapping[str, str]]]] = {}
+    autoscaled = {(obj["metadata"].get("namespace"), obj["spec"]["scaleTargetRef"]["name"]):
+                  obj["spec"].get("minReplicas", 1)
+                  for obj in by_key.values() if obj["kind"] == "HorizontalPodAutoscaler"}
+    members: dict[str, list[_Member]] = {}
     for obj in by_key.values():
         labels = obj["metadata"].get("labels", {})
         if obj["kind"] == "LeaderWorkerSet" and naming.LABEL_SERVICE in labels:
-            replicas.setdefault(labels[naming.LABEL_SERVICE], []).append((obj, labels))
-    return [_service(name, members, policies.get(name)) for name, members in replicas.items()]
+            replicas = obj["spec"].get("replicas", autoscaled.get((obj["metadata"].get("namespace"),
+                                                                   obj["metadata"]["name"]), 1))
+            members.setdefault(labels[naming.LABEL_SERVICE], []).extend(_members(obj, replicas))
+    return [_service(name, found, policies.get(name)) for name, found in members.items()]
 
 
-def _service(name: str, members: list[tuple[Mapping[str, Any], Mapping[str, str]]],
-             policies: list[Mapping[str, Any]] | None) -> ServicePlan:
+@record
+class _Member:
+    """A replica as the objects say it: its LeaderWorkerSet, index, and its pods' labels."""
+
+    lws: Mapping[str, Any]
+    index: int
+    labels: Mapping[str, str]
+
+    @property
+    def key(self) -> str:
+        return f"{self.lws['metadata']['name']}/{self.index}"
+
+
+def _members(lws: Mapping[str, Any], replicas: int) -> list[_Member]:
+    """Layout replica: the LWS is one replica, its labels hold the index. Layout role: its groups are
+    the replicas (REPLICAS of them: an autoscaled one's, its autoscaler's minimum), their pods labelled
+    by the template and LWS's group index."""
+    labels = lws["metadata"].get("labels", {})
+    if naming.LABEL_REPLICA_INDEX in labels:
+        return [_Member(lws, int(labels[naming.LABEL_REPLICA_INDEX]), labels)]
+    template = lws["spec"]["leaderWorkerTemplate"]
+    pod_labels = {**labels, **((template.get("leaderTemplate") or template["workerTemplate"]).get("metadata") or {})
+                  .get("labels", {})}
+    return [_Member(lws, group, {**pod_labels, naming.LABEL_GROUP_INDEX: str(group)}) for group in range(replicas)]
+
+
+def _service(name: str, members: list[_Member], policies: list[Mapping[str, Any]] | None) -> ServicePlan:
     """A policy's replicas are its subgroups; the first ``minSubGroups`` by index are required."""
-    members = sorted(members, key=lambda member: int(member[1][naming.LABEL_REPLICA_INDEX]))
-    required = gang.atomic_minimum(policies or [], [(lws["metadata"]["name"], labels) for lws, labels in members])
+    members = sorted(members, key=lambda member: member.index)
+    required = gang.atomic_minimum(policies or [], [(member.key, member.labels) for member in members])
     roles: dict[str, list[Replica]] = {}
     component_types: dict[str, str] = {}
-    for lws, labels in members:
-        role = labels[naming.LABEL_ROLE_NAME]
-        roles.setdefault(role, []).append(Replica(role, int(labels[naming.LABEL_REPLICA_INDEX]),
-                                                  lws["metadata"]["name"] in required, _pods(lws)))
-        component_types[role] = labels[naming.LABEL_COMPONENT_TYPE]
+    for member in members:
+        role = member.labels[naming.LABEL_ROLE_NAME]
+        roles.setdefault(role, []).append(Replica(role, member.index, member.key in required, _pods(member)))
+        component_types[role] = member.labels[naming.LABEL_COMPONENT_TYPE]
     return ServicePlan(name, policies is not None, tuple(
         Role(role, component_types[role], tuple(replicas)) for role, replicas in roles.items()))
 
 
-def _pods(lws: Mapping[str, Any]) -> tuple[Pod, ...]:
-    """LWS ``x`` runs leader pod ``x-0`` and workers ``x-0-1`` … ``x-0-(size-1)``."""
-    template = lws["spec"]["leaderWorkerTemplate"]
+def _pods(member: _Member) -> tuple[Pod, ...]:
+    """LWS ``x`` runs, for group ``g``, leader pod ``x-g`` and workers ``x-g-1`` … ``x-g-(size-1)``."""
+    template = member.lws["spec"]["leaderWorkerTemplate"]
     size = template.get("size", 1)
-    name = lws["metadata"]["name"]
+    group = 0 if naming.LABEL_REPLICA_INDEX in member.lws["metadata"].get("labels", {}) else member.index
+    name = f"{member.lws['metadata']['name']}-{group}"
     leader = template.get("leaderTemplate") or template["workerTemplate"]
-    pods = [Pod(f"{name}-0", _gpus(leader["spec"]))]
-    pods += [Pod(f"{name}-0-{worker}", _gpus(template["workerTemplate"]["spec"])) for worker in range(1, size)]
+    pods = [Pod(name, _gpus(leader["spec"]))]
+    pods += [Pod(f"{name}-{worker}", _gpus(template["workerTemplate"]["spec"])) for worker in range(1, size)]
     return tuple(pods)
 
 

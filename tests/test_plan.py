@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.helm import VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
@@ -24,13 +26,36 @@ def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
     return service["state"], {r["name"] for r in replicas if r["placed"]}
 
 
+@pytest.mark.parametrize("layout", ["replica", "role"])
 @pytest.mark.parametrize("level", sorted(TABLES))
-def test_plan_gives_the_table_row_by_row(helm: Helm, level: str) -> None:
-    rendered = helm.template(STORY4, post_render=False, extra=("--set", f"gangSchedule.level={level}")).stdout
+def test_plan_gives_the_table_row_by_row(helm: Helm, level: str, layout: str) -> None:
+    rendered = helm.template(STORY4, post_render=False, extra=(
+        "--set", f"gangSchedule.level={level}", "--set", f"layout={layout}")).stdout
     for gpus, expected in TABLES[level].items():
         report = json.loads(plan(rendered, "--gpus", str(gpus), "-o", "json").stdout)
         assert report["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
         assert placed(report) == expected, f"{gpus} GPUs, level {level}"
+
+
+def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(helm: Helm) -> None:
+    rendered = helm.template(STORY4, post_render=False, extra=("--set", "layout=role")).stdout
+    [service] = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)["services"]
+    pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
+    decode = "deepseek-r1-disagg-decode"
+    assert pods == {"prefill-0": ["deepseek-r1-disagg-prefill-0", "deepseek-r1-disagg-prefill-0-1"],
+                    "decode-0": [f"{decode}-0"] + [f"{decode}-0-{w}" for w in (1, 2, 3)],
+                    "decode-1": [f"{decode}-1"] + [f"{decode}-1-{w}" for w in (1, 2, 3)]}
+
+
+def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(helm: Helm, tmp_path: Path) -> None:
+    spec = yaml.safe_load(STORY4.read_text())
+    decode = spec["roles"][1]
+    del decode["replicas"]
+    decode["autoscaling"] = {"minReplicas": 2, "maxReplicas": 5}
+    values = tmp_path / "autoscaled.yaml"
+    values.write_text(yaml.safe_dump({**spec, "layout": "role"}))
+    report = json.loads(plan(helm.template(values).stdout, "--gpus", "80", "-o", "json").stdout)
+    assert placed(report) == TABLES["role"][80]
 
 
 def test_plan_reads_post_rendered_output_too(helm: Helm) -> None:
