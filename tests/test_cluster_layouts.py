@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.cluster import (
+    GPU_NODES,
     GROUP_INDEX,
     LWS,
     PODGROUP,
@@ -23,7 +24,9 @@ from tests.cluster import (
     ready_pods,
     release,
 )
+from tests.controlplane import set_gpu_nodes
 from tests.helm import CHART, VALUES, Helm
+from tests.test_cluster_lifecycle import hook_runner
 
 pytestmark = pytest.mark.cluster
 
@@ -252,3 +255,45 @@ def test_switching_layouts_is_refused_with_the_pods_it_restarts(cluster: Cluster
         assert len({o["metadata"]["name"] for o in cluster.custom(LWS, namespace)}) == 6
         helm.run(*args, "--set", "allowLayoutChange=true")
         ready_pods(cluster, namespace, 6, owners={f"{SERVICE}-prefill", f"{SERVICE}-decode"})
+
+
+def test_a_surge_group_that_cannot_be_placed_holds_the_rollout_not_the_gang(
+        cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    """maxSurge 1, maxUnavailable 0 on a full cluster: the surge group is a "more" subgroup Volcano
+    cannot place, so the rollout waits while every running group keeps serving; the status hook, as
+    its service account, says the role is Progressing and still Ready."""
+    namespace = f"surge-helm{helm.major}"
+    eight = {"resources": {"limits": {"nvidia.com/gpu": "8"}}}
+
+    def full(into: Path, image: str) -> Path:
+        values(into, {"replicas": 2, "rollout": {"maxUnavailable": 0, "maxSurge": 1}}, image=image)
+        spec = yaml.safe_load(into.read_text())
+        for role_spec in spec["roles"]:
+            role_spec["template"]["spec"]["containers"][0].update(eight)
+        into.write_text(yaml.safe_dump(spec))
+        return into
+
+    set_gpu_nodes(cluster.control_plane, 5)  # prefill 1 pod + decode 2 groups of 2 pods, 8 GPUs each
+    try:
+        with release(cluster, helm, "svc", namespace) as installed:
+            installed.install(full(tmp_path / "v1.yaml", "vllm/vllm-openai:v0.11.0"))
+            before = {p.metadata.uid for p in ready_pods(cluster, namespace, 1 + 2 * DECODE_NODES)}
+            installed.install(full(tmp_path / "v2.yaml", "vllm/vllm-openai:v0.11.1"), verb="upgrade")
+            eventually("the surge group's pods", lambda: len(cluster.pods(namespace)) == 1 + 3 * DECODE_NODES)
+            surge = [p for p in cluster.pods(namespace) if p.metadata.labels.get(GROUP_INDEX) == "2"]
+            assert all(p.spec.node_name is None for p in surge)
+            [podgroup] = cluster.custom(PODGROUP, namespace)
+            assert podgroup["status"]["phase"] == "Running"
+            assert {p.metadata.uid for p in cluster.pods(namespace) if ready(p)} == before
+
+            reported = hook_runner(cluster, installed, SERVICE, tmp_path)("status")
+            assert reported.returncode == 0, reported.stderr
+            [live] = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)
+            conditions = {c["type"]: c for c in live["status"]["conditions"]}
+            assert conditions["Ready"]["status"] == "True"
+            updated = lws_object(cluster, namespace, f"{SERVICE}-decode")["status"].get("updatedReplicas", 0)
+            assert (conditions["Progressing"]["status"], conditions["Progressing"]["message"]) == (
+                "True", f"decode: {updated}/2 groups updated")  # LWS's count: the surge group is an updated one
+            assert live["status"]["components"]["decode"]["readyReplicas"] == 2
+    finally:
+        set_gpu_nodes(cluster.control_plane, GPU_NODES)

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,24 +222,7 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
         with release(cluster, helm, "svc", namespace) as installed:
             installed.install(story3)  # the hook Jobs ran on kwok (their pods "complete"): helm waited for them
             ready_pods(cluster, namespace, expected_pods(story3))
-            hooks = [o for o in yaml.safe_load_all(installed.run("get", "hooks", "svc")) if o]
-            # Hook objects are deleted once their phase succeeds: lay the RBAC and code out again as rendered.
-            cluster.control_plane.apply([{**o, "metadata": {**o["metadata"], "namespace": o["metadata"].get(
-                "namespace", namespace)}} for o in hooks if o["kind"] != "Job"])
-            jobs = {o["metadata"]["name"]: o["spec"]["template"]["spec"] for o in hooks if o["kind"] == "Job"}
-            configmap = cluster.core.read_namespaced_config_map("deepseek-r1-inference-hooks", namespace).data
-            env = hook_environment(cluster, namespace, "deepseek-r1-inference-hooks", tmp_path)
-
-            def run(job: str, *extra: str) -> subprocess.CompletedProcess[str]:
-                spec = jobs[f"deepseek-r1-inference-hooks-{job}"]
-                mounted = tmp_path / job
-                for item in spec["volumes"][0]["configMap"]["items"]:
-                    (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
-                    (mounted / item["path"]).write_text(configmap[item["key"]])
-                python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"], *extra]
-                assert python == "python"  # the image's; here this interpreter, without site-packages
-                return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
-                                      env=env, text=True, capture_output=True, timeout=120)
+            run = hook_runner(cluster, installed, "deepseek-r1-inference", tmp_path)
 
             checked = run("check")
             assert checked.returncode == 0 and checked.stdout == "prerequisites: ok\n", checked.stderr
@@ -277,6 +261,32 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
 
 
 LWS_CONFIG = "apiVersion: config.lws.x-k8s.io/v1alpha1\nkind: Configuration\nleaderElection:\n  leaderElect: true\n"
+
+
+def hook_runner(cluster: Cluster, installed: Release, service: str, tmp_path: Path
+                ) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run a hook Job of INSTALLED as the Job would — its ConfigMap laid out as its volume, its service
+    account's token, a Python without site-packages — against the API server: run("status", *extra)."""
+    namespace = installed.namespace
+    hooks = [o for o in yaml.safe_load_all(installed.run("get", "hooks", installed.name)) if o]
+    # Hook objects are deleted once their phase succeeds: lay the RBAC and code out again as rendered.
+    cluster.control_plane.apply([{**o, "metadata": {**o["metadata"], "namespace": o["metadata"].get(
+        "namespace", namespace)}} for o in hooks if o["kind"] != "Job"])
+    jobs = {o["metadata"]["name"]: o["spec"]["template"]["spec"] for o in hooks if o["kind"] == "Job"}
+    configmap = cluster.core.read_namespaced_config_map(f"{service}-hooks", namespace).data
+    env = hook_environment(cluster, namespace, f"{service}-hooks", tmp_path)
+
+    def run(job: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        spec = jobs[f"{service}-hooks-{job}"]
+        mounted = tmp_path / job
+        for item in spec["volumes"][0]["configMap"]["items"]:
+            (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+            (mounted / item["path"]).write_text(configmap[item["key"]])
+        python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"], *extra]
+        assert python == "python"  # the image's; here this interpreter, without site-packages
+        return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
+                              env=env, text=True, capture_output=True, timeout=120)
+    return run
 
 
 def hook_environment(cluster: Cluster, namespace: str, account: str | None, tmp_path: Path) -> dict[str, str]:

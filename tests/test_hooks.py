@@ -44,6 +44,7 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
         {"apiGroups": ["fusioninfer.io"], "resources": ["inferenceservices/status"],
          "resourceNames": ["deepseek-r1-disagg"], "verbs": ["patch"]},
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+        {"apiGroups": ["leaderworkerset.x-k8s.io"], "resources": ["leaderworkersets"], "verbs": ["list"]},
     ]
     events = {key: obj["metadata"]["annotations"]["helm.sh/hook"] for key, obj in objects.items()}
     assert events[f"Job/{name}-check"] == "pre-install,pre-upgrade"

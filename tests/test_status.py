@@ -79,3 +79,60 @@ def test_the_table() -> None:
         "ROLE     PHASE    READY REPLICAS  NODES/REPLICA  READY PODS\n"
         "prefill  Running  1/1             1              1/1\n"
         "decode   Pending  0/2             2              0/4\n")
+
+
+def group_pod(role_name: str, group: int, worker: int = 0, ready: bool = True) -> dict[str, Any]:
+    """A role-layout pod: LWS's group index, no replica index of ours."""
+    made = pod(role_name, group, worker, ready=ready)
+    labels = made["metadata"]["labels"]
+    labels["leaderworkerset.sigs.k8s.io/group-index"] = labels.pop("fusioninfer.io/replica-index")
+    return made
+
+
+def role_lws(role_name: str, replicas: int | None, updated: int, partition: int = 0,
+             updating: bool = False) -> dict[str, Any]:
+    spec: dict[str, Any] = {"rolloutStrategy": {"rollingUpdateConfiguration": {"partition": partition}}}
+    if replicas is not None:
+        spec["replicas"] = replicas
+    conditions = [{"type": "UpdateInProgress", "status": "True"}] if updating else []
+    return {"metadata": {"name": f"svc-{role_name}", "labels": {"fusioninfer.io/service": "svc",
+                                                                 "fusioninfer.io/role-name": role_name}},
+            "spec": spec, "status": {"updatedReplicas": updated, "conditions": conditions}}
+
+
+def test_role_layout_pods_count_by_group_and_the_lws_says_how_many() -> None:
+    from fusion_helm.status import service_status
+
+    spec = service(role("prefill", "prefiller"), {**role("decode", nodes=2), "autoscaling": {"maxReplicas": 4}},
+                   layout="role")
+    del spec["spec"]["roles"][1]["replicas"]
+    pods = [group_pod("prefill", 0)] + [group_pod("decode", g, w) for g in range(3) for w in range(2)]
+    # The autoscaler raised decode to 3: the LWS, not the spec, has the count.
+    lwses = [role_lws("prefill", 1, 1), role_lws("decode", None, 0) | {"spec": {"replicas": 3}}]
+    statuses, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 2}}, pods, "T", lwses)
+    assert (statuses["decode"].desired_replicas, statuses["decode"].ready_replicas) == (3, 3)
+    ready, progressing = body["conditions"]
+    assert (ready["type"], ready["status"]) == ("Ready", "True")
+    assert (progressing["type"], progressing["status"], progressing["reason"]) == ("Progressing", "True",
+                                                                                   "RollingUpdate")
+    assert progressing["message"] == "decode: 0/3 groups updated"
+
+
+def test_progressing_follows_the_rollout_and_a_partition() -> None:
+    from fusion_helm.status import rollouts
+
+    assert rollouts([role_lws("decode", 4, 4)]) == {}
+    assert rollouts([role_lws("decode", 4, 2, partition=2)]) == {}  # the canary's groups are done
+    assert rollouts([role_lws("decode", 4, 1, partition=2)]) == {"decode": "1/4 groups updated"}
+    assert rollouts([role_lws("decode", 4, 4, updating=True)]) == {"decode": "4/4 groups updated"}
+    replica_layout = role_lws("decode", 1, 0)
+    replica_layout["metadata"]["labels"]["fusioninfer.io/replica-index"] = "0"
+    assert rollouts([replica_layout]) == {}
+
+
+def test_the_replica_layout_has_no_progressing_condition() -> None:
+    from fusion_helm.status import service_status
+
+    spec = service(role("prefill", "prefiller"))
+    _, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 1}}, [pod("prefill", 0)], "T")
+    assert [c["type"] for c in body["conditions"]] == ["Ready"]

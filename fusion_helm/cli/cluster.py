@@ -45,6 +45,14 @@ class Cluster:
             label_selector=f"{naming.LABEL_SERVICE}={service},{naming.LABEL_ROLE_NAME}={role}")["items"]
         return found
 
+    def leader_worker_sets(self, service: str, namespace: str) -> list[dict[str, Any]]:
+        """Every LeaderWorkerSet the expansion made for SERVICE."""
+        found: list[dict[str, Any]] = self._call(
+            kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object,
+            "leaderworkerset.x-k8s.io", "v1", namespace, "leaderworkersets",
+            label_selector=f"{naming.LABEL_SERVICE}={service}")["items"]
+        return found
+
     def pods(self, service: str, namespace: str) -> list[dict[str, Any]]:
         pods = self._call(kubernetes.client.CoreV1Api(self.api).list_namespaced_pod, namespace,
                           label_selector=f"{naming.LABEL_SERVICE}={service}")

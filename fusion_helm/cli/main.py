@@ -93,7 +93,8 @@ def _status(args: argparse.Namespace) -> int:
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)  # one clear error if bad
-    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now())
+    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now(),
+                                             cluster.leader_worker_sets(name, namespace))
     if args.write:
         cluster.write_status(name, namespace, result)
     if args.output == "json":

@@ -60,10 +60,39 @@ class RoleShape:
     node_count: int
 
 
-def role_shapes(spec: Mapping[str, Any]) -> list[RoleShape]:
-    """From an InferenceService spec as the API server stores it (defaults as the schema's)."""
-    return [RoleShape(role["name"], role.get("replicas", 1), (role.get("multinode") or {}).get("nodeCount", 1))
+def role_shapes(spec: Mapping[str, Any], leader_worker_sets: Iterable[Mapping[str, Any]] = ()) -> list[RoleShape]:
+    """From an InferenceService spec as the API server stores it (defaults as the schema's). In the
+    role layout a role's count is its LeaderWorkerSet's, which an autoscaler may have set."""
+    counts = {_role_of(lws): (lws.get("spec") or {}).get("replicas", 1) for lws in _whole(leader_worker_sets)}
+    return [RoleShape(role["name"], counts.get(role["name"], role.get("replicas", 1)),
+                      (role.get("multinode") or {}).get("nodeCount", 1))
             for role in spec.get("roles", []) if role.get("componentType") != "router"]
+
+
+def _whole(leader_worker_sets: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The role-layout ones: a role's one LeaderWorkerSet, without a replica's index."""
+    return [lws for lws in leader_worker_sets
+            if naming.LABEL_REPLICA_INDEX not in ((lws.get("metadata") or {}).get("labels") or {})]
+
+
+def _role_of(lws: Mapping[str, Any]) -> str:
+    return str(((lws.get("metadata") or {}).get("labels") or {}).get(naming.LABEL_ROLE_NAME, ""))
+
+
+def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Role → how far its rolling update is, for each role-layout LeaderWorkerSet the LWS controller
+    is rolling: its UpdateInProgress condition, or fewer groups updated than its partition lets it."""
+    found = {}
+    for lws in _whole(leader_worker_sets):
+        spec, reported = lws.get("spec") or {}, lws.get("status") or {}
+        replicas = spec.get("replicas", 1)
+        partition = ((spec.get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}).get("partition") or 0
+        updated = reported.get("updatedReplicas", 0)
+        updating = any(c.get("type") == "UpdateInProgress" and c.get("status") == "True"
+                       for c in reported.get("conditions") or [])
+        if updating or updated < replicas - min(partition, replicas):
+            found[_role_of(lws)] = f"{updated}/{replicas} groups updated"
+    return found
 
 
 def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[Mapping[str, Any]]
@@ -73,9 +102,9 @@ def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[
     by_replica: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
     for pod in pods:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        if labels.get(naming.LABEL_SERVICE) == service and naming.LABEL_REPLICA_INDEX in labels:
-            key = (labels.get(naming.LABEL_ROLE_NAME, ""), int(labels[naming.LABEL_REPLICA_INDEX]))
-            by_replica.setdefault(key, []).append(pod)
+        index = labels.get(naming.LABEL_REPLICA_INDEX, labels.get(naming.LABEL_GROUP_INDEX))  # layout replica, role
+        if labels.get(naming.LABEL_SERVICE) == service and index is not None and index.isdigit():
+            by_replica.setdefault((labels.get(naming.LABEL_ROLE_NAME, ""), int(index)), []).append(pod)
     return {role.name: _role_status(role.replicas, role.node_count,
                                     [by_replica.get((role.name, index), []) for index in range(role.replicas)])
             for role in roles}
@@ -119,20 +148,25 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]], timestamp: str
+def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]], timestamp: str,
+                   leader_worker_sets: Iterable[Mapping[str, Any]] = ()
                    ) -> tuple[dict[str, ComponentStatus], dict[str, Any]]:
     """Each role's status, and the status subresource, of an InferenceService as the API server
-    returns it (its spec, generation and current conditions)."""
+    returns it (its spec, generation and current conditions), from its pods and LeaderWorkerSets."""
     metadata = service["metadata"]
-    statuses = component_statuses(metadata["name"], role_shapes(service["spec"]), pods)
+    leader_worker_sets = list(leader_worker_sets)
+    statuses = component_statuses(metadata["name"], role_shapes(service["spec"], leader_worker_sets), pods)
+    rolling = rollouts(leader_worker_sets) if service["spec"].get("layout") == "role" else None
     return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
-                                   (service.get("status") or {}).get("conditions") or [])
+                                   (service.get("status") or {}).get("conditions") or [], rolling)
 
 
 def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,
-                  previous: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """The status subresource: components, and a Ready condition (its transition time kept while
-    its status holds, as Kubernetes conditions do)."""
+                  previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None
+                  ) -> dict[str, Any]:
+    """The status subresource: components, a Ready condition and, in the role layout (ROLLING given:
+    role → progress of its rollout), a Progressing one; a condition's transition time is kept while
+    its status holds, as Kubernetes conditions do."""
     failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}
     waiting = {name: s for name, s in statuses.items() if s.phase is not Phase.RUNNING}
     if failed:
@@ -144,12 +178,22 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
                             for name, s in waiting.items())
     else:
         ready, reason, message = "True", "AllComponentsRunning", "every replica of every role is ready"
-    before = next((c for c in previous if c.get("type") == "Ready"), None)
-    since = before["lastTransitionTime"] if before and before.get("status") == ready else now
+    previous = list(previous)
+
+    def condition(kind: str, holds: str, why: str, words: str) -> dict[str, Any]:
+        before = next((c for c in previous if c.get("type") == kind), None)
+        since = before["lastTransitionTime"] if before and before.get("status") == holds else now
+        return {"type": kind, "status": holds, "reason": why, "message": words, "observedGeneration": generation,
+                "lastTransitionTime": since}
+
+    conditions = [condition("Ready", ready, reason, message)]
+    if rolling is not None:
+        conditions.append(condition("Progressing", "True", "RollingUpdate",
+                                    "; ".join(f"{name}: {progress}" for name, progress in rolling.items()))
+                          if rolling else condition("Progressing", "False", "NoRollout", "no role is rolling"))
     return {
         "observedGeneration": generation,
-        "conditions": [{"type": "Ready", "status": ready, "reason": reason, "message": message,
-                        "observedGeneration": generation, "lastTransitionTime": since}],
+        "conditions": conditions,
         "components": {name: {**s.to_manifest(), "lastUpdateTime": now} for name, s in statuses.items()},
     }
 

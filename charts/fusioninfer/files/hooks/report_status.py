@@ -1,5 +1,6 @@
-"""post-install / post-upgrade hook: write the InferenceService's status — each role's ComponentStatus
-and the Ready condition — from its pods, polling until every role runs, one fails, or time is up.
+"""post-install / post-upgrade hook: write the InferenceService's status — each role's ComponentStatus,
+the Ready condition and, in the role layout, the Progressing one — from its pods (and LeaderWorkerSets),
+polling until every role runs, one fails, or time is up.
 
     python report_status.py --namespace NS --service NAME [--wait SECONDS]
 
@@ -19,6 +20,7 @@ from fusion_helm import status
 from fusion_helm.labels import LABEL_SERVICE
 
 INFERENCE_SERVICES = "/apis/fusioninfer.io/v1alpha1/namespaces/{namespace}/inferenceservices/{name}"
+LEADER_WORKER_SETS = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/{namespace}/leaderworkersets"
 GROUP_NAME = "scheduling.k8s.io/group-name"
 
 
@@ -26,9 +28,13 @@ def report(kube: Kube, namespace: str, name: str) -> status.Phase | None:
     """Write the status once; the common phase when every role shares one, else None."""
     path = INFERENCE_SERVICES.format(namespace=namespace, name=name)
     service = kube.get(path)
-    pods = kube.get(f"/api/v1/namespaces/{namespace}/pods?labelSelector={LABEL_SERVICE}%3D{name}")["items"]
+    selector = f"labelSelector={LABEL_SERVICE}%3D{name}"
+    pods = kube.get(f"/api/v1/namespaces/{namespace}/pods?{selector}")["items"]
+    # Layout role: a role's count is its LeaderWorkerSet's (an autoscaler may own it), and its rollout too.
+    leader_worker_sets = kube.get(LEADER_WORKER_SETS.format(namespace=namespace) + f"?{selector}")["items"] \
+        if service["spec"].get("layout") == "role" else []
     now = status.now()
-    statuses, body = status.service_status(service, pods, now)
+    statuses, body = status.service_status(service, pods, now, leader_worker_sets)
     overridden = sorted(pod["metadata"]["name"] for pod in pods
                         if (pod["metadata"].get("annotations") or {}).get(GROUP_NAME, name) != name)
     if overridden:  # LWS's own gang scheduling rewrites the annotation: our PodGroup no longer applies
