@@ -201,11 +201,15 @@ def test_fusion_helm_takes_over_too(helm: Helm) -> None:
 
 def test_any_single_mutation_is_taken_over_or_gives_one_clear_error() -> None:
     """Whatever shape a LeaderWorkerSet has, the take-over renders it or names what is wrong."""
-    from tests.test_validation import mutations
-
     obj = leader_worker_set()
     obj["spec"]["leaderWorkerTemplate"]["leaderTemplate"] = {"metadata": {"labels": {"a": "b"}},
                                                              "spec": {"containers": [{"name": "l", "image": "x"}]}}
+    every_mutation_renders_or_names_a_field(obj)
+
+
+def every_mutation_renders_or_names_a_field(obj: dict[str, Any]) -> None:
+    from tests.test_validation import mutations
+
     tried = 0
     for variant in mutations(obj):
         tried += 1
@@ -436,18 +440,9 @@ def test_every_lws_field_is_either_carried_over_or_refused_in_the_role_layout(
 
 
 def test_any_single_mutation_in_the_role_layout_is_taken_over_or_gives_one_clear_error() -> None:
-    from tests.test_validation import mutations
-
     obj = whole(rolloutStrategy={"type": "RollingUpdate", "rollingUpdateConfiguration": {
         "maxUnavailable": 1, "maxSurge": "50%", "partition": 1}}, networkConfig={"subdomainPolicy": "Shared"})
-    tried = 0
-    for variant in mutations(obj):
-        tried += 1
-        try:
-            render(yaml.safe_dump(variant))
-        except InvalidSpec as error:
-            assert error.path or error.where.startswith("document"), error
-    assert tried > 200
+    every_mutation_renders_or_names_a_field(obj)
 
 
 def test_the_layout_names_are_the_models() -> None:
