@@ -1,8 +1,10 @@
-"""An InferenceService's status from its pods: each role's ComponentStatus, and the Ready condition.
+"""An InferenceService's status from its pods: each role's ComponentStatus, the Ready condition and,
+in the role layout, the Progressing one.
 
 Pure, and standard library only: `fusion-helm status` runs it, and so does the post-install hook
 inside a stock Python image. The caller lists the pods (those labelled ``fusioninfer.io/service=<name>``)
-and writes the result where it wants (the status subresource, a table, JSON).
+and, in the role layout (`role_layout`), the LeaderWorkerSets labelled so, and writes the result where
+it wants (the status subresource, a table, JSON).
 """
 
 from __future__ import annotations
@@ -60,6 +62,12 @@ class RoleShape:
     node_count: int
 
 
+def role_layout(spec: Mapping[str, Any]) -> bool:
+    """Whether a role's count and rollout are its one LeaderWorkerSet's: the caller then lists the
+    service's LeaderWorkerSets too (an autoscaler may own the count, and the LWS controller rolls)."""
+    return spec.get("layout") == "role"
+
+
 def role_shapes(spec: Mapping[str, Any], leader_worker_sets: Iterable[Mapping[str, Any]] = ()) -> list[RoleShape]:
     """From an InferenceService spec as the API server stores it (defaults as the schema's). In the
     role layout a role's count is its LeaderWorkerSet's, which an autoscaler may have set."""
@@ -80,11 +88,18 @@ def _role_of(lws: Mapping[str, Any]) -> str:
 
 
 def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Role → how far its rolling update is, for each role-layout LeaderWorkerSet the LWS controller
-    is rolling: its UpdateInProgress condition, or fewer groups updated than its partition lets it."""
+    """Role → how far its rolling update is, for each role-layout LeaderWorkerSet still changing.
+
+    LWS's own Progressing condition is no help here: it is also True while groups merely start (a
+    first install, a scale-up). UpdateInProgress is the rollout's, and fewer updated groups than the
+    partition lets through says the same before the controller has set it. Until the controller has
+    seen the latest spec (observedGeneration) its counts are of the previous one."""
     found = {}
     for lws in _whole(leader_worker_sets):
-        spec, reported = lws.get("spec") or {}, lws.get("status") or {}
+        metadata, spec, reported = lws.get("metadata") or {}, lws.get("spec") or {}, lws.get("status") or {}
+        if reported.get("observedGeneration", 0) < metadata.get("generation", 0):
+            found[_role_of(lws)] = "not yet seen by the LWS controller"
+            continue
         replicas = spec.get("replicas", 1)
         partition = ((spec.get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}).get("partition") or 0
         updated = reported.get("updatedReplicas", 0)
@@ -156,7 +171,7 @@ def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]
     metadata = service["metadata"]
     leader_worker_sets = list(leader_worker_sets)
     statuses = component_statuses(metadata["name"], role_shapes(service["spec"], leader_worker_sets), pods)
-    rolling = rollouts(leader_worker_sets) if service["spec"].get("layout") == "role" else None
+    rolling = rollouts(leader_worker_sets) if role_layout(service["spec"]) else None
     return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
                                    (service.get("status") or {}).get("conditions") or [], rolling)
 
@@ -221,7 +236,9 @@ def leader_worker_set_status(component: ComponentStatus, existing: int, now: str
     }
 
 
-def to_table(service: str, statuses: Mapping[str, ComponentStatus]) -> str:
+def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Mapping[str, str] | None = None
+             ) -> str:
+    """ROLLING: role → how far its rollout is (`rollouts`), a line each."""
     rows = [("ROLE", "PHASE", "READY REPLICAS", "NODES/REPLICA", "READY PODS")]
     rows += [(name, s.phase.value, f"{s.ready_replicas}/{s.desired_replicas}", str(s.nodes_per_replica),
               f"{s.ready_pods}/{s.total_pods}") for name, s in statuses.items()]
@@ -229,4 +246,5 @@ def to_table(service: str, statuses: Mapping[str, ComponentStatus]) -> str:
     lines = [f"InferenceService {service}"]
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines += [f"{name}: {s.problem}" for name, s in statuses.items() if s.problem]
+    lines += [f"{name} progressing: {progress}" for name, progress in (rolling or {}).items()]
     return "\n".join(lines) + "\n"

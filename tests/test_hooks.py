@@ -3,13 +3,16 @@ they may do only what they use, and post-renderers leave them alone."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
+from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
 
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
@@ -123,3 +126,61 @@ def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Hel
     assert check_args(helm, newest)[3:] == [
         "--api", "inference.networking.k8s.io/v1/inferencepools",
         "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]
+
+
+class FakeKube:
+    """The API server as the status hook reads it: the service, its pods, then each poll's LeaderWorkerSets."""
+
+    def __init__(self, service: dict[str, Any], pods: list[dict[str, Any]],
+                 polls: list[list[dict[str, Any]]]) -> None:
+        self.service, self.pods, self.polls = service, pods, polls
+        self.read: list[str] = []
+        self.written: list[dict[str, Any]] = []
+
+    def get(self, path: str) -> Any:
+        self.read.append(path)
+        if "/leaderworkersets?" in path:
+            return {"items": self.polls.pop(0)}
+        return {"items": self.pods} if "/pods?" in path else self.service
+
+    def merge_patch(self, path: str, body: dict[str, Any]) -> None:
+        self.written.append(body["status"])
+
+
+def run_status_hook(monkeypatch: pytest.MonkeyPatch, kube: FakeKube, *args: str) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "hooks"))
+    report_status = importlib.import_module("report_status")
+    monkeypatch.setattr(report_status, "Kube", lambda: kube)
+    assert report_status.main(["--namespace", "llm", "--service", "svc", "--interval", "0", *args]) == 0
+
+
+def test_the_status_hook_waits_for_a_rolling_role(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Layout role: the old groups keep the role Running while the LWS controller rolls it, so the hook
+    polls until the rollout is done, writing Progressing each time."""
+    obj = service(role("decode", replicas=2), layout="role")
+    lws = render(obj)["LeaderWorkerSet/svc-decode"]
+
+    def rolled(updated: int) -> list[dict[str, Any]]:
+        return [{**lws, "status": {"updatedReplicas": updated}}]
+    pods = [{"metadata": {"name": f"svc-decode-{g}", "labels": {
+        "fusioninfer.io/service": "svc", "fusioninfer.io/role-name": "decode",
+        "leaderworkerset.sigs.k8s.io/group-index": str(g)}}, "spec": {"nodeName": "n"},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]}} for g in (0, 1)]
+    kube = FakeKube(obj, pods, [rolled(0), rolled(1), rolled(2)])
+    run_status_hook(monkeypatch, kube, "--wait", "60")
+    assert [next(c for c in written["conditions"] if c["type"] == "Progressing")["status"]
+            for written in kube.written] == ["True", "True", "False"]
+    assert capsys.readouterr().out.splitlines() == [
+        "InferenceService llm/svc: Running; decode progressing: 0/2 groups updated",
+        "InferenceService llm/svc: Running; decode progressing: 1/2 groups updated",
+        "InferenceService llm/svc: Running"]
+    assert kube.read[2] == ("/apis/leaderworkerset.x-k8s.io/v1/namespaces/llm/leaderworkersets"
+                            "?labelSelector=fusioninfer.io/service%3Dsvc")
+
+
+def test_the_status_hook_reads_no_leader_worker_set_in_the_replica_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    kube = FakeKube(service(role("decode", replicas=0)), [], [])
+    run_status_hook(monkeypatch, kube)
+    assert not any("leaderworkersets" in path for path in kube.read)
+    assert [c["type"] for c in kube.written[0]["conditions"]] == ["Ready"]

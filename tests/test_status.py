@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm.status import ComponentStatus, Phase, component_statuses, role_shapes, status_object, to_table
-from tests.builders import role, service
+from fusion_helm.status import (
+    ComponentStatus,
+    Phase,
+    component_statuses,
+    role_layout,
+    role_shapes,
+    rollouts,
+    service_status,
+    status_object,
+    to_table,
+)
+from tests.builders import render, role, service
 
 ROLES = role_shapes(service(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2))["spec"])
 
@@ -81,58 +91,76 @@ def test_the_table() -> None:
         "decode   Pending  0/2             2              0/4\n")
 
 
+# The role layout: pods carry LWS's group index, and the count and rollout are the LeaderWorkerSet's.
+ROLE_LAYOUT = service(role("prefill", "prefiller"), {**role("decode", nodes=2), "autoscaling": {"maxReplicas": 4}},
+                      layout="role")
+del ROLE_LAYOUT["spec"]["roles"][1]["replicas"]  # the autoscaler owns it
+ROLE_LAYOUT["metadata"]["generation"] = 2
+
+
 def group_pod(role_name: str, group: int, worker: int = 0, ready: bool = True) -> dict[str, Any]:
-    """A role-layout pod: LWS's group index, no replica index of ours."""
     made = pod(role_name, group, worker, ready=ready)
     labels = made["metadata"]["labels"]
     labels["leaderworkerset.sigs.k8s.io/group-index"] = labels.pop("fusioninfer.io/replica-index")
     return made
 
 
-def role_lws(role_name: str, replicas: int | None, updated: int, partition: int = 0,
-             updating: bool = False) -> dict[str, Any]:
-    spec: dict[str, Any] = {"rolloutStrategy": {"rollingUpdateConfiguration": {"partition": partition}}}
-    if replicas is not None:
-        spec["replicas"] = replicas
+def role_lws(role_name: str, replicas: int, updated: int, *, partition: int = 0, updating: bool = False,
+             seen: bool = True) -> dict[str, Any]:
+    """The role's LeaderWorkerSet as the expansion makes it, as the API server returns it (replicas
+    set: by the autoscaler, else LWS's default) with the status the LWS controller writes."""
+    lws = render(ROLE_LAYOUT)[f"LeaderWorkerSet/svc-{role_name}"]
+    lws["metadata"]["generation"] = 3
+    lws["spec"]["replicas"] = replicas
+    if partition:
+        lws["spec"]["rolloutStrategy"] = {"rollingUpdateConfiguration": {"partition": partition}}
     conditions = [{"type": "UpdateInProgress", "status": "True"}] if updating else []
-    return {"metadata": {"name": f"svc-{role_name}", "labels": {"fusioninfer.io/service": "svc",
-                                                                 "fusioninfer.io/role-name": role_name}},
-            "spec": spec, "status": {"updatedReplicas": updated, "conditions": conditions}}
+    lws["status"] = {"observedGeneration": 3 if seen else 2, "updatedReplicas": updated, "conditions": conditions}
+    return lws
 
 
 def test_role_layout_pods_count_by_group_and_the_lws_says_how_many() -> None:
-    from fusion_helm.status import service_status
-
-    spec = service(role("prefill", "prefiller"), {**role("decode", nodes=2), "autoscaling": {"maxReplicas": 4}},
-                   layout="role")
-    del spec["spec"]["roles"][1]["replicas"]
     pods = [group_pod("prefill", 0)] + [group_pod("decode", g, w) for g in range(3) for w in range(2)]
-    # The autoscaler raised decode to 3: the LWS, not the spec, has the count.
-    lwses = [role_lws("prefill", 1, 1), role_lws("decode", None, 0) | {"spec": {"replicas": 3}}]
-    statuses, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 2}}, pods, "T", lwses)
-    assert (statuses["decode"].desired_replicas, statuses["decode"].ready_replicas) == (3, 3)
+    # The autoscaler raised decode to 3: the LeaderWorkerSet, not the spec, has the count.
+    statuses, body = service_status(ROLE_LAYOUT, pods, "T", [role_lws("prefill", 1, 1), role_lws("decode", 3, 3)])
+    assert statuses["decode"].to_manifest() == {"desiredReplicas": 3, "readyReplicas": 3, "nodesPerReplica": 2,
+                                                "totalPods": 6, "readyPods": 6, "phase": "Running"}
+    assert body["conditions"] == [
+        {"type": "Ready", "status": "True", "reason": "AllComponentsRunning",
+         "message": "every replica of every role is ready", "observedGeneration": 2, "lastTransitionTime": "T"},
+        {"type": "Progressing", "status": "False", "reason": "NoRollout", "message": "no role is rolling",
+         "observedGeneration": 2, "lastTransitionTime": "T"}]
+
+
+def test_a_rolling_role_is_progressing_while_its_old_groups_keep_it_ready() -> None:
+    pods = [group_pod("prefill", 0)] + [group_pod("decode", g, w) for g in range(3) for w in range(2)]
+    before = {"type": "Progressing", "status": "True", "lastTransitionTime": "T0"}
+    service_object = {**ROLE_LAYOUT, "status": {"conditions": [before]}}
+    lwses = [role_lws("prefill", 1, 1), role_lws("decode", 3, 1, updating=True)]
+    statuses, body = service_status(service_object, pods, "T1", lwses)
     ready, progressing = body["conditions"]
-    assert (ready["type"], ready["status"]) == ("Ready", "True")
-    assert (progressing["type"], progressing["status"], progressing["reason"]) == ("Progressing", "True",
-                                                                                   "RollingUpdate")
-    assert progressing["message"] == "decode: 0/3 groups updated"
+    assert ready["status"] == "True"
+    assert progressing == {"type": "Progressing", "status": "True", "reason": "RollingUpdate",
+                           "message": "decode: 1/3 groups updated", "observedGeneration": 2,
+                           "lastTransitionTime": "T0"}
+    assert to_table("svc", statuses, rollouts(lwses)).splitlines()[-1] == "decode progressing: 1/3 groups updated"
 
 
-def test_progressing_follows_the_rollout_and_a_partition() -> None:
-    from fusion_helm.status import rollouts
-
+def test_how_far_a_rollout_is() -> None:
     assert rollouts([role_lws("decode", 4, 4)]) == {}
-    assert rollouts([role_lws("decode", 4, 2, partition=2)]) == {}  # the canary's groups are done
+    assert rollouts([role_lws("decode", 4, 2, partition=2)]) == {}  # the groups the canary lets through are done
     assert rollouts([role_lws("decode", 4, 1, partition=2)]) == {"decode": "1/4 groups updated"}
+    assert rollouts([role_lws("decode", 4, 5)]) == {}  # a surge group counts among the updated
     assert rollouts([role_lws("decode", 4, 4, updating=True)]) == {"decode": "4/4 groups updated"}
+    # Before the controller has seen the new spec its counts are the previous spec's.
+    assert rollouts([role_lws("decode", 4, 4, seen=False)]) == {"decode": "not yet seen by the LWS controller"}
     replica_layout = role_lws("decode", 1, 0)
     replica_layout["metadata"]["labels"]["fusioninfer.io/replica-index"] = "0"
     assert rollouts([replica_layout]) == {}
 
 
-def test_the_replica_layout_has_no_progressing_condition() -> None:
-    from fusion_helm.status import service_status
-
+def test_the_replica_layout_reads_no_leader_worker_set_and_has_no_progressing_condition() -> None:
     spec = service(role("prefill", "prefiller"))
+    assert not role_layout(spec["spec"]) and role_layout(ROLE_LAYOUT["spec"])
     _, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 1}}, [pod("prefill", 0)], "T")
     assert [c["type"] for c in body["conditions"]] == ["Ready"]

@@ -93,14 +93,14 @@ def _status(args: argparse.Namespace) -> int:
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)  # one clear error if bad
-    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now(),
-                                             cluster.leader_worker_sets(name, namespace))
+    leader_worker_sets = cluster.leader_worker_sets(name, namespace) if status.role_layout(obj["spec"]) else []
+    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now(), leader_worker_sets)
     if args.write:
         cluster.write_status(name, namespace, result)
     if args.output == "json":
         print(json.dumps({"name": name, "namespace": namespace, "status": result}, indent=2))
     else:
-        sys.stdout.write(status.to_table(name, statuses))
+        sys.stdout.write(status.to_table(name, statuses, status.rollouts(leader_worker_sets)))
     return 0
 
 
@@ -200,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
         "status", help="each role's status, from the live cluster",
         description="Find the InferenceService of a helm release and report each role's status from its pods: "
                     "desired and ready replicas (a replica is ready when all its pods are), nodes per replica, "
-                    "ready pods, phase (Pending, Deploying, Running, Failed). --write also stores it in the "
+                    "ready pods, phase (Pending, Deploying, Running, Failed); in the role layout, also each role "
+                    "whose LeaderWorkerSet is rolling (the Progressing condition). --write also stores it in the "
                     "InferenceService's status subresource.")
     status_cmd.add_argument("release", metavar="RELEASE", nargs="?")
     status_cmd.add_argument("--lws", metavar="NAME",

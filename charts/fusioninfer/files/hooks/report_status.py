@@ -1,6 +1,6 @@
 """post-install / post-upgrade hook: write the InferenceService's status — each role's ComponentStatus,
 the Ready condition and, in the role layout, the Progressing one — from its pods (and LeaderWorkerSets),
-polling until every role runs, one fails, or time is up.
+polling until every role runs and none is rolling, one fails, or time is up.
 
     python report_status.py --namespace NS --service NAME [--wait SECONDS]
 
@@ -24,15 +24,15 @@ LEADER_WORKER_SETS = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/{namespace}/l
 GROUP_NAME = "scheduling.k8s.io/group-name"
 
 
-def report(kube: Kube, namespace: str, name: str) -> status.Phase | None:
-    """Write the status once; the common phase when every role shares one, else None."""
+def report(kube: Kube, namespace: str, name: str) -> tuple[status.Phase | None, dict[str, str]]:
+    """Write the status once; the common phase when every role shares one (else None), and the roles
+    still rolling (role layout) with how far each is."""
     path = INFERENCE_SERVICES.format(namespace=namespace, name=name)
     service = kube.get(path)
     selector = f"labelSelector={LABEL_SERVICE}%3D{name}"
     pods = kube.get(f"/api/v1/namespaces/{namespace}/pods?{selector}")["items"]
-    # Layout role: a role's count is its LeaderWorkerSet's (an autoscaler may own it), and its rollout too.
-    leader_worker_sets = kube.get(LEADER_WORKER_SETS.format(namespace=namespace) + f"?{selector}")["items"] \
-        if service["spec"].get("layout") == "role" else []
+    leader_worker_sets = kube.get(f"{LEADER_WORKER_SETS.format(namespace=namespace)}?{selector}")["items"] \
+        if status.role_layout(service["spec"]) else []
     now = status.now()
     statuses, body = status.service_status(service, pods, now, leader_worker_sets)
     overridden = sorted(pod["metadata"]["name"] for pod in pods
@@ -45,7 +45,8 @@ def report(kube: Kube, namespace: str, name: str) -> status.Phase | None:
             "observedGeneration": body["observedGeneration"], "lastTransitionTime": now})
     kube.merge_patch(f"{path}/status", {"status": body})
     phases = {s.phase for s in statuses.values()}
-    return phases.pop() if len(phases) == 1 else (status.Phase.FAILED if status.Phase.FAILED in phases else None)
+    phase = phases.pop() if len(phases) == 1 else (status.Phase.FAILED if status.Phase.FAILED in phases else None)
+    return phase, status.rollouts(leader_worker_sets)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,9 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.wait
     try:
         while True:
-            phase = report(kube, args.namespace, args.service)
-            print(f"InferenceService {args.namespace}/{args.service}: {phase or 'roles differ'}", flush=True)
-            if phase in (status.Phase.RUNNING, status.Phase.FAILED) or time.monotonic() >= deadline:
+            phase, rolling = report(kube, args.namespace, args.service)
+            progress = "".join(f"; {role} progressing: {how}" for role, how in rolling.items())
+            print(f"InferenceService {args.namespace}/{args.service}: {phase or 'roles differ'}{progress}", flush=True)
+            # A rolling role's old groups keep it Running: wait for the rollout too, so the last status
+            # written is not the one from before the LWS controller started it.
+            settled = phase is status.Phase.FAILED or (phase is status.Phase.RUNNING and not rolling)
+            if settled or time.monotonic() >= deadline:
                 return 0
             time.sleep(args.interval)
     except (ApiError, OSError) as error:
