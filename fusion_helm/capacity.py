@@ -63,10 +63,26 @@ class Replica:
 
 
 @record
+class Autoscaled:
+    """A role whose LeaderWorkerSet's count an autoscaler owns (layout role): planned at its minimum."""
+
+    min_replicas: int
+    max_replicas: int | None
+    """None: no HorizontalPodAutoscaler among the objects read; planned at LWS's default of 1."""
+
+    @property
+    def note(self) -> str:
+        if self.max_replicas is None:
+            return "autoscaled, no HorizontalPodAutoscaler read: planned at LWS's default of 1"
+        return f"autoscaled {self.min_replicas}-{self.max_replicas}: planned at its minimum"
+
+
+@record
 class Role:
     name: str
     component_type: str
     replicas: tuple[Replica, ...]
+    autoscaled: Autoscaled | None = None
 
 
 @record
@@ -126,17 +142,23 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     by_key = latest_by_key(objects, KINDS)
     policies = {obj["metadata"]["name"]: obj["spec"].get("subGroupPolicy", []) for obj in by_key.values()
                 if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {})}
-    autoscaled = {(obj["metadata"].get("namespace"), obj["spec"]["scaleTargetRef"]["name"]):
-                  obj["spec"].get("minReplicas", 1)
-                  for obj in by_key.values() if obj["kind"] == "HorizontalPodAutoscaler"}
+    autoscalers = {(obj["metadata"].get("namespace"), obj["spec"]["scaleTargetRef"]["name"]):
+                   Autoscaled(obj["spec"].get("minReplicas", 1), obj["spec"]["maxReplicas"])
+                   for obj in by_key.values() if obj["kind"] == "HorizontalPodAutoscaler"}
     members: dict[str, list[_Member]] = {}
+    autoscaled: dict[str, dict[str, Autoscaled]] = {}
     for obj in by_key.values():
         labels = obj["metadata"].get("labels", {})
         if obj["kind"] == "LeaderWorkerSet" and naming.LABEL_SERVICE in labels:
-            replicas = obj["spec"].get("replicas", autoscaled.get((obj["metadata"].get("namespace"),
-                                                                   obj["metadata"]["name"]), 1))
-            members.setdefault(labels[naming.LABEL_SERVICE], []).extend(_members(obj, replicas))
-    return [_service(name, found, policies.get(name)) for name, found in members.items()]
+            service = labels[naming.LABEL_SERVICE]
+            replicas = obj["spec"].get("replicas")
+            if replicas is None:  # the autoscaler owns the count
+                scaling = autoscalers.get((obj["metadata"].get("namespace"), obj["metadata"]["name"]),
+                                          Autoscaled(1, None))
+                autoscaled.setdefault(service, {})[labels[naming.LABEL_ROLE_NAME]] = scaling
+                replicas = scaling.min_replicas
+            members.setdefault(service, []).extend(_members(obj, replicas))
+    return [_service(name, found, policies.get(name), autoscaled.get(name, {})) for name, found in members.items()]
 
 
 @record
@@ -165,7 +187,8 @@ def _members(lws: Mapping[str, Any], replicas: int) -> list[_Member]:
     return [_Member(lws, group, {**pod_labels, naming.LABEL_GROUP_INDEX: str(group)}) for group in range(replicas)]
 
 
-def _service(name: str, members: list[_Member], policies: list[Mapping[str, Any]] | None) -> ServicePlan:
+def _service(name: str, members: list[_Member], policies: list[Mapping[str, Any]] | None,
+             autoscaled: Mapping[str, Autoscaled]) -> ServicePlan:
     """A policy's replicas are its subgroups; the first ``minSubGroups`` by index are required."""
     members = sorted(members, key=lambda member: member.index)
     required = gang.atomic_minimum(policies or [], [(member.key, member.labels) for member in members])
@@ -176,7 +199,7 @@ def _service(name: str, members: list[_Member], policies: list[Mapping[str, Any]
         roles.setdefault(role, []).append(Replica(role, member.index, member.key in required, _pods(member)))
         component_types[role] = member.labels[naming.LABEL_COMPONENT_TYPE]
     return ServicePlan(name, policies is not None, tuple(
-        Role(role, component_types[role], tuple(replicas)) for role, replicas in roles.items()))
+        Role(role, component_types[role], tuple(replicas), autoscaled.get(role)) for role, replicas in roles.items()))
 
 
 def _pods(member: _Member) -> tuple[Pod, ...]:
@@ -216,7 +239,7 @@ def _with(service: ServicePlan, placed: Mapping[str, Pod]) -> ServicePlan:
     return ServicePlan(service.name, service.gang, tuple(
         Role(role.name, role.component_type, tuple(
             Replica(r.role, r.index, r.required, tuple(placed.get(p.name, p) for p in r.pods))
-            for r in role.replicas))
+            for r in role.replicas), role.autoscaled)
         for role in service.roles))
 
 
@@ -238,6 +261,8 @@ def to_json(plans: list[ServicePlan], nodes: int, gpus_per_node: int) -> dict[st
             "roles": [{
                 "name": role.name,
                 "componentType": role.component_type,
+                **({"autoscaled": {"minReplicas": role.autoscaled.min_replicas,
+                                   "maxReplicas": role.autoscaled.max_replicas}} if role.autoscaled else {}),
                 "replicas": [{
                     "name": replica.name,
                     "placed": replica.placed,
@@ -258,7 +283,8 @@ def to_tree(plans: list[ServicePlan], nodes: int, gpus_per_node: int) -> str:
         used = sum(replica.gpus for replica in service.replicas if replica.placed)
         lines.append(f"{service.name}: {service.state.description} ({summary(service)}; {used} of {wanted} GPUs)")
         for role_last, role in _last(service.roles):
-            lines.append(f"{_branch(role_last)}{role.name} ({role.component_type})")
+            scaling = f"; {role.autoscaled.note}" if role.autoscaled else ""
+            lines.append(f"{_branch(role_last)}{role.name} ({role.component_type}{scaling})")
             role_indent = _indent(role_last)
             for replica_last, replica in _last(role.replicas):
                 mark = "placed" if replica.placed else "waits for capacity"

@@ -26,15 +26,30 @@ def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
     return service["state"], {r["name"] for r in replicas if r["placed"]}
 
 
-@pytest.mark.parametrize("layout", ["replica", "role"])
-@pytest.mark.parametrize("level", sorted(TABLES))
-def test_plan_gives_the_table_row_by_row(helm: Helm, level: str, layout: str) -> None:
+def story4_plans(helm: Helm, level: str, layout: str) -> dict[int, dict[str, Any]]:
+    """GPUs → `fusion-helm plan -o json` of story 4, for each row of the scheduling table."""
     rendered = helm.template(STORY4, post_render=False, extra=(
         "--set", f"gangSchedule.level={level}", "--set", f"layout={layout}")).stdout
+    return {gpus: json.loads(plan(rendered, "--gpus", str(gpus), "-o", "json").stdout) for gpus in TABLES[level]}
+
+
+def without_pod_names(report: dict[str, Any]) -> list[Any]:
+    """What the layouts share: per replica whether it is placed, required, its GPUs and pod count."""
+    return [(service["name"], service["state"], [(role["name"], [
+        (r["name"], r["placed"], r["required"], r["gpus"], len(r["pods"])) for r in role["replicas"]])
+        for role in service["roles"]]) for service in report["services"]]
+
+
+@pytest.mark.parametrize("level", sorted(TABLES))
+def test_plan_gives_the_table_row_by_row_in_both_layouts(helm: Helm, level: str) -> None:
+    """A replica is one LeaderWorkerSet (layout replica) or one group of the role's (layout role): the
+    same plan, only the pods' names differ."""
+    by_layout = {layout: story4_plans(helm, level, layout) for layout in ("replica", "role")}
     for gpus, expected in TABLES[level].items():
-        report = json.loads(plan(rendered, "--gpus", str(gpus), "-o", "json").stdout)
-        assert report["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
-        assert placed(report) == expected, f"{gpus} GPUs, level {level}"
+        for layout, reports in by_layout.items():
+            assert reports[gpus]["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
+            assert placed(reports[gpus]) == expected, f"{gpus} GPUs, level {level}, layout {layout}"
+        assert without_pod_names(by_layout["role"][gpus]) == without_pod_names(by_layout["replica"][gpus])
 
 
 def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(helm: Helm) -> None:
@@ -54,8 +69,19 @@ def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(helm: Helm, t
     decode["autoscaling"] = {"minReplicas": 2, "maxReplicas": 5}
     values = tmp_path / "autoscaled.yaml"
     values.write_text(yaml.safe_dump({**spec, "layout": "role"}))
-    report = json.loads(plan(helm.template(values).stdout, "--gpus", "80", "-o", "json").stdout)
+    rendered = helm.template(values).stdout
+    report = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)
     assert placed(report) == TABLES["role"][80]
+    assert [role.get("autoscaled") for role in report["services"][0]["roles"]] == [
+        None, {"minReplicas": 2, "maxReplicas": 5}]
+    assert "└── decode (decoder; autoscaled 2-5: planned at its minimum)" in plan(rendered, "--gpus", "80").stdout
+    # Without its autoscaler (nor the InferenceService, which plan would expand again) the LeaderWorkerSet
+    # has LWS's default count, 1, and the tree says so.
+    alone = [doc for doc in yaml.safe_load_all(rendered)
+             if doc and doc["kind"] not in ("HorizontalPodAutoscaler", "InferenceService")]
+    tree = plan(yaml.safe_dump_all(alone), "--gpus", "80").stdout
+    assert "└── decode (decoder; autoscaled, no HorizontalPodAutoscaler read: planned at LWS's default of 1)" in tree
+    assert "decode-1" not in tree
 
 
 def test_plan_reads_post_rendered_output_too(helm: Helm) -> None:
