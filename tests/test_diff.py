@@ -60,13 +60,13 @@ def test_cli_on_helm_output(helm: Helm, tmp_path: Path) -> None:
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
 
 
-def story4_diff(helm: Helm, tmp_path: Path, *settings: str) -> str:
+def story4_diff(helm: Helm, tmp_path: Path, *settings: str, output: str = "table") -> str:
     """`fusion-helm diff` of a new decode image on story 4, with SETTINGS on both sides."""
     current = tmp_path / "current.yaml"
     current.write_text(helm.template(STORY4, extra=settings).stdout)
     new = helm.template(STORY4, post_render=False, extra=(
         *settings, "--set", "roles[1].template.spec.containers[0].image=vllm/vllm-openai:v0.12.0")).stdout
-    return fusion_helm("diff", current, "-", stdin=new).stdout
+    return fusion_helm("diff", current, "-", "-o", output, stdin=new).stdout
 
 
 def test_an_image_change_restarts_every_replica_in_the_replica_layout(helm: Helm, tmp_path: Path) -> None:
@@ -87,8 +87,11 @@ def test_an_image_change_rolls_the_role_in_the_role_layout(helm: Helm, tmp_path:
 
 
 def test_a_partition_says_which_groups_it_keeps(helm: Helm, tmp_path: Path) -> None:
-    text = story4_diff(helm, tmp_path, "--set", "layout=role", "--set", "roles[1].rollout.partition=1")
+    canary = ("--set", "layout=role", "--set", "roles[1].rollout.partition=1")
+    text = story4_diff(helm, tmp_path, *canary)
     assert "LeaderWorkerSet/deepseek-r1-disagg-decode   rolling (group 1; partition keeps 0)\n" in text
+    assert {"kind": "LeaderWorkerSet", "namespace": None, "name": "deepseek-r1-disagg-decode", "change": "rolling",
+            "detail": "group 1; partition keeps 0"} in json.loads(story4_diff(helm, tmp_path, *canary, output="json"))
     decode = {**role("decode", replicas=4, nodes=2), "rollout": {"partition": 2}}
     current = objects(role("prefill", "prefiller"), decode, layout="role")
     new = objects(role("prefill", "prefiller"), {**decode, "template": {"spec": {"containers": [
