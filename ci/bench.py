@@ -184,16 +184,27 @@ def best_of(fn: Callable[[], object], runs: int = 5) -> float:
     return min(times)
 
 
+# Linux charges a child's peak RSS with the memory of the process that spawned it (the exec'd image
+# inherits the spawner's high-water mark), so the measured process is spawned by this small one, which
+# reports the peak of its child alone.
+SPAWNER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+sys.stderr.write(f"{time.perf_counter() - start} {usage.ru_maxrss}\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_process(command: list[str], path: Path) -> tuple[float, int, int]:
-    """Wall time, peak RSS (bytes, as the kernel counts it for the process) and output size of COMMAND
-    on the stream in PATH."""
+    """COMMAND's wall time and peak RSS (bytes, as the kernel counts it, bounded below by the
+    spawner's own), and its output's size, on the stream in PATH."""
     with path.open("rb") as stdin, tempfile.TemporaryFile() as stdout:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdin=stdin, stdout=stdout, env={"PATH": tool_path()})
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - start
-        assert os.waitstatus_to_exitcode(status) == 0, command
-        return seconds, usage.ru_maxrss * 1024, stdout.seek(0, os.SEEK_END)
+        done = subprocess.run([sys.executable, "-S", "-c", SPAWNER, *command], stdin=stdin, stdout=stdout,
+                              stderr=subprocess.PIPE, env={"PATH": tool_path()}, check=True)
+        seconds, peak_kib = done.stderr.split()[-2:]
+        return float(seconds), int(peak_kib) * 1024, stdout.seek(0, os.SEEK_END)
 
 
 def distinct_dicts(value: Any, seen: set[int]) -> int:
