@@ -297,3 +297,17 @@ def test_a_surge_group_that_cannot_be_placed_holds_the_rollout_not_the_gang(
             assert live["status"]["components"]["decode"]["readyReplicas"] == 2
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)
+
+
+def test_turning_autoscaling_on_hands_the_count_to_the_autoscaler(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    """As docs/layouts.md says: the upgrade drops `replicas` from the LWS (LWS defaults it to 1) and the
+    autoscaler then raises it to its minimum."""
+    namespace = f"autoscale-on-helm{helm.major}"
+    lws = f"{SERVICE}-decode"
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(values(tmp_path / "fixed.yaml", {"replicas": 3}))
+        ready_pods(cluster, namespace, 1 + 3 * DECODE_NODES)
+        installed.install(values(tmp_path / "scaled.yaml", {"autoscaling": {"minReplicas": 2, "maxReplicas": 4}}),
+                          verb="upgrade")
+        eventually("the autoscaler's minimum", lambda: lws_replicas(cluster, namespace, lws) == 2)
+        ready_pods(cluster, namespace, 1 + 2 * DECODE_NODES)
