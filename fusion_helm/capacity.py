@@ -17,6 +17,7 @@ from typing import Any
 from fusion_helm.expand import gang, naming, resources
 from fusion_helm.expand.quantity import ZERO
 from fusion_helm.kio.keys import latest_by_key
+from fusion_helm.labels import one_per_replica
 from fusion_helm.records import record
 
 GPU = "nvidia.com/gpu"
@@ -163,11 +164,13 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
 
 @record
 class _Member:
-    """A replica as the objects say it: its LeaderWorkerSet, index, and its pods' labels."""
+    """A replica as the objects say it: its LeaderWorkerSet, index, its pods' labels, and which of the
+    LWS's groups it is (0 in the replica layout, its index in the role layout)."""
 
     lws: Mapping[str, Any]
     index: int
     labels: Mapping[str, str]
+    group: int
 
     @property
     def key(self) -> str:
@@ -179,12 +182,13 @@ def _members(lws: Mapping[str, Any], replicas: int) -> list[_Member]:
     the replicas (REPLICAS of them: an autoscaled one's, its autoscaler's minimum), their pods labelled
     by the template and LWS's group index."""
     labels = lws["metadata"].get("labels", {})
-    if naming.LABEL_REPLICA_INDEX in labels:
-        return [_Member(lws, int(labels[naming.LABEL_REPLICA_INDEX]), labels)]
+    if one_per_replica(labels):
+        return [_Member(lws, int(labels[naming.LABEL_REPLICA_INDEX]), labels, group=0)]
     template = lws["spec"]["leaderWorkerTemplate"]
     pod_labels = {**labels, **((template.get("leaderTemplate") or template["workerTemplate"]).get("metadata") or {})
                   .get("labels", {})}
-    return [_Member(lws, group, {**pod_labels, naming.LABEL_GROUP_INDEX: str(group)}) for group in range(replicas)]
+    return [_Member(lws, group, {**pod_labels, naming.LABEL_GROUP_INDEX: str(group)}, group)
+            for group in range(replicas)]
 
 
 def _service(name: str, members: list[_Member], policies: list[Mapping[str, Any]] | None,
@@ -206,8 +210,7 @@ def _pods(member: _Member) -> tuple[Pod, ...]:
     """LWS ``x`` runs, for group ``g``, leader pod ``x-g`` and workers ``x-g-1`` … ``x-g-(size-1)``."""
     template = member.lws["spec"]["leaderWorkerTemplate"]
     size = template.get("size", 1)
-    group = 0 if naming.LABEL_REPLICA_INDEX in member.lws["metadata"].get("labels", {}) else member.index
-    name = f"{member.lws['metadata']['name']}-{group}"
+    name = f"{member.lws['metadata']['name']}-{member.group}"
     leader = template.get("leaderTemplate") or template["workerTemplate"]
     pods = [Pod(name, _gpus(leader["spec"]))]
     pods += [Pod(f"{name}-{worker}", _gpus(template["workerTemplate"]["spec"])) for worker in range(1, size)]

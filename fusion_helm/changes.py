@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from fusion_helm.kio.keys import ObjectKey, latest_by_key
-from fusion_helm.labels import LABEL_REPLICA_INDEX, LABEL_SERVICE
+from fusion_helm.labels import LABEL_SERVICE, one_per_replica
 from fusion_helm.records import record
 
 KINDS = ("PodGroup", "LeaderWorkerSet")
@@ -59,7 +59,7 @@ def _change(key: ObjectKey, old: Mapping[str, Any] | None, new: Mapping[str, Any
 def _is_role_layout(lws: Mapping[str, Any]) -> bool:
     """One of ours whose groups are replicas: in the replica layout each LWS carries its replica's index."""
     labels = (lws.get("metadata") or {}).get("labels") or {}
-    return LABEL_SERVICE in labels and LABEL_REPLICA_INDEX not in labels
+    return LABEL_SERVICE in labels and not one_per_replica(labels)
 
 
 def _partitioned(lws: Mapping[str, Any]) -> str:

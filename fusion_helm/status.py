@@ -80,11 +80,17 @@ def role_shapes(spec: Mapping[str, Any], leader_worker_sets: Iterable[Mapping[st
 def _whole(leader_worker_sets: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The role-layout ones: a role's one LeaderWorkerSet, without a replica's index."""
     return [lws for lws in leader_worker_sets
-            if naming.LABEL_REPLICA_INDEX not in ((lws.get("metadata") or {}).get("labels") or {})]
+            if not naming.one_per_replica((lws.get("metadata") or {}).get("labels") or {})]
 
 
 def _role_of(lws: Mapping[str, Any]) -> str:
     return str(((lws.get("metadata") or {}).get("labels") or {}).get(naming.LABEL_ROLE_NAME, ""))
+
+
+def rollout_partition(lws_spec: Mapping[str, Any]) -> int:
+    """The groups below it keep their template in a rollout (0: none)."""
+    configuration = (lws_spec.get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}
+    return int(configuration.get("partition") or 0)
 
 
 def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
@@ -101,7 +107,7 @@ def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
             found[_role_of(lws)] = "not yet seen by the LWS controller"
             continue
         replicas = spec.get("replicas", 1)
-        partition = ((spec.get("rolloutStrategy") or {}).get("rollingUpdateConfiguration") or {}).get("partition") or 0
+        partition = rollout_partition(spec)
         updated = reported.get("updatedReplicas", 0)
         updating = any(c.get("type") == "UpdateInProgress" and c.get("status") == "True"
                        for c in reported.get("conditions") or [])
@@ -117,7 +123,7 @@ def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[
     by_replica: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
     for pod in pods:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        index = labels.get(naming.LABEL_REPLICA_INDEX, labels.get(naming.LABEL_GROUP_INDEX))  # layout replica, role
+        index = naming.replica_index(labels)
         if labels.get(naming.LABEL_SERVICE) == service and index is not None and index.isdigit():
             by_replica.setdefault((labels.get(naming.LABEL_ROLE_NAME, ""), int(index)), []).append(pod)
     return {role.name: _role_status(role.replicas, role.node_count,

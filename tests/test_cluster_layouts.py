@@ -18,6 +18,7 @@ from tests.cluster import (
     GROUP_INDEX,
     LWS,
     PODGROUP,
+    ROLE_NAME,
     Cluster,
     eventually,
     ready,
@@ -33,7 +34,6 @@ pytestmark = pytest.mark.cluster
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"
 DECODE_NODES = 2
-ROLE_NAME = "fusioninfer.io/role-name"
 
 
 def values(into: Path, decode: dict[str, Any] | None = None, image: str = "vllm/vllm-openai:v0.11.0",

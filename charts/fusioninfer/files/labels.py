@@ -1,5 +1,7 @@
-"""The labels the expansion puts on generated objects and their pods (standard library only: the
-status hook reads them inside a stock Python image)."""
+"""The labels the expansion puts on generated objects and their pods, and what they say (standard
+library only: the status hook reads them inside a stock Python image)."""
+
+from collections.abc import Mapping
 
 LABEL_SERVICE = "fusioninfer.io/service"
 LABEL_COMPONENT_TYPE = "fusioninfer.io/component-type"
@@ -8,3 +10,14 @@ LABEL_REPLICA_INDEX = "fusioninfer.io/replica-index"
 LABEL_SPEC_HASH = "fusioninfer.io/spec-hash"
 LABEL_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
 """LWS labels each group's pods with the group's index: in the role layout, the replica's index."""
+
+
+def one_per_replica(lws_labels: Mapping[str, str]) -> bool:
+    """A LeaderWorkerSet of ours from the replica layout (one per replica) carries its replica's index;
+    one from the role layout (a role's groups) does not."""
+    return LABEL_REPLICA_INDEX in lws_labels
+
+
+def replica_index(pod_labels: Mapping[str, str]) -> str | None:
+    """A pod's replica: our index in the replica layout, LWS's group index in the role layout."""
+    return pod_labels.get(LABEL_REPLICA_INDEX, pod_labels.get(LABEL_GROUP_INDEX))
