@@ -16,12 +16,15 @@ class InvalidSpec(Exception):
 
     Rendered as ``<where>: <path>: <message>`` on one line, e.g.
     ``InferenceService qwen: spec.roles[1].multinode.nodeCount: must be >= 1, got 0``.
+    SUBJECT is the document it is about, when one is: transports that report errors against their
+    input's objects (a KRM function's results) find it there.
     """
 
-    def __init__(self, where: str, path: str, message: str) -> None:
+    def __init__(self, where: str, path: str, message: str, subject: object = None) -> None:
         self.where = where
         self.path = path
         self.message = message
+        self.subject = subject
         super().__init__(str(self))
 
     def __str__(self) -> str:

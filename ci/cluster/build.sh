@@ -71,7 +71,7 @@ share() {
   chmod -R u+w "$into"
 }
 
-components=${*:-etcd kubernetes kwok lws volcano pickers}
+components=${*:-etcd kubernetes kwok lws volcano pickers pipelines}
 for component in $components; do
   case $component in
     etcd)
@@ -120,6 +120,21 @@ for component in $components; do
       (export GOFLAGS=-mod=readonly
        build "$here/pickers" "llm-d-inference-scheduler-$LLMD_SCHEDULER_VERSION" ./pd-picker
        build "$here/pickers" "picker-probe-$LLMD_SCHEDULER_VERSION" ./picker-probe) ;;
+    pipelines)
+      src="$cache/src/kustomize-$KUSTOMIZE_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
+      build "$src" "kustomize-$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
+      src="$cache/src/helmfile-$HELMFILE_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/helmfile/helmfile "$HELMFILE_VERSION"
+      build "$src" "helmfile-$HELMFILE_VERSION" github.com/helmfile/helmfile \
+        "-X go.szostok.io/version.version=$HELMFILE_VERSION"
+      src="$cache/src/helm-diff-$HELM_DIFF_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/databus23/helm-diff/v3 "$HELM_DIFF_VERSION"
+      build "$src" "helm-diff-$HELM_DIFF_VERSION" github.com/databus23/helm-diff/v3
+      share "helm-diff-$HELM_DIFF_VERSION" "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION" plugin.yaml
+      src="$cache/src/kpt-$KPT_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/GoogleContainerTools/kpt "$KPT_VERSION"
+      build "$src" "kpt-$KPT_VERSION" github.com/GoogleContainerTools/kpt ;;
     *) echo "build.sh: unknown component $component" >&2; exit 2 ;;
   esac
 done

@@ -40,7 +40,8 @@ def place(documents: list[Document], expansions: list[Expansion]) -> list[Docume
             other = generated.setdefault(key, expansion)
             if other is not expansion:
                 raise InvalidSpec(expansion.origin.where, "metadata.name",
-                                  f"makes {_named(key)}, which {other.origin.where} makes too; rename one")
+                                  f"makes {_named(key)}, which {other.origin.where} makes too; rename one",
+                                  subject=expansion.origin)
     names = _any_of({expansion.service for expansion in expansions})
     replaced = {id(document) for document in documents if id(document) not in by_origin
                 and _previous_copy(document, names, generated)}
@@ -80,7 +81,8 @@ def _previous_copy(document: Document, names: re.Pattern[str] | tuple[str, ...],
         return True
     where = document.describe() if document.raw is not None else "another expansion"
     raise InvalidSpec(expansion.origin.where, "metadata.name",
-                      f"makes {_named(key)}, which the stream already has ({where}); rename one")  # type: ignore[arg-type]
+                      f"makes {_named(key)}, which the stream already has ({where}); rename one",  # type: ignore[arg-type]
+                      subject=expansion.origin)
 
 
 def _named(key: ObjectKey) -> str:

@@ -9,7 +9,7 @@ from fusion_helm.expand import expand
 from fusion_helm.filters import Filter
 from fusion_helm.filters.expansions import Expansion, place
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
-from fusion_helm.kio.document import Document
+from fusion_helm.kio.document import Document, about
 from fusion_helm.labels import LABEL_SERVICE
 
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
@@ -32,9 +32,11 @@ def take_over_leader_worker_sets(every_one: bool = False, layout: str = TAKE_OVE
                 from fusion_helm.convert.leader_worker_set import parse_leader_worker_set  # only for one to take
                 from fusion_helm.model import Layout
 
-                service = parse_leader_worker_set(document.obj, where=document.where, default_layout=Layout(layout))
-                expansions.append(Expansion(document, service.name,
-                                            (document.derive(obj) for obj in expand(service)), replaces_origin=True))
+                with about(document):
+                    service = parse_leader_worker_set(document.obj, where=document.where,
+                                                      default_layout=Layout(layout))
+                    made = (document.derive(obj) for obj in expand(service))
+                    expansions.append(Expansion(document, service.name, made, replaces_origin=True))
                 if service.layout is Layout.REPLICA:
                     renamed.add((document.metadata.get("namespace"), service.name))
         _check_selectors(documents, renamed)
@@ -62,4 +64,4 @@ def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str
         if isinstance(name, str) and (document.metadata.get("namespace"), name) in taken:
             raise InvalidSpec(document.where, f"spec.selector.{LWS_NAME_LABEL}",
                               f"selects the pods of LeaderWorkerSet {name}, which is taken over: its pods now "
-                              f"belong to {name}-group-<i>; select {LABEL_SERVICE}: {name} instead")
+                              f"belong to {name}-group-<i>; select {LABEL_SERVICE}: {name} instead", subject=document)

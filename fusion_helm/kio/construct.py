@@ -107,7 +107,7 @@ class _Builder:
         written: dict[str, str] = {}  # key → how it was set: "explicit" or "merged"
         merges = 0
         for key_node, value_node in node.value:
-            if _is_merge(key_node):
+            if is_merge_key(key_node):
                 merges += 1
                 if merges > 1:
                     raise ReadError((*path, "<<"), "duplicate merge key <<")
@@ -136,7 +136,7 @@ class _Builder:
         return out
 
 
-def _is_merge(node: Node) -> bool:
+def is_merge_key(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.value == "<<" and node.tag in (PLAIN_TAG, _MERGE_TAG)
 
 
@@ -241,7 +241,7 @@ def _entries(node: Node | None, merges: int = 0) -> dict[str, Node]:
         return {}
     out: dict[str, Node] = {}
     for key_node, value_node in node.value:
-        if _is_merge(key_node):
+        if is_merge_key(key_node):
             if merges >= _MAX_HEAD_MERGES:  # merges may refer to themselves
                 continue
             for source in value_node.value if isinstance(value_node, SequenceNode) else [value_node]:

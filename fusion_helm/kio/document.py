@@ -4,6 +4,8 @@ asked — its head to tell its kind, its whole data only when it is expanded; a 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 
 from fusion_helm.errors import InvalidSpec, clip
@@ -39,13 +41,13 @@ class Document:
         try:
             return compose(self.raw)
         except ReadError as error:
-            raise InvalidSpec(self.describe(), "", error.message) from None
+            raise InvalidSpec(self.describe(), "", error.message, subject=self) from None
         except yaml.MarkedYAMLError as error:
             mark = error.problem_mark
             at = f" (line {self.first_line + mark.line} of the input)" if mark is not None else ""
-            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error.problem}{at}") from None
+            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error.problem}{at}", subject=self) from None
         except yaml.YAMLError as error:
-            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error}") from None
+            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error}", subject=self) from None
 
     @cached_property
     def head(self) -> dict[str, Any]:
@@ -60,7 +62,7 @@ class Document:
         try:
             return construct(self.node)
         except ReadError as error:
-            raise InvalidSpec(self.where, error.field, error.message) from None
+            raise InvalidSpec(self.where, error.field, error.message, subject=self) from None
 
     def could_be(self, kind: str, *words: str) -> bool:
         """False when the text cannot hold a document of KIND (with each of WORDS in it too): then it
@@ -115,6 +117,17 @@ class Document:
             annotations = {**metadata.get("annotations", {}), FILENAME_ANNOTATION: filename}
             obj = {**obj, "metadata": {**metadata, "annotations": annotations}}
         return Document(obj=obj, source=self.source)
+
+
+@contextmanager
+def about(document: Document) -> Iterator[None]:
+    """An InvalidSpec raised within is about DOCUMENT, unless it already names the document it is about."""
+    try:
+        yield
+    except InvalidSpec as error:
+        if error.subject is None:
+            error.subject = document
+        raise
 
 
 def read_documents(text: str | list[Chunk]) -> list[Document]:

@@ -1,0 +1,140 @@
+"""``fusion-krm``: the expansion as a KRM function — a ResourceList on stdin, the expanded one on stdout.
+
+For kustomize (an exec transformer), kpt (``kpt fn eval --exec``) and anything else that runs KRM
+functions. The same filters as the post-renderer; only the transport differs. On bad input: the same
+error as the post-renderer's on standard error, a ResourceList with no items and one ``results``
+entry (severity, message, the object and field it is about) on standard output, and exit status 1.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from fusion_helm.cli.io import InputError, fail, read_input
+from fusion_helm.errors import InvalidSpec, format_path, show
+from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from fusion_helm.kio.document import Document
+    from fusion_helm.kio.resource_list import ResourceList
+
+PROG = "fusion-krm"
+TAKE_OVER_LWS = "take-over-lws"
+TAKE_OVER_LAYOUT = "take-over-layout"
+HELP = f"""usage: {PROG} [-h]
+
+A KRM function: expand every InferenceService (fusioninfer.io/v1alpha1) among the items of the
+config.kubernetes.io/v1 ResourceList on standard input into its LeaderWorkerSets and Volcano PodGroup,
+and take over LeaderWorkerSets annotated fusioninfer.io/take-over: "true", exactly as fusion-postrender
+does; write the ResourceList to standard output. On bad input: the error on standard error and as the
+ResourceList's results, no items, exit status 1.
+
+functionConfig (optional): a ConfigMap whose data may set
+  {TAKE_OVER_LWS}: "true"          take over every LeaderWorkerSet, annotated or not
+  {TAKE_OVER_LAYOUT}: replica|role  the layout of a taken-over LeaderWorkerSet without the annotation
+                                   fusioninfer.io/layout (default: {TAKE_OVER_LAYOUTS[0]})
+
+kustomize:  a transformer annotated config.kubernetes.io/function: {{exec: {{path: fusion-krm}}}},
+            kustomize build --enable-alpha-plugins --enable-exec
+kpt:        kpt fn eval DIR --exec fusion-krm [-- {TAKE_OVER_LWS}=true]
+"""
+_BOOLEANS = {"true": True, "false": False, True: True, False: False}
+
+
+def run(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("-h", "--help"):
+        sys.stdout.write(HELP)
+        return 0
+    if args:
+        print(f"usage: {PROG} [-h]\n{PROG}: error: unrecognized argument: {args[0]}", file=sys.stderr)
+        return 2
+    from fusion_helm.collector import paused
+    from fusion_helm.kio.resource_list import read_resource_list
+    from fusion_helm.pipeline import apply
+
+    resource_list: ResourceList | None = None
+    try:
+        resource_list = read_resource_list(read_input("-"))
+        take_over, layout = options(resource_list.function_config)
+        with paused():
+            output = resource_list.write(apply(resource_list.documents, take_over, layout))
+    except (InputError, InvalidSpec) as error:
+        sys.stdout.write(_failure(resource_list, error))
+        return fail(PROG, error)
+    sys.stdout.write(output)
+    return 0
+
+
+def options(function_config: Any) -> tuple[bool, str]:
+    """Whether to take over every LeaderWorkerSet, and in which layout, from the functionConfig."""
+    if function_config is None:
+        return False, TAKE_OVER_LAYOUTS[0]
+    metadata = function_config.get("metadata") if isinstance(function_config, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    where = f"functionConfig ConfigMap {name}" if isinstance(name, str) else "functionConfig"
+    if not isinstance(function_config, dict) or function_config.get("kind") != "ConfigMap" \
+            or function_config.get("apiVersion") != "v1":
+        raise InvalidSpec(where, "", f"must be a v1 ConfigMap whose data sets {TAKE_OVER_LWS} or {TAKE_OVER_LAYOUT}")
+    data = function_config.get("data") or {}
+    if not isinstance(data, dict):
+        raise InvalidSpec(where, "data", "must be a mapping")
+    for key in data:
+        if key not in (TAKE_OVER_LWS, TAKE_OVER_LAYOUT):
+            raise InvalidSpec(where, format_path(["data", key]) if isinstance(key, str) else "data",
+                              f"unknown option; the options are {TAKE_OVER_LWS} and {TAKE_OVER_LAYOUT}")
+    take_over = data.get(TAKE_OVER_LWS, False)
+    if not isinstance(take_over, str | bool) or take_over not in _BOOLEANS:
+        raise InvalidSpec(where, f"data.{TAKE_OVER_LWS}", f'must be "true" or "false", got {show(take_over)}')
+    layout = data.get(TAKE_OVER_LAYOUT, TAKE_OVER_LAYOUTS[0])
+    if layout not in TAKE_OVER_LAYOUTS:
+        raise InvalidSpec(where, f"data.{TAKE_OVER_LAYOUT}",
+                          f"must be one of {', '.join(TAKE_OVER_LAYOUTS)}, got {show(layout)}")
+    return _BOOLEANS[take_over], layout
+
+
+def _failure(resource_list: ResourceList | None, error: InputError | InvalidSpec) -> str:
+    """The ResourceList that reports ERROR: no items, one result."""
+    from fusion_helm.kio.resource_list import API_VERSIONS, KIND
+    from fusion_helm.kio.write import dump
+
+    result: dict[str, Any] = {"message": str(error), "severity": "error"}
+    subject = getattr(error, "subject", None)
+    if resource_list is not None and subject in resource_list.documents:
+        result.update(_about(subject))
+    if isinstance(error, InvalidSpec) and error.path:
+        result["field"] = {"path": error.path}
+    api_version = resource_list.api_version if resource_list is not None else API_VERSIONS[0]
+    return dump({"apiVersion": api_version, "kind": KIND, "items": [], "results": [result]})
+
+
+_PATHS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+_INDEXES = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+
+
+def _about(document: Document) -> dict[str, Any]:
+    """A result's resourceRef (and file, where the item says which) for the item DOCUMENT."""
+    head = document.head
+    reference: dict[str, str] = {key: head[key] for key in ("apiVersion", "kind") if key in head}
+    metadata = document.metadata
+    reference.update({key: metadata[key] for key in ("name", "namespace") if isinstance(metadata.get(key), str)})
+    about: dict[str, Any] = {"resourceRef": reference}
+    annotations = metadata.get("annotations") or {}
+    path = next((annotations[key] for key in _PATHS if isinstance(annotations.get(key), str)), None)
+    if path is not None:
+        about["file"] = {"path": path}
+        index = next((annotations[key] for key in _INDEXES if isinstance(annotations.get(key), str)), "")
+        if index.isdigit():
+            about["file"]["index"] = int(index)
+    return about
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()
