@@ -1,0 +1,204 @@
+"""docs/pipelines.md, run: each recipe's files written and commands run with the real tools (kustomize,
+kpt, helmfile built by ci/cluster/build.sh; helm 3 and 4), their objects compared with `helm template
+--post-renderer`'s. Argo CD cannot run here: its plugin's generate command runs as the CMP server runs
+it — in the Application's source directory of a checkout, with Argo CD's build environment and the
+Application's parameters as environment variables."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.helm import CHART, ROOT, VALUES, Helm
+from tests.recipes import Section, Workspace, expected_output, sections
+from tests.test_krm import by_key, objects
+from tests.test_take_over import LWS_CHART
+
+RECIPES = sections()
+STORIES = sorted(path.name for path in VALUES.glob("*.yaml"))
+DOC_STORY = "story2-pd-qwen3-8b.yaml"
+KUBE_VERSION = "1.35.3"
+
+
+@pytest.fixture
+def workspace(helm: Helm, tmp_path: Path) -> Workspace:
+    root = tmp_path / "clone"
+    root.mkdir()
+    return Workspace(root, helm)
+
+
+def post_rendered(helm: Helm, values: Path, *extra: str, chart: Path = CHART, release: str = "qwen",
+                  namespace: str = "qwen") -> dict[tuple[str, str | None, str], dict[str, Any]]:
+    """What `helm template --post-renderer fusion-postrender` makes of the chart, hooks included."""
+    out = helm.run("template", release, chart, "--namespace", namespace, "-f", values, "--post-renderer",
+                   "fusion-postrender", *extra).stdout
+    return by_key(objects(out))
+
+
+def section(title: str) -> Section:
+    found = RECIPES.get(title)
+    assert found is not None, f"docs/pipelines.md has no section {title!r}"
+    return found
+
+
+@pytest.mark.parametrize("story", STORIES)
+def test_kustomize_with_the_krm_function_makes_the_post_renderers_objects(workspace: Workspace, story: str) -> None:
+    recipe = section("kustomize")
+    workspace.write(recipe.files)
+    build = recipe.commands[0]
+    assert DOC_STORY in build
+    out = workspace.run(build.replace(DOC_STORY, story)).stdout
+    assert by_key(objects(out)) == post_rendered(workspace.helm, VALUES / story)
+
+
+def test_kustomize_fails_with_the_functions_error_on_a_bad_service(workspace: Workspace) -> None:
+    recipe = section("kustomize")
+    workspace.write(recipe.files)
+    broken = recipe.commands[1]
+    result = workspace.run(broken, check=False)
+    assert result.returncode != 0 and result.stdout == ""
+    for line in expected_output(broken):
+        assert line in [printed.rstrip() for printed in result.stderr.splitlines()], result.stderr
+
+
+def test_kpt_expands_a_package_in_place_and_again_changes_nothing(workspace: Workspace) -> None:
+    [commands] = section("kpt").commands
+    listing = workspace.run(commands).stdout.split()
+    package = workspace.root / "qwen-pkg"
+    assert "leaderworkerset_qwen-inference-service-decode-3.yaml" in listing
+    files = {path.name: path.read_text() for path in package.iterdir()}
+    found = [obj for text in files.values() for obj in objects(text)]
+    assert by_key(found) == post_rendered(workspace.helm, VALUES / DOC_STORY)
+    workspace.run(f"kpt fn eval {package.name} --exec fusion-krm")
+    assert {path.name: path.read_text() for path in package.iterdir()} == files
+
+
+def test_kpt_reports_the_functions_result(workspace: Workspace) -> None:
+    package = workspace.root / "bad-pkg"
+    package.mkdir()
+    (package / "broken.yaml").write_text(section("kustomize").files["deploy/broken/inferenceservice.yaml"])
+    result = workspace.run(f"kpt fn eval {package.name} --exec fusion-krm", check=False)
+    assert result.returncode != 0
+    message = "InferenceService broken: spec.roles[0].multinode.nodeCount: must be >= 1, got 0"
+    assert f"[error] fusioninfer.io/v1alpha1/InferenceService/broken spec.roles[0].multinode.nodeCount: {message}" \
+        in result.stderr + result.stdout
+
+
+def test_helmfile_template_renders_through_the_post_renderer(workspace: Workspace) -> None:
+    recipe = section("helmfile")
+    workspace.write(recipe.files)
+    [template] = [command for command in recipe.commands if " template" in command]
+    out = workspace.run(template).stdout
+    assert by_key(objects(out)) == post_rendered(workspace.helm, VALUES / DOC_STORY)
+
+
+# --- Argo CD: the ConfigManagementPlugin's generate command, run as Argo CD's CMP server runs it.
+
+def argocd_env(application: dict[str, Any]) -> dict[str, str]:
+    """What Argo CD gives a CMP's commands besides the sidecar's own environment: the build environment,
+    the Application's plugin env (prefixed ARGOCD_ENV_) and its parameters (ARGOCD_APP_PARAMETERS as
+    JSON, and each as PARAM_<NAME>, PARAM_<NAME>_<i> or PARAM_<NAME>_<KEY>)."""
+    spec, source = application["spec"], application["spec"]["source"]
+    revision = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    env = {"ARGOCD_APP_NAME": application["metadata"]["name"], "ARGOCD_APP_NAMESPACE": spec["destination"]["namespace"],
+           "ARGOCD_APP_PROJECT_NAME": spec["project"], "ARGOCD_APP_REVISION": revision,
+           "ARGOCD_APP_REVISION_SHORT": revision[:7], "ARGOCD_APP_REVISION_SHORT_8": revision[:8],
+           "ARGOCD_APP_SOURCE_PATH": source["path"], "ARGOCD_APP_SOURCE_REPO_URL": source["repoURL"],
+           "ARGOCD_APP_SOURCE_TARGET_REVISION": source["targetRevision"], "KUBE_VERSION": KUBE_VERSION,
+           "KUBE_API_VERSIONS": "v1,apps/v1,batch/v1,leaderworkerset.x-k8s.io/v1,scheduling.volcano.sh/v1beta1"}
+    plugin = source.get("plugin") or {}
+    env.update({f"ARGOCD_ENV_{entry['name']}": entry["value"] for entry in plugin.get("env", [])})
+    parameters = plugin.get("parameters", [])
+    env["ARGOCD_APP_PARAMETERS"] = json.dumps(parameters)
+    for parameter in parameters:
+        base = f"PARAM_{_escaped(parameter['name'])}"
+        if "string" in parameter:
+            env[base] = parameter["string"]
+        env.update({f"{base}_{index}": item for index, item in enumerate(parameter.get("array", []))})
+        env.update({f"{base}_{_escaped(key)}": value for key, value in parameter.get("map", {}).items()})
+    return env
+
+
+def _escaped(name: str) -> str:
+    return re.sub("[^A-Z0-9_]", "_", name.upper())
+
+
+def generate(workspace: Workspace, application: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """The plugin's generate command, in the Application's source directory of a checkout of the repository."""
+    recipe = section("Argo CD")
+    plugin = yaml.safe_load(recipe.files["argocd/plugin.yaml"])
+    assert plugin["metadata"]["name"] == application["spec"]["source"]["plugin"]["name"]
+    command = plugin["spec"]["generate"]
+    source_directory = checkout(workspace) / application["spec"]["source"]["path"]
+    return subprocess.run([*command["command"], *command.get("args", [])], cwd=source_directory,
+                          env=workspace.env(**argocd_env(application)), text=True, capture_output=True, timeout=300)
+
+
+def checkout(workspace: Workspace) -> Path:
+    """A checkout of the repository (what Argo CD unpacks for the CMP server): the chart, the stories and
+    the test fixtures' charts."""
+    root = workspace.root.parent / "checkout"
+    if not root.exists():
+        for name in ("charts", "values", "tests/fixtures"):
+            shutil.copytree(ROOT / name, root / name)
+    return root
+
+
+def doc_application() -> dict[str, Any]:
+    return yaml.safe_load(section("Argo CD").files["argocd/application.yaml"])
+
+
+def with_parameters(*parameters: dict[str, Any], path: str | None = None) -> dict[str, Any]:
+    application = doc_application()
+    source = application["spec"]["source"]
+    source["plugin"]["parameters"] = list(parameters)
+    if path is not None:
+        source["path"] = path
+    return application
+
+
+@pytest.mark.parametrize("story", STORIES)
+def test_argocd_generate_renders_the_post_renderers_objects(workspace: Workspace, story: str) -> None:
+    application = doc_application() if story == DOC_STORY else \
+        with_parameters({"name": "values-files", "array": [f"../../values/{story}"]})
+    result = generate(workspace, application)
+    assert result.returncode == 0, result.stderr
+    want = post_rendered(workspace.helm, VALUES / story, "--kube-version", KUBE_VERSION)
+    assert by_key(objects(result.stdout)) == want
+
+
+def test_argocd_generate_takes_over_another_charts_leader_worker_sets(workspace: Workspace) -> None:
+    application = with_parameters({"name": "take-over-lws", "string": "true"},
+                                  {"name": "take-over-layout", "string": "role"}, path="tests/fixtures/lws-chart")
+    result = generate(workspace, application)
+    assert result.returncode == 0, result.stderr
+    assert by_key(objects(result.stdout)) == post_rendered(
+        workspace.helm, LWS_CHART / "values.yaml", "--kube-version", KUBE_VERSION, "--post-renderer-args",
+        "--take-over-lws", "--post-renderer-args", "--take-over-layout=role", chart=LWS_CHART)
+
+
+@pytest.mark.parametrize(("parameters", "error"), [
+    ([{"name": "values-files", "array": ["missing.yaml"]}], "missing.yaml"),
+    ([{"name": "values-files", "array": ["bad.yaml"]}], "replicas"),
+    ([{"name": "take-over-lws", "string": "yes"}], "take-over-lws: must be true or false, got 'yes'"),
+    ([{"name": "take-over-layout", "string": "roles"}], "invalid choice: 'roles'"),
+])
+def test_argocd_generate_fails_with_nothing_on_stdout(workspace: Workspace, parameters: list[dict[str, Any]],
+                                                      error: str) -> None:
+    (checkout(workspace) / CHART.relative_to(ROOT) / "bad.yaml").write_text(
+        yaml.safe_dump({"roles": [{"name": "worker", "replicas": -1}]}))
+    result = generate(workspace, with_parameters(*parameters))
+    assert result.returncode != 0 and result.stdout == "" and error in result.stderr, result.stderr
+
+
+def test_flux_pre_rendered_source_builds_as_kustomize_controller_builds_it(workspace: Workspace) -> None:
+    [commands] = section("Flux").commands
+    out = workspace.run(commands).stdout
+    assert by_key(objects(out)) == post_rendered(workspace.helm, VALUES / DOC_STORY, "--no-hooks")
