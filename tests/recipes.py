@@ -75,6 +75,7 @@ class Workspace:
     def __init__(self, root: Path, helm: Helm) -> None:
         self.root = root
         self.helm = helm
+        root.mkdir(parents=True)
         for name in ("charts", "values", "plugins"):
             (root / name).symlink_to(ROOT / name)
         self.bin = root.parent / f"{root.name}-bin"

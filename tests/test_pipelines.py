@@ -29,9 +29,7 @@ KUBE_VERSION = "1.35.3"
 
 @pytest.fixture
 def workspace(helm: Helm, tmp_path: Path) -> Workspace:
-    root = tmp_path / "clone"
-    root.mkdir()
-    return Workspace(root, helm)
+    return Workspace(tmp_path / "clone", helm)
 
 
 def post_rendered(helm: Helm, values: Path, *extra: str, chart: Path = CHART, release: str = "qwen",
