@@ -52,21 +52,31 @@ def run(argv: list[str] | None = None) -> int:
     if args:
         print(f"usage: {PROG} [-h]\n{PROG}: error: unrecognized argument: {args[0]}", file=sys.stderr)
         return 2
+    try:
+        text = read_input("-")
+    except InputError as error:
+        sys.stdout.write(_failure(None, error))
+        return fail(PROG, error)
+    output, refused = respond(text)
+    sys.stdout.write(output)
+    return 0 if refused is None else fail(PROG, refused)
+
+
+def respond(text: str) -> tuple[str, InvalidSpec | None]:
+    """The ResourceList answering the one in TEXT: its items expanded, or none and the error as its one
+    result, which is returned too."""
     from fusion_helm.collector import paused
     from fusion_helm.kio.resource_list import read_resource_list
     from fusion_helm.pipeline import apply
 
     resource_list: ResourceList | None = None
     try:
-        resource_list = read_resource_list(read_input("-"))
+        resource_list = read_resource_list(text)
         take_over, layout = options(resource_list.function_config)
         with paused():
-            output = resource_list.write(apply(resource_list.documents, take_over, layout))
-    except (InputError, InvalidSpec) as error:
-        sys.stdout.write(_failure(resource_list, error))
-        return fail(PROG, error)
-    sys.stdout.write(output)
-    return 0
+            return resource_list.write(apply(resource_list.documents, take_over, layout)), None
+    except InvalidSpec as error:
+        return _failure(resource_list, error), error
 
 
 def options(function_config: Any) -> tuple[bool, str]:

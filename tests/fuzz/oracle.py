@@ -1,6 +1,8 @@
 """The invariants every fuzz case is judged by: a rendered stream or one clear error — no traceback, no
 hang; deterministic and idempotent output; documents we do not own passed through byte for byte; every
-generated object valid by its kind's upstream schema (checked by jsonschema, the reference validator)."""
+generated object valid by its kind's upstream schema (checked by jsonschema, the reference validator);
+and the KRM function, given the same documents as a ResourceList's items, answers with the same objects
+or refuses too."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import jsonschema
 import yaml
 
 from fusion_helm import InvalidSpec, render
-from fusion_helm.kio.document import read_documents
+from fusion_helm.cli.krm import respond
+from fusion_helm.kio.document import Document, read_documents
+from fusion_helm.kio.write import dump
 from fusion_helm.schemagen import upstream_schemas
 from tests.fuzz.cases import Case
 from tests.schemas import prune_nulls, strict_validator
@@ -33,7 +37,7 @@ _VALIDATORS: dict[str, jsonschema.Draft7Validator] = {}
 class Verdict:
     outcome: str
     """rendered, refused, or the broken invariant: traceback, hang, slow, message, nondeterministic,
-    not-idempotent, changed-foreign, invalid-object."""
+    not-idempotent, changed-foreign, invalid-object, krm-differs."""
     detail: str = ""
     seconds: float = 0.0
     generated: list[str] = field(default_factory=list)
@@ -78,7 +82,9 @@ def judge(case: Case) -> Verdict:
         message = str(error)
         if "\n" in message or "\r" in message or len(message) > 2000 or PYTHON_INTERNALS.search(message):
             return Verdict("message", message[:500], seconds)
-        return Verdict("slow" if seconds > SLOW_SECONDS else "refused", message, seconds)
+        if seconds > SLOW_SECONDS:
+            return Verdict("slow", message, seconds)
+        return _judge_krm(case, None) or Verdict("refused", message, seconds)
     except _Hang:
         return Verdict("hang", f"no answer after {HANG_SECONDS}s", HANG_SECONDS)
     except BaseException as error:  # the one thing that must never happen: anything else escaping
@@ -110,7 +116,39 @@ def _judge_output(case: Case, output: str, seconds: float) -> Verdict:
                 and "fusioninfer.io/service" not in (document.metadata.get("labels") or {}):
             return Verdict("changed-foreign", (document.raw or "")[:300], seconds)
     generated = [doc.raw or "" for doc in read_documents(output) if doc.raw not in kept]
-    return _judge_generated(generated, seconds)
+    return _judge_krm(case, output) or _judge_generated(generated, seconds)
+
+
+def _judge_krm(case: Case, output: str | None) -> Verdict | None:
+    """The KRM function over the stream's objects as items: the objects of OUTPUT (None: it refuses too).
+    A stream kustomize could not read as objects is not asked."""
+    items = _objects(case.stream)
+    if items is None:
+        return None
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fuzz"},
+              "data": {"take-over-lws": "true" if case.take_over else "false"}}
+    try:
+        answer, error = respond(dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
+                                      "functionConfig": config}))
+    except BaseException as escaped:
+        return Verdict("traceback", f"fusion-krm: {type(escaped).__name__}: {str(escaped)[:300]}")
+    if output is None:
+        return None if error is not None else Verdict("krm-differs", "the KRM function expands what is refused")
+    if error is not None:
+        return Verdict("krm-differs", f"the KRM function refuses: {error}")
+    want = _objects(output)
+    got = Document(read_documents(answer)[0].chunk).obj["items"]
+    return None if got == want else Verdict("krm-differs", "other objects than the post-renderer's")
+
+
+def _objects(stream: str) -> list[Any] | None:
+    """The stream's objects as Go reads them (empty documents left out); None if one is not an object."""
+    try:
+        found = [document.obj for document in read_documents(stream)]
+    except InvalidSpec:
+        return None
+    objects = [obj for obj in found if obj is not None]
+    return objects if all(isinstance(obj, dict) for obj in objects) else None
 
 
 def _judge_generated(generated: list[str], seconds: float) -> Verdict:
