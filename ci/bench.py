@@ -10,6 +10,8 @@
    comparison without helm's own variance.
 3. A prefill/decode service with 10 … 10,000 replicas per role, in each layout: the expansion alone (in
    process), the whole post-render as a process (parse, expand, write), and that process's peak RSS.
+4. The same service through the KRM function (`fusion-krm`, a ResourceList in and out) beside the
+   post-renderer, and the PyYAML round trip of the KRM function's output: what the other transport costs.
 """
 
 from __future__ import annotations
@@ -255,6 +257,29 @@ def expansion_scaling(tmp: Path, layout: str) -> None:
         previous = (expand_s, loop_s, render_s)
 
 
+def krm_transport(tmp: Path) -> None:
+    print("\n## the same service (layout replica) through fusion-krm and fusion-postrender (processes, median "
+          "of 5; the floor: the PyYAML round trip of fusion-krm's output)")
+    print(f"{'N/role':>7}{'post-render ms':>16}{'krm ms':>9}{'krm x':>7}{'round trip ms':>15}"
+          f"{'post-render MiB':>17}{'krm MiB':>9}")
+    floor = post_renderers(tmp)[FLOOR_NAME]
+    for replicas in (10, 100, 1000, 10_000):
+        obj = pd_service(replicas, "replica")
+        stream, resource_list = tmp / f"krm-{replicas}.yaml", tmp / f"krm-{replicas}-list.yaml"
+        stream.write_text(yaml.safe_dump(obj))
+        resource_list.write_text(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+                                                 "items": [obj]}))
+        ours = [run_process([OURS], stream) for _ in range(5)]
+        krm = [run_process(["fusion-krm"], resource_list) for _ in range(5)]
+        output = tmp / f"krm-{replicas}-out.yaml"
+        output.write_text(subprocess.run(["fusion-krm"], stdin=resource_list.open("rb"), capture_output=True,
+                                         env={"PATH": tool_path()}, check=True).stdout.decode())
+        floor_s = statistics.median(run_process([floor], output)[0] for _ in range(1 if replicas > 1000 else 3))
+        ours_s, krm_s = (statistics.median(run[0] for run in runs) for runs in (ours, krm))
+        print(f"{replicas:>7}{ours_s * 1e3:>16.1f}{krm_s * 1e3:>9.1f}{krm_s / ours_s:>7.2f}{floor_s * 1e3:>15.1f}"
+              f"{max(run[1] for run in ours) / 2**20:>17.1f}{max(run[1] for run in krm) / 2**20:>9.1f}")
+
+
 def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}")
@@ -263,6 +288,7 @@ def main() -> None:
         straight(Path(tmp), streams)
         for layout in ("replica", "role"):
             expansion_scaling(Path(tmp), layout)
+        krm_transport(Path(tmp))
 
 
 if __name__ == "__main__":
