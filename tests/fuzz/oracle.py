@@ -18,7 +18,8 @@ import yaml
 
 from fusion_helm import InvalidSpec, render
 from fusion_helm.cli.krm import respond
-from fusion_helm.kio.document import Document, read_documents
+from fusion_helm.kio.document import read_documents
+from fusion_helm.kio.resource_list import read_resource_list
 from fusion_helm.kio.write import dump
 from fusion_helm.schemagen import upstream_schemas
 from tests.fuzz.cases import Case
@@ -137,7 +138,8 @@ def _judge_krm(case: Case, output: str | None) -> Verdict | None:
     if error is not None:
         return Verdict("krm-differs", f"the KRM function refuses: {error}")
     want = _objects(output)
-    got = Document(read_documents(answer)[0].chunk).obj["items"]
+    answered = read_resource_list(answer)  # item by item, each within one document's limits
+    got = [item.obj for item in answered.documents]
     return None if got == want else Verdict("krm-differs", "other objects than the post-renderer's")
 
 
