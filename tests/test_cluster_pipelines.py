@@ -1,6 +1,8 @@
 """docs/pipelines.md's helmfile recipe against the test control plane, helm 3 and 4: `helmfile diff`
 lists the expanded objects, `helmfile apply` installs the story (its LeaderWorkerSets' pods Ready,
-its PodGroup Running), and a scaling values change shows and applies as the removed replicas."""
+its PodGroup Running), the diff then shows nothing (it renders as the upgrade does, lookups included),
+a scaling values change shows and applies as the removed replicas, and a role removal the chart
+refuses fails the diff with the chart's message."""
 
 from __future__ import annotations
 
@@ -54,6 +56,9 @@ def test_helmfile_diff_and_apply_install_and_scale_a_story(cluster: Cluster, hel
     [diff_and_apply] = [command for command in recipe.commands if " apply" in command]
     diff, apply = diff_and_apply.strip().splitlines()
     kubeconfig = {"KUBECONFIG": str(cluster.kubeconfig)}
+    # LWS's namespace, as on any cluster LWS is installed in: the chart grants the prerequisite check a
+    # Role there, which a diff rendered without the cluster would show as removed.
+    cluster.control_plane.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "lws-system"}}])
     with release(cluster, helm, "qwen", "qwen") as installed:
         first = changes(workspace.run(diff, **kubeconfig).stdout)
         lws = [f"LeaderWorkerSet/{SERVICE}-{role}-{i}" for role, n in (("prefill", 2), ("decode", 4)) for i in range(n)]
@@ -67,6 +72,7 @@ def test_helmfile_diff_and_apply_install_and_scale_a_story(cluster: Cluster, hel
                                                   if (g.get("status") or {}).get("phase") == "Running"])
         assert len([doc for doc in yaml.safe_load_all(installed.run("get", "manifest", "qwen"))
                     if doc and doc["kind"] == "LeaderWorkerSet"]) == 6
+        assert changes(workspace.run(diff, **kubeconfig).stdout) == {}
 
         # The documented scaling change: decode from 4 to 2 (at gang level role the PodGroup stays as it is).
         helmfile = workspace.root / "deploy" / "helmfile.yaml"
@@ -78,3 +84,15 @@ def test_helmfile_diff_and_apply_install_and_scale_a_story(cluster: Cluster, hel
             f"InferenceService/{SERVICE}": "changed"}
         workspace.run(apply, **kubeconfig)
         ready_pods(cluster, "qwen", 4)
+
+        # What the upgrade would refuse, the diff refuses, in the chart's words.
+        story = yaml.safe_load((VALUES / DOC_STORY).read_text())
+        story["roles"] = [role for role in story["roles"] if role["name"] != "decode"]
+        (workspace.root / "deploy" / "prefill-only.yaml").write_text(yaml.safe_dump(story))
+        del spec["releases"][0]["set"]
+        spec["releases"][0]["values"].append("prefill-only.yaml")
+        helmfile.write_text(yaml.safe_dump(spec))
+        refused = workspace.run(diff, check=False, **kubeconfig)
+        assert refused.returncode != 0 and "has been removed" not in refused.stdout
+        assert (f"this upgrade removes role decode of InferenceService {SERVICE} and deletes its 2 replica(s), "
+                "2 pod(s); to allow it, set allowRoleRemoval={decode}") in refused.stdout + refused.stderr

@@ -62,15 +62,17 @@ instead. Only where helm can look at the cluster (install, upgrade, --dry-run=se
 
 {{/* Refuse an upgrade that removes a role (a rename removes the old name) or changes its
 componentType, unless allowRoleRemoval lists it: all of that role's replicas would go or restart.
-Looks at the InferenceService in the cluster, so only where helm can (upgrade, --dry-run=server). */}}
+Looks at the InferenceService in the cluster, so only where helm can (upgrade, --dry-run=server:
+helm-diff's `helm template --is-upgrade --dry-run=server` too). */}}
 {{- define "fusioninfer.checkRoleChanges" -}}
 {{- $allowed := .Values.allowRoleRemoval | default list -}}
 {{- $name := include "fusioninfer.name" . -}}
 {{- $wanted := dict -}}
 {{- range .Values.roles -}}{{- $_ := set $wanted .name .componentType -}}{{- end -}}
 {{- /* Without the API there is no earlier InferenceService, and Helm 4's lookup fails on a kind it has
-not discovered (the first install, right after it installs crds/). */ -}}
-{{- if .Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1/InferenceService" -}}
+not discovered (the first install, right after it installs crds/). An upgrade's release installed the
+API; Helm 3's `helm template` does not discover it, even where it may look up. */ -}}
+{{- if or (.Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1/InferenceService") .Release.IsUpgrade -}}
 {{- with lookup "fusioninfer.io/v1alpha1" "InferenceService" .Release.Namespace $name -}}
 {{- $layout := default "replica" .spec.layout -}}
 {{- $pods := 0 -}}
