@@ -1,5 +1,6 @@
 """How deep a document nests, bounded before libyaml reads it: libyaml's time grows with the square
-of the depth, and its composer overflows the C stack somewhere past ten thousand levels.
+of the depth, and its composer overflows the C stack somewhere past ten thousand levels (the libyaml
+of newer PyYAML wheels stops at a depth of its own instead, 1,000, with an error).
 
 A bound from the text alone, linear and cheap, settles nearly every document: each level of block
 nesting needs a deeper indentation (a sequence may share its mapping's) or an indicator on the same
@@ -12,6 +13,9 @@ from __future__ import annotations
 from fusion_helm.kio.libyaml import yaml
 
 _INDICATORS = ("-", "?", ":")
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+"""libyaml's error where it refuses to nest further (its scanner may reach that depth before the
+parser hands out the events that would cross ours)."""
 
 
 def deeper_than(text: str, limit: int) -> bool:
@@ -27,8 +31,10 @@ def deeper_than(text: str, limit: int) -> bool:
                     return True
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError:
-        return False  # malformed before it is too deep: the parse that follows says so
+    except yaml.YAMLError as error:
+        # too deep for libyaml is too deep for us; anything else is malformed before it is too deep,
+        # and the parse that follows says so
+        return _LIBYAML_TOO_DEEP in str(getattr(error, "problem", None))
     return False
 
 
