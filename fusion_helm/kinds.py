@@ -9,4 +9,5 @@ LEADER_WORKER_SET_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
 LAYOUT_ANNOTATION = "fusioninfer.io/layout"
 TAKE_OVER_LAYOUTS = ("replica", "role")
-"""What a taken-over LeaderWorkerSet becomes (the model's layouts), the first the default."""
+"""What a taken-over LeaderWorkerSet becomes (the model's layouts but disaggregated, which needs a
+prefill and a decode role: one LeaderWorkerSet is one role), the first the default."""

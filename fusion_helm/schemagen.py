@@ -10,18 +10,28 @@ package validates what it writes against.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
 import json
 import os
 import pprint
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from fusion_helm.expand.router.generations import DEFAULTS, GATEWAY_API_VERSION, GENERATIONS, required_apis
+from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
+from fusion_helm.expand.router.generations import (
+    DEFAULTS,
+    GATEWAY_API_VERSION,
+    GENERATIONS,
+    LAYOUT_GENERATIONS,
+    required_apis,
+)
 from fusion_helm.kio.write import dump
-from fusion_helm.model import DISAGGREGATED, PoolAPI, Router
+from fusion_helm.model import DISAGGREGATED, Layout, PoolAPI, Router
 from fusion_helm.model.schema import (
     DRAFT_07,
     SOURCE,
@@ -34,6 +44,7 @@ from fusion_helm.model.schema import (
 
 UPSTREAM_KINDS = (
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+    ("disaggregatedset.x-k8s.io/v1", "DisaggregatedSet"),
     ("scheduling.volcano.sh/v1beta1", "PodGroup"),
     ("gateway.networking.k8s.io/v1", "Gateway"),
     ("gateway.networking.k8s.io/v1", "HTTPRoute"),
@@ -41,8 +52,14 @@ UPSTREAM_KINDS = (
     ("inference.networking.x-k8s.io/v1alpha2", "InferencePool"),
     ("inference.networking.x-k8s.io/v1alpha2", "InferenceObjective"),
     ("inference.networking.x-k8s.io/v1alpha2", "InferenceModel"),
+    ("llm-d.ai/v1alpha2", "InferenceObjective"),
 )
 """Every kind the expansion writes or takes over, at the versions it uses."""
+VENDORED_CRDS = {"LLMD_ROUTER": "config/crd/bases/llm-d.ai_inferenceobjectives.yaml"}
+"""CRDs of kinds we write that ../shared/crds lacks, read from the release sources in ../shared/vendor
+(``<release>-<version>.tar.gz``, its version and sha256 as ci/cluster/versions.env pins them): the
+key names the release there (``LLMD_ROUTER_VERSION``, ``LLMD_ROUTER_SHA256``)."""
+VENDORED_RELEASES = {"LLMD_ROUTER": "llm-d-router"}
 
 HEADER = f"# Generated from fusion_helm/model/schemas/{SOURCE} by `make generate`; do not edit.\n"
 
@@ -135,11 +152,29 @@ def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
-def upstream_schemas(crds: Path) -> dict[str, Any]:
+def upstream_crds(crds: Path | None = None, vendor: Path | None = None) -> list[dict[str, Any]]:
+    """The upstream CRDs: every one in ../shared/crds, and VENDORED_CRDS out of their release sources
+    (each tarball checked against its pinned sha256 first)."""
+    crds, vendor = crds or shared_crds(), vendor or shared_vendor()
+    texts = [path.read_bytes() for path in sorted(crds.glob("*.yaml"))]
+    pins = dict(line.split("=", 1) for line in VERSIONS.read_text().split() if "=" in line and line[0] != "#")
+    for release, member in VENDORED_CRDS.items():
+        name = f"{VENDORED_RELEASES[release]}-{pins[release + '_VERSION']}"
+        tarball = vendor / f"{name}.tar.gz"
+        data = tarball.read_bytes()
+        if hashlib.sha256(data).hexdigest() != pins[release + "_SHA256"]:
+            raise SystemExit(f"{tarball}: not the sha256 {VERSIONS} pins")
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            extracted = archive.extractfile(f"{name}/{member}")
+            assert extracted is not None, member
+            texts.append(extracted.read())
+    return [yaml.load(text.decode("utf-8"), Loader=yaml.CSafeLoader) for text in texts]
+
+
+def upstream_schemas(crds: list[dict[str, Any]]) -> dict[str, Any]:
     """``"<apiVersion> <kind>"`` → the structural schema of that CRD version, as the validator reads it."""
     found = {}
-    for path in sorted(crds.glob("*.yaml")):
-        crd = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    for crd in crds:
         spec = crd["spec"]
         for version in spec["versions"]:
             api_version = f"{spec['group']}/{version['name']}"
@@ -149,7 +184,7 @@ def upstream_schemas(crds: Path) -> dict[str, Any]:
                 found[f"{api_version} {spec['names']['kind']}"] = to_draft07(schema, runtime=True)
     missing = [f"{kind} {version}" for version, kind in UPSTREAM_KINDS if f"{version} {kind}" not in found]
     if missing:
-        raise SystemExit(f"{crds}: no CRD for {', '.join(missing)}")
+        raise SystemExit(f"{shared_crds()}: no CRD for {', '.join(missing)}")
     return found
 
 
@@ -164,12 +199,17 @@ def chart_decisions() -> str:
                                     "models": required_apis(generation, api, gateway=False, models=True)}
                         for name, generation in GENERATIONS.items() if api in generation.pool_apis},
     } for api in PoolAPI}
-    table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools,
+    # Per layout that needs more than LWS: the resources it needs served, and the picker generation a
+    # router runs in it unless it names one.
+    layouts = {str(Layout.DISAGGREGATED): {"apis": list(REQUIRED_APIS),
+                                          "generation": str(LAYOUT_GENERATIONS[Layout.DISAGGREGATED])}}
+    table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools, "layouts": layouts,
              "gateway": [f"{GATEWAY_API_VERSION}/gateways"],
              "disaggregated": sorted(str(kind) for kind in DISAGGREGATED)}
     return ("{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides "
             "and the chart's checks need, as data: the resources a router needs served by pool API and picker "
-            "generation, the prefill/decode component types. */}}\n"
+            "generation, those a layout needs and the generation it runs, the prefill/decode component "
+            "types. */}}\n"
             "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
 
 
@@ -228,6 +268,13 @@ def shared_crds() -> Path:
     return Path(os.environ.get("FUSION_SHARED_CRDS", Path("..") / "shared" / "crds"))
 
 
+def shared_vendor() -> Path:
+    return Path(os.environ.get("FUSION_SHARED_VENDOR", Path("..") / "shared" / "vendor"))
+
+
+VERSIONS = Path("ci") / "cluster" / "versions.env"
+
+
 def artifacts(chart: Path, package: Path) -> dict[Path, str]:
     schemas = package / "model" / "schemas"
     api = yaml.load((schemas / SOURCE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
@@ -236,7 +283,7 @@ def artifacts(chart: Path, package: Path) -> dict[Path, str]:
         chart / "crds" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(crd(api)),
         chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
         chart / "templates" / "_decisions.tpl": chart_decisions(),
-        package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(shared_crds())),
+        package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(upstream_crds())),
     }
 
 

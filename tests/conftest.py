@@ -5,8 +5,8 @@ from typing import Any
 
 import kubernetes
 import pytest
-import yaml
 
+from fusion_helm.schemagen import upstream_crds as read_upstream_crds
 from tests.cluster import GPU_NODES, Cluster
 from tests.controlplane import set_gpu_nodes, start
 from tests.controlplane.builds import SHARED_CRDS
@@ -39,8 +39,7 @@ def upstream_crds() -> dict[tuple[str, str], dict[str, Any]]:
         raise RuntimeError(f"upstream CRD schemas not found at {SHARED_CRDS} "
                            "(set FUSION_SHARED_CRDS to the shared/crds directory)")
     schemas = {}
-    for path in sorted(SHARED_CRDS.glob("*.yaml")):
-        crd = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
+    for crd in read_upstream_crds(SHARED_CRDS):
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
             schemas[(f"{group}/{version['name']}", kind)] = version["schema"]["openAPIV3Schema"]

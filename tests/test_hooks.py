@@ -48,6 +48,9 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
          "resourceNames": ["deepseek-r1-disagg"], "verbs": ["patch"]},
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
         {"apiGroups": ["leaderworkerset.x-k8s.io"], "resources": ["leaderworkersets"], "verbs": ["list"]},
+        {"apiGroups": ["disaggregatedset.x-k8s.io"], "resources": ["disaggregatedsets"],
+         "resourceNames": ["deepseek-r1-disagg"], "verbs": ["get"]},
+        {"apiGroups": ["disaggregatedset.x-k8s.io"], "resources": ["disaggregatedsetrolescalers"], "verbs": ["list"]},
     ]
     events = {key: obj["metadata"]["annotations"]["helm.sh/hook"] for key, obj in objects.items()}
     assert events[f"Job/{name}-check"] == "pre-install,pre-upgrade"

@@ -7,9 +7,11 @@ from typing import Any
 from fusion_helm.status import (
     ComponentStatus,
     Phase,
+    Workloads,
     component_statuses,
-    role_layout,
+    reads,
     role_shapes,
+    rolling,
     rollouts,
     service_status,
     status_object,
@@ -122,7 +124,8 @@ def role_lws(role_name: str, replicas: int, updated: int, *, partition: int = 0,
 def test_role_layout_pods_count_by_group_and_the_lws_says_how_many() -> None:
     pods = [group_pod("prefill", 0)] + [group_pod("decode", g, w) for g in range(3) for w in range(2)]
     # The autoscaler raised decode to 3: the LeaderWorkerSet, not the spec, has the count.
-    statuses, body = service_status(ROLE_LAYOUT, pods, "T", [role_lws("prefill", 1, 1), role_lws("decode", 3, 3)])
+    statuses, body = service_status(ROLE_LAYOUT, pods, "T",
+                                    Workloads(leader_worker_sets=(role_lws("prefill", 1, 1), role_lws("decode", 3, 3))))
     assert statuses["decode"].to_manifest() == {"desiredReplicas": 3, "readyReplicas": 3, "nodesPerReplica": 2,
                                                 "totalPods": 6, "readyPods": 6, "phase": "Running"}
     assert body["conditions"] == [
@@ -136,14 +139,15 @@ def test_a_rolling_role_is_progressing_while_its_old_groups_keep_it_ready() -> N
     pods = [group_pod("prefill", 0)] + [group_pod("decode", g, w) for g in range(3) for w in range(2)]
     before = {"type": "Progressing", "status": "True", "lastTransitionTime": "T0"}
     service_object = {**ROLE_LAYOUT, "status": {"conditions": [before]}}
-    lwses = [role_lws("prefill", 1, 1), role_lws("decode", 3, 1, updating=True)]
+    lwses = Workloads(leader_worker_sets=(role_lws("prefill", 1, 1), role_lws("decode", 3, 1, updating=True)))
     statuses, body = service_status(service_object, pods, "T1", lwses)
     ready, progressing = body["conditions"]
     assert ready["status"] == "True"
     assert progressing == {"type": "Progressing", "status": "True", "reason": "RollingUpdate",
                            "message": "decode: 1/3 groups updated", "observedGeneration": 2,
                            "lastTransitionTime": "T0"}
-    assert to_table("svc", statuses, rollouts(lwses)).splitlines()[-1] == "decode progressing: 1/3 groups updated"
+    assert to_table("svc", statuses, rolling(ROLE_LAYOUT["spec"], lwses)).splitlines()[-1] == \
+        "decode progressing: 1/3 groups updated"
 
 
 def test_how_far_a_rollout_is() -> None:
@@ -161,6 +165,6 @@ def test_how_far_a_rollout_is() -> None:
 
 def test_the_replica_layout_reads_no_leader_worker_set_and_has_no_progressing_condition() -> None:
     spec = service(role("prefill", "prefiller"))
-    assert not role_layout(spec["spec"]) and role_layout(ROLE_LAYOUT["spec"])
+    assert reads(spec["spec"]) == frozenset() and reads(ROLE_LAYOUT["spec"]) == {"LeaderWorkerSet"}
     _, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 1}}, [pod("prefill", 0)], "T")
     assert [c["type"] for c in body["conditions"]] == ["Ready"]

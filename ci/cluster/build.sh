@@ -9,6 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
 cache="${CLUSTER_CACHE:-${FUSION_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusioninfer}/cluster}"
+vendor="${FUSION_SHARED_VENDOR:-$here/../../../shared/vendor}"
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/src"
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
@@ -56,11 +57,10 @@ kube_ldflags() {
        "-X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
 }
 
-# share COMPONENT-VERSION MODULE@VERSION FILE...: copy the manifests the control plane reads at start-up
-# (webhook configurations, CRDs, kwok stages) out of the module, so starting needs no module cache.
+# share COMPONENT-VERSION DIR FILE...: copy the manifests the control plane reads at start-up (webhook
+# configurations, CRDs, kwok stages) out of a module's or a release's source, so starting needs neither.
 share() {
-  local into="$cache/share/$1" dir
-  dir=$(cd "$cache/src" && go mod download -json "$2" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  local into="$cache/share/$1" dir=$2
   shift 2
   mkdir -p "$into"
   local pattern
@@ -69,6 +69,26 @@ share() {
     cp $dir/$pattern "$into/"
   done
   chmod -R u+w "$into"
+}
+
+module_dir() {  # module_dir MODULE@VERSION: where the module cache holds it
+  (cd "$cache/src" && go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+}
+
+# vendored NAME SHA256: the release source ../shared/vendor/NAME.tar.gz (a module the proxy refuses),
+# checked against SHA256 and unpacked into $cache/src/vendor/NAME; prints that directory.
+vendored() {
+  local name=$1 sum=$2 dir="$cache/src/vendor/$1" tarball="$vendor/$1.tar.gz"
+  if [ ! -f "$dir/go.mod" ]; then
+    [ -f "$tarball" ] || { echo "build.sh: $tarball is missing (FUSION_SHARED_VENDOR names the vendor directory)" >&2; exit 1; }
+    echo "$sum  $tarball" | sha256sum --check --quiet - >&2 ||
+      { echo "build.sh: $tarball does not have the sha256 ci/cluster/versions.env pins ($sum)" >&2; exit 1; }
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    tar -xzf "$tarball" -C "$dir.tmp" --strip-components=1 --no-same-owner
+    chmod -R u+w "$dir.tmp"
+    mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir"
 }
 
 components=${*:-etcd kubernetes kwok lws volcano pickers pipelines}
@@ -91,23 +111,22 @@ for component in $components; do
       src="$cache/src/kwok-$KWOK_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/kwok "$KWOK_VERSION"
       build "$src" "kwok-$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
-      share "kwok-$KWOK_VERSION" "sigs.k8s.io/kwok@$KWOK_VERSION" kustomize/stage/node/fast/node-initialize.yaml \
+      share "kwok-$KWOK_VERSION" "$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")" kustomize/stage/node/fast/node-initialize.yaml \
         kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
         kustomize/stage/pod/fast/pod-ready.yaml kustomize/stage/pod/fast/pod-complete.yaml \
         kustomize/stage/pod/fast/pod-delete.yaml ;;
     lws)
-      src="$cache/src/lws-$LWS_VERSION"
-      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/lws "$LWS_VERSION"
-      build "$src" "lws-controller-$LWS_VERSION" sigs.k8s.io/lws/cmd
-      share "lws-$LWS_VERSION" "sigs.k8s.io/lws@$LWS_VERSION" config/webhook/manifests.yaml \
-        config/webhook/mutating-patch.yaml config/webhook/validating-patch.yaml \
-        config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml ;;
+      # The main module of its release source: its own go.mod and go.sum, dependencies from the proxy.
+      src=$(vendored "lws-$LWS_VERSION" "$LWS_SHA256")
+      build "$src" "lws-controller-$LWS_VERSION" ./cmd
+      share "lws-$LWS_VERSION" "$src" config/webhook/manifests.yaml config/webhook/mutating-patch.yaml \
+        config/webhook/validating-patch.yaml ;;
     volcano)
       src="$cache/src/volcano-$VOLCANO_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" volcano.sh/volcano "$VOLCANO_VERSION" "volcano.sh/apis=$VOLCANO_APIS_VERSION"
       build "$src" "vc-scheduler-$VOLCANO_VERSION" volcano.sh/volcano/cmd/scheduler
       build "$src" "vc-controller-manager-$VOLCANO_VERSION" volcano.sh/volcano/cmd/controller-manager
-      share "volcano-$VOLCANO_VERSION" "volcano.sh/volcano@$VOLCANO_VERSION" 'config/crd/volcano/bases/*.yaml' \
+      share "volcano-$VOLCANO_VERSION" "$(module_dir "volcano.sh/volcano@$VOLCANO_VERSION")" 'config/crd/volcano/bases/*.yaml' \
         installer/helm/chart/volcano/config/volcano-scheduler.conf ;;
     pickers)
       # The endpoint pickers the chart pins, named as their images: <image name>-<tag>.
@@ -116,6 +135,10 @@ for component in $components; do
         [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$version"
         build "$src" "epp-$version" sigs.k8s.io/gateway-api-inference-extension/cmd/epp
       done
+      # llm-d-router's picker, from its release source; its CRDs (the llm-d.ai model objects it prefers).
+      src=$(vendored "llm-d-router-$LLMD_ROUTER_VERSION" "$LLMD_ROUTER_SHA256")
+      build "$src" "llm-d-router-endpoint-picker-$LLMD_ROUTER_VERSION" ./cmd/epp
+      share "llmd-router-$LLMD_ROUTER_VERSION" "$src" 'config/crd/bases/llm-d.ai_*.yaml'
       # The prefill/decode picker and the probe the tests ask pickers with: a module of ours, go.sum committed.
       (export GOFLAGS=-mod=readonly
        build "$here/pickers" "llm-d-inference-scheduler-$LLMD_SCHEDULER_VERSION" ./pd-picker
@@ -131,7 +154,7 @@ for component in $components; do
       src="$cache/src/helm-diff-$HELM_DIFF_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" github.com/databus23/helm-diff/v3 "$HELM_DIFF_VERSION"
       build "$src" "helm-diff-$HELM_DIFF_VERSION" github.com/databus23/helm-diff/v3
-      share "helm-diff-$HELM_DIFF_VERSION" "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION" plugin.yaml
+      share "helm-diff-$HELM_DIFF_VERSION" "$(module_dir "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION")" plugin.yaml
       src="$cache/src/kpt-$KPT_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" github.com/GoogleContainerTools/kpt "$KPT_VERSION"
       build "$src" "kpt-$KPT_VERSION" github.com/GoogleContainerTools/kpt ;;

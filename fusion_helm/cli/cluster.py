@@ -4,17 +4,22 @@ write its status. The only module that talks to an API server (the kubernetes cl
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import kubernetes
 
+from fusion_helm import status
 from fusion_helm.cli.io import InputError
 from fusion_helm.expand import naming
+from fusion_helm.labels import LABEL_SET_NAME
 from fusion_helm.model import API_VERSION, KIND
 
 GROUP, VERSION = API_VERSION.split("/")
 PLURAL = "inferenceservices"
 RELEASE_LABEL = "app.kubernetes.io/instance"
+DISAGGREGATED_SETS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsets")
+ROLE_SCALERS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsetrolescalers")
 
 
 class Cluster:
@@ -51,6 +56,24 @@ class Cluster:
             kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object,
             "leaderworkerset.x-k8s.io", "v1", namespace, "leaderworkersets",
             label_selector=f"{naming.LABEL_SERVICE}={service}")["items"]
+        return found
+
+    def workloads(self, service: dict[str, Any], namespace: str) -> status.Workloads:
+        """What the status of SERVICE needs besides its pods, as `status.reads` asks for its layout."""
+        name = service["metadata"]["name"]
+        kinds = status.reads(service["spec"])
+        custom = kubernetes.client.CustomObjectsApi(self.api)
+        found = status.Workloads()
+        if status.LEADER_WORKER_SET in kinds:
+            found = replace(found, leader_worker_sets=tuple(self.leader_worker_sets(name, namespace)))
+        if status.DISAGGREGATED_SET in kinds:
+            listed = self._call(custom.list_namespaced_custom_object, *DISAGGREGATED_SETS, namespace,
+                                field_selector=f"metadata.name={name}")["items"]
+            found = replace(found, disaggregated_set=listed[0] if listed else None)
+        if status.ROLE_SCALER in kinds:
+            found = replace(found, role_scalers=tuple(self._call(
+                custom.list_namespaced_custom_object, *ROLE_SCALERS, namespace,
+                label_selector=f"{LABEL_SET_NAME}={name}")["items"]))
         return found
 
     def pods(self, service: str, namespace: str) -> list[dict[str, Any]]:

@@ -14,9 +14,10 @@ from fusion_helm import capacity, changes, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.kio.document import read_documents
 from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
-from fusion_helm.model import KIND, Layout, is_inference_service, parse_inference_service
+from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.pipeline import apply, render
 
 if TYPE_CHECKING:
@@ -93,14 +94,14 @@ def _status(args: argparse.Namespace) -> int:
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)  # one clear error if bad
-    leader_worker_sets = cluster.leader_worker_sets(name, namespace) if status.role_layout(obj["spec"]) else []
-    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now(), leader_worker_sets)
+    workloads = cluster.workloads(obj, namespace)
+    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now(), workloads)
     if args.write:
         cluster.write_status(name, namespace, result)
     if args.output == "json":
         print(json.dumps({"name": name, "namespace": namespace, "status": result}, indent=2))
     else:
-        sys.stdout.write(status.to_table(name, statuses, status.rollouts(leader_worker_sets)))
+        sys.stdout.write(status.to_table(name, statuses, status.rolling(obj["spec"], workloads)))
     return 0
 
 
@@ -179,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (render_cmd, validate_cmd):
         sub.add_argument("--take-over-lws", action="store_true",
                          help="take over every LeaderWorkerSet, annotated or not")
-        sub.add_argument("--take-over-layout", choices=list(Layout), default=Layout.REPLICA,
+        sub.add_argument("--take-over-layout", choices=TAKE_OVER_LAYOUTS, default=TAKE_OVER_LAYOUTS[0],
                          help="the layout of a taken-over LeaderWorkerSet without the annotation "
                               "fusioninfer.io/layout: replica (one LeaderWorkerSet per replica, the default) or "
                               "role (the LeaderWorkerSet kept whole, its rollout and name kept)")
@@ -200,8 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
         "status", help="each role's status, from the live cluster",
         description="Find the InferenceService of a helm release and report each role's status from its pods: "
                     "desired and ready replicas (a replica is ready when all its pods are), nodes per replica, "
-                    "ready pods, phase (Pending, Deploying, Running, Failed); in the role layout, also each role "
-                    "whose LeaderWorkerSet is rolling (the Progressing condition). --write also stores it in the "
+                    "ready pods, phase (Pending, Deploying, Running, Failed); in layouts role and disaggregated, "
+                    "also each role still rolling (the Progressing condition). --write also stores it in the "
                     "InferenceService's status subresource.")
     status_cmd.add_argument("release", metavar="RELEASE", nargs="?")
     status_cmd.add_argument("--lws", metavar="NAME",

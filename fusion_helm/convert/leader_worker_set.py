@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, key_path, show
+from fusion_helm.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.limits import MAX_REPLICAS
 from fusion_helm.model import upstream
 from fusion_helm.model.inference_service import (
@@ -169,9 +170,9 @@ def _layout(where: str, annotations: Mapping[str, str], default: Layout) -> Layo
     value = annotations.get(LAYOUT_ANNOTATION)
     if value is None:
         return default
-    if value not in tuple(Layout):
+    if value not in TAKE_OVER_LAYOUTS:
         raise InvalidSpec(where, key_path("metadata.annotations", LAYOUT_ANNOTATION),
-                          f"must be {' or '.join(Layout)}, got {show(value)}")
+                          f"must be {' or '.join(TAKE_OVER_LAYOUTS)}, got {show(value)}")
     return Layout(value)
 
 

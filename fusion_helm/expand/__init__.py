@@ -1,10 +1,10 @@
 """Pure expansion: an InferenceService model → the Kubernetes objects that serve it.
 
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
-by role order and replica index (layout role: the role's one, and its autoscaler), then the router's
-objects. Generated objects may share unchanged
-sub-structures (a role's pod spec is the same object in all its replicas): treat the result as
-read-only.
+by role order and replica index (layout role: the role's one, and its autoscaler; layout
+disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects.
+Generated objects may share unchanged sub-structures (a role's pod spec is the same object in all
+its replicas): treat the result as read-only.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang, naming
 from fusion_helm.expand.autoscaling import horizontal_pod_autoscalers
 from fusion_helm.expand.conformance import check_objects
+from fusion_helm.expand.disaggregated_set import disaggregated_set
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_sets, role_blueprint
 from fusion_helm.expand.pods import role_templates
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
@@ -43,6 +44,8 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     _check_sizes(service, blueprints)
     requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}
     objects = gang.pod_groups(service, plan, requests)
+    if service.layout is Layout.DISAGGREGATED:
+        objects.append(disaggregated_set(service, blueprints))
     for role in service.roles:
         objects += leader_worker_sets(service, role, blueprints[role.name], plan)
         objects += horizontal_pod_autoscalers(service, role)
@@ -55,8 +58,8 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
 
 
 def _check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]) -> None:
-    """Refuse, before writing anything, a LeaderWorkerSet the API server could not store, and an
-    expansion too large to write."""
+    """Refuse, before writing anything, a LeaderWorkerSet or DisaggregatedSet (every role's templates)
+    the API server could not store, and an expansion too large to write."""
     total = 0
     role: Role
     for role in service.roles:
@@ -65,7 +68,12 @@ def _check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]
             raise InvalidSpec(service.where, role.template_path,
                               f"makes LeaderWorkerSets of about {each:,} bytes, over the {MAX_OBJECT_BYTES:,} bytes "
                               "the API server stores in one object")
-        total += each * (1 if service.layout is Layout.ROLE else role.replicas)
+        total += each * (1 if service.layout.grouped else role.replicas)
+        if service.layout is Layout.DISAGGREGATED and total > MAX_OBJECT_BYTES:
+            raise InvalidSpec(service.where, role.template_path,
+                              f"brings the DisaggregatedSet, which holds every role's templates, to about "
+                              f"{total:,} bytes, over the {MAX_OBJECT_BYTES:,} bytes the API server stores in "
+                              "one object; shrink the pod templates")
         if total > MAX_OUTPUT_BYTES:
             raise InvalidSpec(service.where, f"{role.path}.replicas",
                               f"the expansion would write about {total // 2**20:,} MiB, over the limit of "

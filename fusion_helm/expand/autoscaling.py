@@ -1,11 +1,13 @@
-"""A role's HorizontalPodAutoscaler (layout role): it scales the role's LeaderWorkerSet through LWS's
-scale subresource, whose selector is the leader pods'."""
+"""A role's HorizontalPodAutoscaler: it scales the role through a scale subresource whose selector is
+the role's leader pods — its LeaderWorkerSet's (layout role), or its DisaggregatedSetRoleScaler's
+(layout disaggregated), whose count the DisaggregatedSet controller gives the role in every revision."""
 
 from __future__ import annotations
 
 from fusion_helm.expand import naming
+from fusion_helm.expand.disaggregated_set import DISAGGREGATED_SET_API_VERSION, ROLE_SCALER, role_scaler_name
 from fusion_helm.expand.lws import LWS_API_VERSION
-from fusion_helm.model import InferenceService, Role
+from fusion_helm.model import InferenceService, Layout, Role
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,18 +16,27 @@ if TYPE_CHECKING:
 HPA_API_VERSION = "autoscaling/v2"
 
 
+def scale_target(service: InferenceService, role: Role) -> dict[str, str]:
+    """What the role's autoscaler scales: apiVersion, kind and name."""
+    if service.layout is Layout.DISAGGREGATED:
+        return {"apiVersion": DISAGGREGATED_SET_API_VERSION, "kind": ROLE_SCALER,
+                "name": role_scaler_name(service, role.name)}
+    return {"apiVersion": LWS_API_VERSION, "kind": "LeaderWorkerSet", "name": naming.role_lws_name(service, role)}
+
+
 def horizontal_pod_autoscalers(service: InferenceService, role: Role) -> list[dict[str, Any]]:
-    """One for an autoscaled role, named as its LeaderWorkerSet; none for another."""
+    """One for an autoscaled role, named as what it scales; none for another."""
     scaling = role.autoscaling
     if scaling is None:
         return []
-    name = naming.role_lws_name(service, role)
+    target = scale_target(service, role)
     spec: dict[str, Any] = {
-        "scaleTargetRef": {"apiVersion": LWS_API_VERSION, "kind": "LeaderWorkerSet", "name": name},
+        "scaleTargetRef": target,
         "minReplicas": scaling.min_replicas,
         "maxReplicas": scaling.max_replicas,
     }
     if scaling.metrics:
         spec["metrics"] = [dict(metric) for metric in scaling.metrics]
     return [{"apiVersion": HPA_API_VERSION, "kind": "HorizontalPodAutoscaler",
-             "metadata": naming.object_metadata(service, name, naming.role_labels(service, role)), "spec": spec}]
+             "metadata": naming.object_metadata(service, target["name"], naming.role_labels(service, role)),
+             "spec": spec}]

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-Origins = list[tuple[tuple[str, ...], str]]
+Origins = list[tuple[tuple[str | int, ...], str]]
 """(a field of the generated object, the service's field it comes from), longest first."""
 LWS_TEMPLATE = ("spec", "leaderWorkerTemplate")
 
@@ -55,6 +55,11 @@ def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
         origins += _lws_origins(role)
     elif kind == "PodGroup":
         origins.append(((), "spec.roles"))
+    elif kind == "DisaggregatedSet":
+        for index, role in enumerate(service.roles):
+            origins += [(("spec", "roles", index, *path), source) for path, source in _lws_origins(role)]
+            origins.append((("spec", "roles", index, "spec", "rolloutStrategy", "rollingUpdateConfiguration"),
+                            f"{role.path}.rollout"))
     elif service.router is not None:
         router = service.router
         models = {f"{service.name}-{model.name}": model.path for model in service.router.models}
@@ -65,9 +70,10 @@ def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
 
 
 def _lws_origins(role: Role) -> Origins:
+    """A LeaderWorkerSet's fields, or a DisaggregatedSet role's (the same, under the role)."""
     if role.taken_over:
         return [(LWS_TEMPLATE, "spec.leaderWorkerTemplate"), ((), "spec")]
-    return [(("spec", "leaderWorkerTemplate", "workerTemplate"), role.template_path),
-            (("spec", "leaderWorkerTemplate", "leaderTemplate"), role.template_path),
-            (("spec", "leaderWorkerTemplate", "size"), f"{role.path}.multinode.nodeCount"),
+    return [((*LWS_TEMPLATE, "workerTemplate"), role.template_path),
+            ((*LWS_TEMPLATE, "leaderTemplate"), role.template_path),
+            ((*LWS_TEMPLATE, "size"), f"{role.path}.multinode.nodeCount"),
             ((), role.path)]

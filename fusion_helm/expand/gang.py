@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from fusion_helm.errors import InvalidSpec, format_path
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.labels import LABEL_REVISION
 from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Layout, Role
 from fusion_helm.records import EMPTY, record
 
@@ -39,10 +40,11 @@ class GangPlan:
         return {ANNOTATION_GROUP_NAME: self.group_name} if self.group_name else {}
 
     def replica_annotations(self, role: Role, index: int) -> dict[str, str]:
-        """The replica's Volcano task; in the role layout one template serves every group: the role's."""
+        """The replica's Volcano task; where one template serves every group (layouts role and
+        disaggregated), the role's."""
         if not self.group_name:
             return {}
-        return {ANNOTATION_TASK_SPEC: role.name if self.layout is Layout.ROLE else naming.task_name(role.name, index)}
+        return {ANNOTATION_TASK_SPEC: role.name if self.layout.grouped else naming.task_name(role.name, index)}
 
 
 def plan_gang(service: InferenceService) -> GangPlan:
@@ -77,12 +79,13 @@ def plan_gang(service: InferenceService) -> GangPlan:
 def pod_groups(
     service: InferenceService, plan: GangPlan, replica_requests: Mapping[str, resources.Resources]
 ) -> list[dict[str, Any]]:
-    """One PodGroup. Each replica is a subgroup (its pods, by their replica-index label; in the role
-    layout LWS's group-index label), placed whole or not at all. Per role, one subGroupPolicy selects
-    the replicas of the atomic minimum by index and requires all of them; at level role a second one
-    holds the other replicas, required none, so each is placed as capacity allows. In the role layout
-    that second one is there at level group too: it holds the groups a rollout's surge adds. Why this
-    layout: docs/gang-scheduling.md.
+    """One PodGroup. Each replica is a subgroup (its pods, by their replica-index label; where replicas
+    are LWS groups, LWS's group-index label, and in layout disaggregated with the revision: two
+    revisions' groups of one index are two subgroups), placed whole or not at all. Per role, one
+    subGroupPolicy selects the replicas of the atomic minimum by index and requires all of them; at
+    level role a second one holds the other replicas, required none, so each is placed as capacity
+    allows. Where replicas are LWS groups that second one is there at level group too: it holds the
+    groups a rollout's surge adds. Why this layout: docs/gang-scheduling.md.
     """
     if plan.group_name is None:
         return []
@@ -95,7 +98,7 @@ def pod_groups(
             policies.append(_policy(service, role, "minimum", minimum, "In", first))
             requests.append(resources.scale(replica_requests[role.name], minimum))
         # Even when it holds no replica yet: scaling up then changes nothing.
-        if plan.level is GangLevel.ROLE or plan.layout is Layout.ROLE:
+        if plan.level is GangLevel.ROLE or plan.layout.grouped:
             policies.append(_policy(service, role, "more", 0, "NotIn", first))
     spec: dict[str, Any] = {
         "minMember": sum(plan.minimum[role.name] * role.node_count for role in service.roles),
@@ -114,12 +117,14 @@ def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: in
     selector: dict[str, Any] = {"matchLabels": {naming.LABEL_SERVICE: service.name, naming.LABEL_ROLE_NAME: role.name}}
     if indices:  # NotIn needs values; without any, "more" is every replica of the role
         selector["matchExpressions"] = [{"key": index_label, "operator": operator, "values": indices}]
+    # The index first: Volcano orders a policy's subgroups by the first key's value read as a number.
+    keys = [index_label, LABEL_REVISION] if service.layout is Layout.DISAGGREGATED else [index_label]
     return {
         "name": f"{role.name}/{part}",
         "subGroupSize": role.node_count,
         "minSubGroups": min_sub_groups,
         "labelSelector": selector,
-        "matchLabelKeys": [index_label],
+        "matchLabelKeys": keys,
     }
 
 

@@ -40,7 +40,7 @@ def role_blueprint(
 ) -> RoleBlueprint:
     path = role.template_path
     shared_annotations = plan.shared_annotations()
-    if service.layout is Layout.ROLE:  # one template serves every group
+    if service.layout.grouped:  # one template serves every group
         shared_annotations.update(plan.replica_annotations(role, 0))
 
     def stamp(template: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,9 +76,12 @@ def leader_worker_sets(
     service: InferenceService, role: Role, blueprint: RoleBlueprint, plan: GangPlan
 ) -> Iterator[dict[str, Any]]:
     """The role's LeaderWorkerSets: in the replica layout one per replica in index order (what they
-    share is built once), in the role layout one."""
+    share is built once), in the role layout one; in layout disaggregated none (its DisaggregatedSet's
+    controller makes them)."""
     if service.layout is Layout.ROLE:
         yield _role_leader_worker_set(service, role, blueprint)
+        return
+    if service.layout is Layout.DISAGGREGATED:
         return
     role_labels = naming.role_labels(service, role)
     restart_policy = RESTART_POLICY[role.recovery_policy]
@@ -109,17 +112,22 @@ def leader_worker_sets(
         }
 
 
-def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: RoleBlueprint) -> dict[str, Any]:
-    """Its groups are the role's replicas. Without ``replicas`` while an autoscaler owns the count:
-    an upgrade then leaves the scaled count alone (Helm 3's three-way merge sees no change to it, and
-    Helm 4's server-side apply does not own it)."""
+def leader_worker_template(role: Role, blueprint: RoleBlueprint) -> dict[str, Any]:
+    """The leaderWorkerTemplate every group of the role is made from (layouts role and disaggregated)."""
     template: dict[str, Any] = {"size": blueprint.size, "restartPolicy": RESTART_POLICY[role.recovery_policy],
                                 **role.volume_claims}
     if blueprint.leader is not None:
         template["leaderTemplate"] = blueprint.leader
     template["workerTemplate"] = blueprint.worker
+    return template
+
+
+def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: RoleBlueprint) -> dict[str, Any]:
+    """Its groups are the role's replicas. Without ``replicas`` while an autoscaler owns the count:
+    an upgrade then leaves the scaled count alone (Helm 3's three-way merge sees no change to it, and
+    Helm 4's server-side apply does not own it)."""
     spec: dict[str, Any] = {} if role.autoscaling else {"replicas": role.replicas}
-    spec["leaderWorkerTemplate"] = template
+    spec["leaderWorkerTemplate"] = leader_worker_template(role, blueprint)
     if role.rollout:
         spec["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": dict(role.rollout)}
     if role.startup_policy:

@@ -12,7 +12,7 @@ from fusion_helm.labels import (
     LABEL_SPEC_HASH,
 )
 from fusion_helm.model import ComponentType, InferenceService, Layout, Role, Router
-from fusion_helm.model.scaling import DEFAULT_MAX_SURGE, scaled
+from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,6 +25,16 @@ MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
 MAX_STATEFULSET_NAME = 52
 """A StatefulSet's pods carry ``controller-revision-hash: <name>-<10-char hash>``, a label value."""
+
+REVISION_LENGTH = 8
+"""A DisaggregatedSet revision: the first 8 hex digits of a hash of its roles' templates."""
+REVISION_PLACEHOLDER = "<revision>"
+"""Stands for the revision in the names of a DisaggregatedSet's LeaderWorkerSets, which its controller
+computes from the templates as the API server stores them."""
+SERVICE_SUFFIX = "-prv"
+"""The DisaggregatedSet controller's headless Service for a revision's LeaderWorkerSet: ``<lws>-prv``."""
+SLICE = 0
+"""A DisaggregatedSet of ours is one slice (its roles' replicas are the service's)."""
 
 PD_ROLE_LABEL = "llm-d.ai/role"
 """The label the prefill/decode endpoint picker tells prefill from decode pods by."""
@@ -41,10 +51,16 @@ def role_lws_name(service: InferenceService, role: Role) -> str:
     return service.name if role.taken_over else f"{service.name}-{role.name}"
 
 
+def revision_lws_name(service: InferenceService, role: Role, revision: str = REVISION_PLACEHOLDER) -> str:
+    """Layout disaggregated: the role's LeaderWorkerSet of one revision, as the DisaggregatedSet
+    controller names it: ``<set>-<slice>-<revision>-<role>``."""
+    return f"{service.name}-{SLICE}-{revision}-{role.name}"
+
+
 def replica_index_label(service: InferenceService) -> str:
-    """The pod label holding a pod's replica index: ours in the replica layout, LWS's group index in the
-    role layout (one template serves every group)."""
-    return LABEL_GROUP_INDEX if service.layout is Layout.ROLE else LABEL_REPLICA_INDEX
+    """The pod label holding a pod's replica index: ours in the replica layout, LWS's group index where
+    a role's replicas are LWS groups (one template serves every group)."""
+    return LABEL_GROUP_INDEX if service.layout.grouped else LABEL_REPLICA_INDEX
 
 
 def task_name(role: str, index: int) -> str:
@@ -52,11 +68,14 @@ def task_name(role: str, index: int) -> str:
     return f"{role}-{index}"
 
 
-def most_groups(role: Role) -> int:
-    """Layout role: the most groups the role's LeaderWorkerSet can have at once (its autoscaler's
-    maximum, and the surge groups of a rollout)."""
+def most_groups(service: InferenceService, role: Role) -> int:
+    """The most groups one LeaderWorkerSet of the role can have at once: its autoscaler's maximum, and in
+    layout role the surge groups of a rollout (a DisaggregatedSet surges with the new revision's own
+    LeaderWorkerSet, never beyond the role's count in one)."""
     replicas = role.autoscaling.max_replicas if role.autoscaling else role.replicas
-    surge = (role.rollout or {}).get("maxSurge", DEFAULT_MAX_SURGE)
+    if service.layout is Layout.DISAGGREGATED:
+        return replicas
+    surge = {**LWS_ROLLOUT_DEFAULTS, **(role.rollout or {})}["maxSurge"]
     return replicas + scaled(surge, replicas, up=True)
 
 
@@ -98,20 +117,31 @@ def object_metadata(service: InferenceService, name: str, labels: dict[str, str]
 
 
 def check_name_lengths(service: InferenceService, role: Role) -> None:
-    """Refuse a role whose LeaderWorkerSet, StatefulSet or pod names would be too long.
+    """Refuse a role whose LeaderWorkerSet, Service, StatefulSet or pod names would be too long, or
+    whose LeaderWorkerSets' headless Services could not be named so.
 
-    LWS ``x`` makes a leader StatefulSet ``x``, leader pods ``x-<group>``, and for multi-node replicas
-    a worker StatefulSet ``x-<group>`` per group with pods ``x-<group>-1`` … ``x-<group>-<size-1>``.
-    Layout replica: one group per LWS, the last replica's names are the longest; layout role: one LWS,
-    its last possible group's are.
+    LWS ``x`` makes a headless Service ``x`` (a DNS-1035 label: it starts with a letter), a leader
+    StatefulSet ``x``, leader pods ``x-<group>``, and for multi-node replicas a worker StatefulSet
+    ``x-<group>`` per group with pods ``x-<group>-1`` … ``x-<group>-<size-1>``. Layout replica: one
+    group per LWS, the last replica's names are the longest; layout role: one LWS, its last possible
+    group's are; layout disaggregated: one LWS per revision, named with the 8-digit revision, and a
+    Service ``x-prv`` for each.
     """
-    if service.layout is Layout.ROLE:
-        lws, last_group = role_lws_name(service, role), most_groups(role) - 1
-    elif role.replicas == 0:
+    if service.layout is Layout.REPLICA and role.replicas == 0:
         return
+    if service.layout is Layout.ROLE:
+        lws, last_group = role_lws_name(service, role), most_groups(service, role) - 1
+    elif service.layout is Layout.DISAGGREGATED:
+        lws, last_group = revision_lws_name(service, role, "0" * REVISION_LENGTH), most_groups(service, role) - 1
     else:
         lws, last_group = lws_name(service.name, role.name, role.replicas - 1), 0
+    if not lws[0].isalpha():
+        raise InvalidSpec(service.where, "metadata.name",
+                          f"must start with a letter: the LWS controller names the headless Service of "
+                          f"LeaderWorkerSet {lws!r} after it, and a Service name starts with a letter")
     names = [(lws, "LeaderWorkerSet", MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME)]
+    if service.layout is Layout.DISAGGREGATED:
+        names.append((lws + SERVICE_SUFFIX, "Service", MAX_NAME))
     if last_group >= 0:
         names.append((f"{lws}-{last_group}", "pod", MAX_NAME))
         if role.multinode:
@@ -130,8 +160,8 @@ def check_collisions(service: InferenceService) -> None:
     """Refuse two roles whose StatefulSets would share a name: role ``a``'s replica 1 worker StatefulSet
     ``svc-a-1-0`` is role ``a-1``'s replica 0 leader StatefulSet. (LeaderWorkerSet and pod names never
     collide across roles: their numeric suffixes differ in number.)"""
-    if service.layout is Layout.ROLE:
-        _check_role_layout_collisions(service)
+    if service.layout.grouped:
+        _check_grouped_collisions(service)
         return
     made: dict[str, tuple[Role, int, str]] = {}
     for role in _roles_whose_names_can_meet(service.roles):
@@ -150,19 +180,27 @@ def check_collisions(service: InferenceService) -> None:
                                       "rename one of the roles")
 
 
-def _check_role_layout_collisions(service: InferenceService) -> None:
-    """Layout role: a multi-node role ``a`` makes a worker StatefulSet ``svc-a-<group>`` per group, and
-    worker pods ``svc-a-<group>-<n>``: role ``a-<number>``'s own LeaderWorkerSet, StatefulSet and pod
-    names. Its groups come and go with scaling, so any such name is refused."""
+def _check_grouped_collisions(service: InferenceService) -> None:
+    """Layouts role and disaggregated: a multi-node role ``a`` makes a worker StatefulSet ``<lws>-<group>``
+    per group, and worker pods ``<lws>-<group>-<n>``, where ``<lws>`` ends in ``-a``: role
+    ``a-<number>``'s own LeaderWorkerSet, StatefulSet and pod names. Its groups come and go with
+    scaling, so any such name is refused. In layout disaggregated the Service ``<lws>-prv`` of role ``a``
+    is the headless Service of role ``a-prv``'s LeaderWorkerSet."""
     by_name = {role.name: role for role in service.roles}
+    name = revision_lws_name if service.layout is Layout.DISAGGREGATED else role_lws_name
     for role in service.roles:
         prefix, _, suffix = role.name.rpartition("-")
         other = by_name.get(prefix)
         if other is not None and other.multinode and suffix.isdigit():
             raise InvalidSpec(service.where, role.name_path,
-                              f"role {role.name!r}'s LeaderWorkerSet {role_lws_name(service, role)!r} is also the "
+                              f"role {role.name!r}'s LeaderWorkerSet {name(service, role)!r} is also the "
                               f"worker StatefulSet of group {suffix} of multi-node role {other.name!r} "
-                              f"({other.name_path}) in layout role; rename one of the roles")
+                              f"({other.name_path}) in layout {service.layout}; rename one of the roles")
+        if service.layout is Layout.DISAGGREGATED and other is not None and f"-{suffix}" == SERVICE_SUFFIX:
+            raise InvalidSpec(service.where, role.name_path,
+                              f"role {role.name!r}'s LeaderWorkerSet {name(service, role)!r} would share its "
+                              f"headless Service's name with the DisaggregatedSet's Service for role "
+                              f"{other.name!r} ({other.name_path}); rename one of the roles")
 
 
 def _roles_whose_names_can_meet(roles: tuple[Role, ...]) -> list[Role]:

@@ -8,7 +8,13 @@ from enum import StrEnum
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.router import Router, parse_router
-from fusion_helm.model.scaling import Autoscaling, check_rollout, parse_autoscaling
+from fusion_helm.model.scaling import (
+    DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
+    LWS_ROLLOUT_DEFAULTS,
+    Autoscaling,
+    check_rollout,
+    parse_autoscaling,
+)
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.validation import check_unique, validate_spec
 from fusion_helm.records import EMPTY, record
@@ -61,6 +67,26 @@ class Layout(StrEnum):
     """One LeaderWorkerSet per role replica: each replica independent, a template change restarts them all."""
     ROLE = "role"
     """One LeaderWorkerSet per role, its replicas the LWS's groups: rolling updates and autoscaling."""
+    DISAGGREGATED = "disaggregated"
+    """One DisaggregatedSet, its roles the serving roles: a change to any role rolls every role to a new
+    revision together (LWS's DisaggregatedSet controller), each role's replicas the groups of its
+    revision's LeaderWorkerSets; autoscaling through role scalers."""
+
+    @property
+    def grouped(self) -> bool:
+        """A role's replicas are the groups of LeaderWorkerSets it shares, all made from one template."""
+        return self is not Layout.REPLICA
+
+    @property
+    def rollout_defaults(self) -> Mapping[str, int]:
+        """The bounds of a role's rollout that it leaves out."""
+        return DISAGGREGATED_SET_ROLLOUT_DEFAULTS if self is Layout.DISAGGREGATED else LWS_ROLLOUT_DEFAULTS
+
+
+SCALABLE_LAYOUTS = (Layout.ROLE, Layout.DISAGGREGATED)
+"""The layouts whose roles roll (``rollout``) and autoscale (``autoscaling``)."""
+MAX_DISAGGREGATED_ROLES = 10
+"""A DisaggregatedSet has 2 to 10 roles (its CRD's bounds)."""
 
 
 @record
@@ -180,6 +206,7 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     roles = tuple(_parse_role(raw, position, where, layout) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] != ComponentType.ROUTER)
     router = _parse_router(spec["roles"], bool(roles), where)
+    _check_layout(layout, roles, router, where)
     gang_schedule = _parse_gang_schedule(spec.get("gangSchedule"), roles, where)
     if gang_schedule is not None and gang_schedule.level is GangLevel.GROUP:
         for role in roles:
@@ -197,6 +224,35 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         gang_schedule=gang_schedule,
         layout=layout,
     )
+
+
+def _check_layout(layout: Layout, roles: tuple[Role, ...], router: Router | None, where: str) -> None:
+    """What a layout cannot serve: a DisaggregatedSet needs a prefill and a decode role (2 to 10 roles,
+    all with replicas or none); the role layout cannot keep one request's prefill and decode on one
+    revision while they roll apart, so a router pairing them is refused there."""
+    kinds = {role.component_type for role in roles}
+    if layout is Layout.DISAGGREGATED:
+        if not kinds >= DISAGGREGATED:
+            missing = " and ".join(sorted(DISAGGREGATED - kinds))
+            raise InvalidSpec(where, "spec.layout",
+                              f"disaggregated makes a DisaggregatedSet of prefill and decode roles, and the service "
+                              f"has no {missing} role; use layout replica or role")
+        if len(roles) > MAX_DISAGGREGATED_ROLES:
+            raise InvalidSpec(where, roles[MAX_DISAGGREGATED_ROLES].path,
+                              f"a DisaggregatedSet has at most {MAX_DISAGGREGATED_ROLES} roles; this is serving role "
+                              f"{len(roles)}")
+        fixed = [role for role in roles if role.autoscaling is None]
+        empty = [role for role in fixed if role.replicas == 0]
+        if empty and len(empty) < len(fixed):
+            raise InvalidSpec(where, f"{empty[0].path}.replicas",
+                              "is 0 while other roles have replicas: a DisaggregatedSet scales its roles to zero "
+                              "together or not at all; set every role's replicas to 0, or none")
+    elif layout is Layout.ROLE and router is not None and kinds >= DISAGGREGATED:
+        raise InvalidSpec(where, "spec.layout",
+                          "role rolls each role's LeaderWorkerSet on its own, so while a change rolls, the router "
+                          "would pair a prefill and a decode of different revisions; use layout disaggregated "
+                          "(prefill and decode roll together as one revision, and the router keeps each request "
+                          "on one) or replica (docs/layouts.md)")
 
 
 def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...], where: str
@@ -247,10 +303,11 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
     if "spec" not in raw["template"]:
         raise InvalidSpec(where, f"{path}.template.spec", "is required")
     for per_role_field in ("rollout", "autoscaling"):
-        if per_role_field in raw and layout is not Layout.ROLE:
+        if per_role_field in raw and layout not in SCALABLE_LAYOUTS:
             raise InvalidSpec(where, f"{path}.{per_role_field}",
-                              f"needs spec.layout: role (one LeaderWorkerSet per role, whose groups the LWS "
-                              f"controller rolls and scales); layout {layout} makes one LeaderWorkerSet per replica")
+                              f"needs spec.layout: role or disaggregated (a role's replicas are the groups of "
+                              f"a LeaderWorkerSet, which roll and scale); layout {layout} makes one "
+                              "LeaderWorkerSet per replica")
     autoscaling = parse_autoscaling(raw.get("autoscaling"), f"{path}.autoscaling", where)
     if autoscaling is not None and "replicas" in raw:
         raise InvalidSpec(where, f"{path}.replicas",
@@ -259,7 +316,11 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
     replicas = autoscaling.min_replicas if autoscaling else raw.get("replicas", 1)
     rollout = raw.get("rollout")
     if rollout is not None:
-        check_rollout(rollout, replicas, f"{path}.rollout", where)
+        if layout is Layout.DISAGGREGATED and "partition" in rollout:
+            raise InvalidSpec(where, f"{path}.rollout.partition",
+                              "a DisaggregatedSet has no partition: its roles roll to a new revision together; "
+                              "remove it (a canary needs layout role)")
+        check_rollout(rollout, replicas, f"{path}.rollout", where, layout.rollout_defaults)
     multinode = raw.get("multinode") or {}
     return Role(
         name=raw["name"],

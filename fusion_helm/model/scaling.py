@@ -13,9 +13,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 PERCENT = re.compile(r"[0-9]+%")
-DEFAULT_MAX_UNAVAILABLE = 1
-DEFAULT_MAX_SURGE = 0
-"""LWS's defaults for a rollingUpdateConfiguration."""
+LWS_ROLLOUT_DEFAULTS: Mapping[str, int] = {"maxUnavailable": 1, "maxSurge": 0}
+"""LWS's defaults for a rollingUpdateConfiguration (layout role)."""
+DISAGGREGATED_SET_ROLLOUT_DEFAULTS: Mapping[str, int] = {"maxUnavailable": 0, "maxSurge": 1}
+"""A DisaggregatedSet role's rollout without a rollingUpdateConfiguration: each role gets a new group
+before it loses an old one, so every revision keeps serving while they overlap."""
 
 # The keys of a MetricSpec that go with each of its types (autoscaling/v2).
 METRIC_SOURCES = {"ContainerResource": "containerResource", "External": "external", "Object": "object",
@@ -51,9 +53,11 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
     return scaling
 
 
-def check_rollout(rollout: Mapping[str, Any], replicas: int, path: str, where: str) -> None:
-    """Refuse what the LWS webhook would: a bound that is neither a count nor a percentage up to 100%,
-    or both bounds 0 at the role's replicas (nothing could ever be replaced)."""
+def check_rollout(rollout: Mapping[str, Any], replicas: int, path: str, where: str,
+                  defaults: Mapping[str, int] = LWS_ROLLOUT_DEFAULTS) -> None:
+    """Refuse what the LWS and DisaggregatedSet webhooks would: a bound that is neither a count nor a
+    percentage up to 100%, or both bounds 0 at the role's replicas (nothing could ever be replaced),
+    bounds the rollout leaves out taking DEFAULTS."""
     for key in ("maxUnavailable", "maxSurge"):
         value = rollout.get(key)
         if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
@@ -61,8 +65,9 @@ def check_rollout(rollout: Mapping[str, Any], replicas: int, path: str, where: s
         if not (isinstance(value, str) and PERCENT.fullmatch(value) and int(value[:-1]) <= 100):
             raise InvalidSpec(where, f"{path}.{key}",
                               f"must be a count (>= 0) or a percentage up to 100% such as \"25%\", got {show(value)}")
-    if replicas and scaled(rollout.get("maxUnavailable", DEFAULT_MAX_UNAVAILABLE), replicas, up=False) == 0 \
-            and scaled(rollout.get("maxSurge", DEFAULT_MAX_SURGE), replicas, up=True) == 0:
+    bounds = {**defaults, **rollout}
+    if replicas and scaled(bounds["maxUnavailable"], replicas, up=False) == 0 \
+            and scaled(bounds["maxSurge"], replicas, up=True) == 0:
         raise InvalidSpec(where, f"{path}.maxUnavailable",
                           f"and maxSurge are both 0 at {replicas} replica(s): no group could ever be replaced; "
                           "allow one to be unavailable or one to be added")

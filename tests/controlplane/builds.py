@@ -56,16 +56,16 @@ def binary(name: str) -> Path:
 
 
 def shared(component: str, filename: str) -> Path:
-    """A manifest build.sh copied out of COMPONENT's module (kwok stages, LWS webhooks, Volcano CRDs)."""
-    key = component.upper() + "_VERSION"
-    path = CACHE / "share" / f"{component}-{VERSIONS[key]}" / filename
+    """A manifest build.sh copied out of COMPONENT's source (kwok stages, LWS webhooks, Volcano CRDs)."""
+    path = shared_dir(component) / filename
     if not path.is_file():
         raise MissingBuild(path)
     return path
 
 
 def shared_dir(component: str) -> Path:
-    path = CACHE / "share" / f"{component}-{VERSIONS[component.upper() + '_VERSION']}"
+    """What build.sh copied out of COMPONENT's source: ``share/<component>-<its version>``."""
+    path = CACHE / "share" / f"{component}-{VERSIONS[component.upper().replace('-', '_') + '_VERSION']}"
     if not path.is_dir():
         raise MissingBuild(path)
     return path

@@ -93,13 +93,14 @@ def controllers(cp: ControlPlane) -> None:
 
 def crds(cp: ControlPlane) -> None:
     """The upstream CRDs of every kind the control plane serves (ours come with `helm install`)."""
-    upstream = [shared_crd("leaderworkerset.x-k8s.io_leaderworkersets.yaml"),
-                shared_crd("scheduling.volcano.sh_podgroups.yaml"),
-                shared("lws", "disaggregatedset.x-k8s.io_disaggregatedsets.yaml")]
-    upstream += sorted(p for p in shared_dir("volcano").glob("*.yaml") if p.name != upstream[1].name)
-    # What a router creates: Gateway API and Inference Extension objects.
+    upstream = [shared_crd("scheduling.volcano.sh_podgroups.yaml"),
+                *sorted(shared_crds().glob("leaderworkerset.x-k8s.io_*.yaml")),
+                *sorted(shared_crds().glob("disaggregatedset.x-k8s.io_*.yaml"))]
+    upstream += sorted(p for p in shared_dir("volcano").glob("*.yaml") if p.name != upstream[0].name)
+    # What a router creates and its pickers read: Gateway API, Inference Extension and llm-d.ai objects.
     upstream += sorted([*shared_crds().glob("gateway.networking.k8s.io_*.yaml"),
-                        *shared_crds().glob("inference.networking.*.yaml")])
+                        *shared_crds().glob("inference.networking.*.yaml"),
+                        *shared_dir("llmd-router").glob("llm-d.ai_*.yaml")])
     for path in upstream:
         cp.apply(path.read_text())
     cp.kubectl("wait", "--for", "condition=Established", "--timeout", "60s", "crd", "--all")

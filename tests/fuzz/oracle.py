@@ -59,8 +59,8 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 def _validator(api_version: str, kind: str) -> jsonschema.Draft7Validator | None:
     key = f"{api_version} {kind}"
     if not _SCHEMAS:
-        from fusion_helm.schemagen import shared_crds
-        _SCHEMAS.update(upstream_schemas(shared_crds()))
+        from fusion_helm.schemagen import upstream_crds
+        _SCHEMAS.update(upstream_schemas(upstream_crds()))
     if key not in _SCHEMAS:
         return None
     if key not in _VALIDATORS:

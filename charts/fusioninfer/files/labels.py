@@ -10,6 +10,11 @@ LABEL_REPLICA_INDEX = "fusioninfer.io/replica-index"
 LABEL_SPEC_HASH = "fusioninfer.io/spec-hash"
 LABEL_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
 """LWS labels each group's pods with the group's index: in the role layout, the replica's index."""
+LABEL_REVISION = "disaggregatedset.x-k8s.io/revision"
+"""The DisaggregatedSet controller labels each revision's LeaderWorkerSets and their pods with it."""
+LABEL_SET_NAME = "disaggregatedset.x-k8s.io/name"
+LABEL_SET_ROLE = "disaggregatedset.x-k8s.io/role"
+"""The DisaggregatedSet and its role, on the LeaderWorkerSets and pods it makes."""
 
 
 def one_per_replica(lws_labels: Mapping[str, str]) -> bool:
@@ -19,5 +24,10 @@ def one_per_replica(lws_labels: Mapping[str, str]) -> bool:
 
 
 def replica_index(pod_labels: Mapping[str, str]) -> str | None:
-    """A pod's replica: our index in the replica layout, LWS's group index in the role layout."""
+    """A pod's replica: our index in the replica layout, LWS's group index in the others."""
     return pod_labels.get(LABEL_REPLICA_INDEX, pod_labels.get(LABEL_GROUP_INDEX))
+
+
+def revision(labels: Mapping[str, str]) -> str:
+    """The DisaggregatedSet revision a LeaderWorkerSet or pod is of ("" outside one)."""
+    return labels.get(LABEL_REVISION, "")

@@ -1,10 +1,11 @@
 """An InferenceService's status from its pods: each role's ComponentStatus, the Ready condition and,
-in the role layout, the Progressing one.
+where roles roll (layouts role and disaggregated), the Progressing one.
 
 Pure, and standard library only: `fusion-helm status` runs it, and so does the post-install hook
 inside a stock Python image. The caller lists the pods (those labelled ``fusioninfer.io/service=<name>``)
-and, in the role layout (`role_layout`), the LeaderWorkerSets labelled so, and writes the result where
-it wants (the status subresource, a table, JSON).
+and what `reads` names for the service's layout — its LeaderWorkerSets labelled so, its DisaggregatedSet
+and that set's role scalers — and writes the result where it wants (the status subresource, a table,
+JSON).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from fusion_helm import labels as naming
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                              "CreateContainerConfigError", "CreateContainerError", "RunContainerError"})
+LEADER_WORKER_SET = "LeaderWorkerSet"
+DISAGGREGATED_SET = "DisaggregatedSet"
+ROLE_SCALER = "DisaggregatedSetRoleScaler"
 
 
 class Phase(StrEnum):
@@ -62,29 +66,62 @@ class RoleShape:
     node_count: int
 
 
-def role_layout(spec: Mapping[str, Any]) -> bool:
-    """Whether a role's count and rollout are its one LeaderWorkerSet's: the caller then lists the
-    service's LeaderWorkerSets too (an autoscaler may own the count, and the LWS controller rolls)."""
-    return spec.get("layout") == "role"
+@dataclass(frozen=True)
+class Workloads:
+    """What the caller read besides pods, as `reads` asks: the service's LeaderWorkerSets, its
+    DisaggregatedSet (None: not read, or not there) and that set's role scalers."""
+
+    leader_worker_sets: tuple[Mapping[str, Any], ...] = ()
+    disaggregated_set: Mapping[str, Any] | None = None
+    role_scalers: tuple[Mapping[str, Any], ...] = ()
 
 
-def role_shapes(spec: Mapping[str, Any], leader_worker_sets: Iterable[Mapping[str, Any]] = ()) -> list[RoleShape]:
+def reads(spec: Mapping[str, Any]) -> frozenset[str]:
+    """The kinds to list besides pods for an InferenceService with SPEC: where a role's count and rollout
+    are its LeaderWorkerSets' (an autoscaler may own the count; the LWS or DisaggregatedSet controller
+    rolls), those; in layout disaggregated also the DisaggregatedSet and its role scalers (an autoscaled
+    role's count)."""
+    layout = spec.get("layout")
+    if layout == "role":
+        return frozenset({LEADER_WORKER_SET})
+    if layout == "disaggregated":
+        return frozenset({LEADER_WORKER_SET, DISAGGREGATED_SET, ROLE_SCALER})
+    return frozenset()
+
+
+def role_shapes(spec: Mapping[str, Any], workloads: Workloads = Workloads()) -> list[RoleShape]:
     """From an InferenceService spec as the API server stores it (defaults as the schema's). In the
-    role layout a role's count is its LeaderWorkerSet's, which an autoscaler may have set."""
-    counts = {_role_of(lws): (lws.get("spec") or {}).get("replicas", 1) for lws in _whole(leader_worker_sets)}
-    return [RoleShape(role["name"], counts.get(role["name"], role.get("replicas", 1)),
+    role layout a role's count is its LeaderWorkerSet's, in layout disaggregated an autoscaled role's is
+    its role scaler's: an autoscaler may have set either."""
+    if spec.get("layout") == "disaggregated":
+        counts = {_labels(scaler).get(naming.LABEL_SET_ROLE, ""): int((scaler.get("spec") or {}).get("replicas", 0))
+                  for scaler in workloads.role_scalers}
+    else:
+        counts = {_role_of(lws): (lws.get("spec") or {}).get("replicas", 1)
+                  for lws in _whole(workloads.leader_worker_sets)}
+    return [RoleShape(role["name"], counts.get(role["name"], _spec_replicas(role)),
                       (role.get("multinode") or {}).get("nodeCount", 1))
             for role in spec.get("roles", []) if role.get("componentType") != "router"]
 
 
+def _spec_replicas(role: Mapping[str, Any]) -> int:
+    """The count the spec gives: its replicas, or its autoscaler's minimum."""
+    return int(role.get("replicas", (role.get("autoscaling") or {}).get("minReplicas", 1)))
+
+
 def _whole(leader_worker_sets: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The role-layout ones: a role's one LeaderWorkerSet, without a replica's index."""
+    """The role-layout ones: a role's one LeaderWorkerSet, without a replica's index or a revision."""
     return [lws for lws in leader_worker_sets
-            if not naming.one_per_replica((lws.get("metadata") or {}).get("labels") or {})]
+            if not naming.one_per_replica(_labels(lws)) and not naming.revision(_labels(lws))]
+
+
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
+    labels: Mapping[str, str] = (obj.get("metadata") or {}).get("labels") or {}
+    return labels
 
 
 def _role_of(lws: Mapping[str, Any]) -> str:
-    return str(((lws.get("metadata") or {}).get("labels") or {}).get(naming.LABEL_ROLE_NAME, ""))
+    return str(_labels(lws).get(naming.LABEL_ROLE_NAME, ""))
 
 
 def rollout_partition(lws_spec: Mapping[str, Any]) -> int:
@@ -94,7 +131,7 @@ def rollout_partition(lws_spec: Mapping[str, Any]) -> int:
 
 
 def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Role → how far its rolling update is, for each role-layout LeaderWorkerSet still changing.
+    """Layout role: role → how far its rolling update is, for each role's LeaderWorkerSet still changing.
 
     LWS's own Progressing condition is no help here: it is also True while groups merely start (a
     first install, a scale-up). UpdateInProgress is the rollout's, and fewer updated groups than the
@@ -116,25 +153,59 @@ def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     return found
 
 
+def revision_rollouts(disaggregated_set: Mapping[str, Any] | None, leader_worker_sets: Iterable[Mapping[str, Any]],
+                      desired: Mapping[str, int]) -> dict[str, str]:
+    """Layout disaggregated: role → how many of its DESIRED groups are ready on the new revision, while
+    the DisaggregatedSet rolls (its LeaderWorkerSets are of more than one revision), or "not yet seen"
+    while no LeaderWorkerSet carries the spec the set now has for the role (its controller has not
+    acted on a change yet: the set writes no status of its own).
+
+    The new revision is the one whose LeaderWorkerSets carry the set's current spec hashes."""
+    if disaggregated_set is None:
+        return {}
+    wanted = {role.get("name", ""): ((role.get("metadata") or {}).get("labels") or {}).get(naming.LABEL_SPEC_HASH)
+              for role in (disaggregated_set.get("spec") or {}).get("roles") or []}
+    by_role: dict[str, list[Mapping[str, Any]]] = {}
+    for lws in leader_worker_sets:
+        if naming.revision(_labels(lws)):
+            by_role.setdefault(_role_of(lws), []).append(lws)
+    new = {role: next((lws for lws in by_role.get(role, []) if _labels(lws).get(naming.LABEL_SPEC_HASH) == spec_hash),
+                      None) for role, spec_hash in wanted.items()}
+    unseen = {role: "not yet seen by the DisaggregatedSet controller" for role, lws in new.items() if lws is None}
+    if unseen:
+        return unseen
+    revisions = {naming.revision(_labels(lws)) for found in by_role.values() for lws in found
+                 if (lws.get("spec") or {}).get("replicas", 1) or (lws.get("status") or {}).get("replicas")}
+    if len(revisions) <= 1:
+        return {}
+    return {role: f"{(lws.get('status') or {}).get('readyReplicas', 0)}/{desired.get(role, 0)} groups ready on "
+                  f"revision {naming.revision(_labels(lws))}" for role, lws in new.items() if lws is not None}
+
+
 def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[Mapping[str, Any]]
                        ) -> dict[str, ComponentStatus]:
-    """Each role's status from the service's pods (others are ignored); replicas beyond the role's
-    current count (being removed) do not count."""
-    by_replica: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    """Each role's status from the service's pods (others are ignored). A replica is a group of pods:
+    by replica index, and in layout disaggregated by revision too (two revisions' groups of one index
+    are two replicas, each serving). Groups beyond the role's current count (being removed) do not
+    count; a role is ready when as many groups as it wants are, of whichever revision."""
+    by_replica: dict[tuple[str, str, int], list[Mapping[str, Any]]] = {}
     for pod in pods:
         labels = (pod.get("metadata") or {}).get("labels") or {}
         index = naming.replica_index(labels)
         if labels.get(naming.LABEL_SERVICE) == service and index is not None and index.isdigit():
-            by_replica.setdefault((labels.get(naming.LABEL_ROLE_NAME, ""), int(index)), []).append(pod)
+            key = (labels.get(naming.LABEL_ROLE_NAME, ""), naming.revision(labels), int(index))
+            by_replica.setdefault(key, []).append(pod)
     return {role.name: _role_status(role.replicas, role.node_count,
-                                    [by_replica.get((role.name, index), []) for index in range(role.replicas)])
+                                    [members for (name, revision, index), members in sorted(by_replica.items())
+                                     if name == role.name and (revision or index < role.replicas)])
             for role in roles}
 
 
 def _role_status(replicas: int, nodes: int, replica_pods: list[list[Mapping[str, Any]]]) -> ComponentStatus:
     pods = [pod for members in replica_pods for pod in members]
     ready_pods = sum(map(_ready, pods))
-    ready_replicas = sum(1 for members in replica_pods if len(members) == nodes and all(map(_ready, members)))
+    ready_groups = sum(1 for members in replica_pods if len(members) == nodes and all(map(_ready, members)))
+    ready_replicas = min(ready_groups, replicas)
     problems = [problem for pod in pods if (problem := _failure(pod))]
     if problems:
         phase = Phase.FAILED
@@ -144,7 +215,8 @@ def _role_status(replicas: int, nodes: int, replica_pods: list[list[Mapping[str,
         phase = Phase.DEPLOYING
     else:
         phase = Phase.PENDING
-    return ComponentStatus(replicas, ready_replicas, nodes, ready_pods, phase, problems[0] if problems else "")
+    return ComponentStatus(replicas, ready_replicas, nodes, min(ready_pods, replicas * nodes), phase,
+                           problems[0] if problems else "")
 
 
 def _ready(pod: Mapping[str, Any]) -> bool:
@@ -169,23 +241,34 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def rolling(spec: Mapping[str, Any], workloads: Workloads) -> dict[str, str] | None:
+    """Role → how far its rollout is, for the layouts whose roles roll (None for the replica layout,
+    which has no Progressing condition)."""
+    layout = spec.get("layout")
+    if layout == "role":
+        return rollouts(workloads.leader_worker_sets)
+    if layout == "disaggregated":
+        desired = {shape.name: shape.replicas for shape in role_shapes(spec, workloads)}
+        return revision_rollouts(workloads.disaggregated_set, workloads.leader_worker_sets, desired)
+    return None
+
+
 def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]], timestamp: str,
-                   leader_worker_sets: Iterable[Mapping[str, Any]] = ()
+                   workloads: Workloads = Workloads()
                    ) -> tuple[dict[str, ComponentStatus], dict[str, Any]]:
     """Each role's status, and the status subresource, of an InferenceService as the API server
-    returns it (its spec, generation and current conditions), from its pods and LeaderWorkerSets."""
+    returns it (its spec, generation and current conditions), from its pods and what `reads` asked for."""
     metadata = service["metadata"]
-    leader_worker_sets = list(leader_worker_sets)
-    statuses = component_statuses(metadata["name"], role_shapes(service["spec"], leader_worker_sets), pods)
-    rolling = rollouts(leader_worker_sets) if role_layout(service["spec"]) else None
+    statuses = component_statuses(metadata["name"], role_shapes(service["spec"], workloads), pods)
     return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
-                                   (service.get("status") or {}).get("conditions") or [], rolling)
+                                   (service.get("status") or {}).get("conditions") or [],
+                                   rolling(service["spec"], workloads))
 
 
 def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,
                   previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None
                   ) -> dict[str, Any]:
-    """The status subresource: components, a Ready condition and, in the role layout (ROLLING given:
+    """The status subresource: components, a Ready condition and, where roles roll (ROLLING given:
     role → progress of its rollout), a Progressing one; a condition's transition time is kept while
     its status holds, as Kubernetes conditions do."""
     failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}

@@ -100,20 +100,21 @@ API; Helm 3's `helm template` does not discover it, even where it may look up. *
 {{- end -}}
 
 {{/* The resources (group/version/resource) a router role needs served, as fusion_helm/expand/router/generations.py
-required_apis lists them (through the generated decisions table), for the picker generation it names or
-its pool API chooses. A generation that cannot read the pool adds nothing: the post-renderer refuses it.
-As a JSON list. */}}
+required_apis lists them (through the generated decisions table), for the picker generation it names, or
+else its layout or pool API chooses. A generation that cannot read the pool adds nothing: the
+post-renderer refuses it. As a JSON list. */}}
 {{- define "fusioninfer.routerAPIs" -}}
 {{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
 {{- $disaggregated := false -}}
 {{- range .Values.roles -}}
 {{- if has .componentType $decisions.disaggregated -}}{{- $disaggregated = true -}}{{- end -}}
 {{- end -}}
+{{- $layout := get $decisions.layouts (toString .Values.layout) | default dict -}}
 {{- $apis := list -}}
 {{- range .Values.roles -}}
 {{- if eq .componentType "router" -}}
 {{- $pool := get $decisions.pools (default $decisions.defaultPool .poolAPIVersion) -}}
-{{- $generation := (.endpointPicker | default dict).generation | default (get $pool.defaults (ternary "disaggregated" "monolithic" $disaggregated)) -}}
+{{- $generation := (.endpointPicker | default dict).generation | default $layout.generation | default (get $pool.defaults (ternary "disaggregated" "monolithic" $disaggregated)) -}}
 {{- if hasKey $pool.generations $generation -}}
 {{- $needs := get $pool.generations $generation -}}
 {{- $apis = concat $apis (ternary $needs.models $needs.always (not (empty .models))) -}}
@@ -132,6 +133,10 @@ As a JSON list. */}}
 {{- end -}}
 {{- range (include "fusioninfer.routerAPIs" . | fromJsonArray) -}}
 {{- $args = concat $args (list "--api" .) -}}
+{{- end -}}
+{{- with get (include "fusioninfer.decisions" . | fromJson).layouts (toString .Values.layout) -}}
+{{- $args = concat $args (list "--layout" (toString $.Values.layout)) -}}
+{{- range .apis -}}{{- $args = concat $args (list "--layout-api" .) -}}{{- end -}}
 {{- end -}}
 {{- $args | toJson -}}
 {{- end -}}

@@ -11,12 +11,19 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.model import InferenceService, PickerGeneration, PoolAPI, Router, Scorer
+from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI, Router, Scorer
 from fusion_helm.records import record
 
 MODEL_API_VERSION = "inference.networking.x-k8s.io/v1alpha2"
-"""InferenceModel and InferenceObjective share it (llm-d-router also reads InferenceObjectives here)."""
+"""The Inference Extension's InferenceModel and InferenceObjective."""
 MODEL_GROUP = MODEL_API_VERSION.split("/")[0]
+LLM_D_MODEL_API_VERSION = "llm-d.ai/v1alpha2"
+"""llm-d-router's own InferenceObjective, which it reads in preference to the Inference Extension's."""
+LLM_D_GROUP = LLM_D_MODEL_API_VERSION.split("/")[0]
+ROLLOUT_SCREENER = "disaggregatedset-rollout-screener"
+"""llm-d-router's plugin that keeps a request's prefill and decode on one DisaggregatedSet revision."""
+EXPERIMENTAL_FLAG = "allow-experimental-plugins"
+"""llm-d-router loads an Alpha plugin (the rollout screener, in v0.10.0) only with this flag."""
 GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
 GIE_CONFIG_API_VERSION = "inference.networking.x-k8s.io/v1alpha1"
 
@@ -68,11 +75,15 @@ class Generation:
     disaggregation: Disaggregation | None
     model_kind: str
     model_resource: str
+    model_api_version: str
+    """Where the router writes its model objects: the API the picker reads them from."""
     watches: Mapping[str, tuple[str, ...]]
     """The model objects the picker reads, by API group (its Role grants them; pods and the pool besides)."""
     models_watched_always: bool
     """The picker watches its model objects whether or not the router serves models, and exits at start
     without their CRD; otherwise it starts without them."""
+    rollout_screener: bool = False
+    """It has the DisaggregatedSet rollout screener (an Alpha plugin, loaded with EXPERIMENTAL_FLAG)."""
 
 
 GENERATIONS: Mapping[PickerGeneration, Generation] = {
@@ -90,6 +101,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         disaggregation=None,
         model_kind="InferenceModel",
         model_resource="inferencemodels",
+        model_api_version=MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferencemodels",)},
         models_watched_always=True,
     ),
@@ -105,6 +117,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         disaggregation=Disaggregation.PD_PROFILE_HANDLER,
         model_kind="InferenceObjective",
         model_resource="inferenceobjectives",
+        model_api_version=MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferenceobjectives",)},
         models_watched_always=True,
     ),
@@ -121,10 +134,13 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         disaggregation=Disaggregation.DISAGG_PROFILE_HANDLER,
         model_kind="InferenceObjective",
         model_resource="inferenceobjectives",
-        # Its own group first; ours (the legacy group) are read where llm-d.ai's CRDs are not installed.
+        # Its own group, which it reads whenever its CRDs are installed (the Inference Extension's, the
+        # legacy group, only where they are not: it watches both).
+        model_api_version=LLM_D_MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites"),
-                 "llm-d.ai": ("inferenceobjectives", "inferencemodelrewrites")},
+                 LLM_D_GROUP: ("inferenceobjectives", "inferencemodelrewrites")},
         models_watched_always=False,
+        rollout_screener=True,
     ),
 }
 
@@ -138,14 +154,30 @@ DEFAULTS: Mapping[PoolAPI, Mapping[bool, PickerGeneration]] = {
 prefill/decode."""
 
 
+LAYOUT_GENERATIONS: Mapping[Layout, PickerGeneration] = {Layout.DISAGGREGATED: PickerGeneration.LLM_D_ROUTER}
+"""The generation a layout needs, whatever the pool API: layout disaggregated the one with the rollout
+screener (a prefill and a decode of different revisions must never serve one request)."""
+
+
 def generation_of(service: InferenceService, router: Router) -> Generation:
-    """The generation ROUTER runs; InvalidSpec if the one it names cannot serve its pool or service."""
-    if router.picker_generation is None:
-        return GENERATIONS[DEFAULTS[router.pool_api][service.disaggregated]]
-    generation = GENERATIONS[router.picker_generation]
+    """The generation ROUTER runs; InvalidSpec if the one it names cannot serve its pool, service or layout."""
+    needed = LAYOUT_GENERATIONS.get(service.layout)
     path = f"{router.path}.endpointPicker.generation"
+    if needed is not None and router.picker_generation not in (None, needed):
+        raise InvalidSpec(service.where, path,
+                          f"layout {service.layout} needs the {needed} picker, whose {ROLLOUT_SCREENER} keeps "
+                          f"each request's prefill and decode on one DisaggregatedSet revision; the "
+                          f"{router.picker_generation} picker has none")
+    name = router.picker_generation or needed
+    if name is None:
+        return GENERATIONS[DEFAULTS[router.pool_api][service.disaggregated]]
+    generation = GENERATIONS[name]
     if router.pool_api not in generation.pool_apis:
         reads = " and ".join(api.value for api in generation.pool_apis)
+        if router.picker_generation is None:  # the layout's
+            raise InvalidSpec(service.where, f"{router.path}.poolAPIVersion",
+                              f"layout {service.layout} needs the {generation.name} picker, which reads {reads} "
+                              f"InferencePools, not {router.pool_api.value}")
         raise InvalidSpec(service.where, path,
                           f"the {generation.name} picker reads {reads} InferencePools, not {router.pool_api.value}; "
                           "choose another generation or poolAPIVersion")
@@ -162,7 +194,7 @@ def required_apis(generation: Generation, pool_api: PoolAPI, gateway: bool, mode
     HTTPRoute's, and with a GATEWAY the Gateway's. The pre-install hook checks them."""
     watched = generation.models_watched_always or models
     return [f"{pool_api.value}/inferencepools",
-            *([f"{MODEL_API_VERSION}/{generation.model_resource}"] if watched else []),
+            *([f"{generation.model_api_version}/{generation.model_resource}"] if watched else []),
             f"{GATEWAY_API_VERSION}/httproutes", *([f"{GATEWAY_API_VERSION}/gateways"] if gateway else [])]
 
 

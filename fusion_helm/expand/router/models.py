@@ -1,11 +1,12 @@
 """The served models, as the picker generation reads them: InferenceModels (model name, criticality,
-weighted target models) for the v0.5 picker, InferenceObjectives (a priority) for the later ones."""
+weighted target models) for the v0.5 picker, InferenceObjectives (a priority) for the later ones, in
+the API group each reads them from."""
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
-from fusion_helm.expand.router.generations import MODEL_API_VERSION, Generation
+from fusion_helm.expand.router.generations import Generation
 from fusion_helm.model import Criticality, InferenceService, PickerGeneration, Router, ServedModel
 
 TYPE_CHECKING = False
@@ -21,7 +22,7 @@ def model_objects(service: InferenceService, router: Router, generation: Generat
                 "name": naming.router_name(service.name, router.name)}
     labels = naming.role_labels(service, router)
     return [{
-        "apiVersion": MODEL_API_VERSION,
+        "apiVersion": generation.model_api_version,
         "kind": generation.model_kind,
         "metadata": naming.object_metadata(service, f"{service.name}-{model.name}", labels),
         "spec": (_model_spec(model) if generation.model_kind == "InferenceModel" else

@@ -6,7 +6,8 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.digest import short_hash
-from fusion_helm.expand.router.generations import GENERATIONS, Generation
+from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
+from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.model import InferenceService, Router
 
@@ -40,6 +41,8 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
         ours[flags.pool_group] = router.pool_api.group
     ours |= {flags.grpc_port: str(PICKER_GRPC_PORT), flags.grpc_health_port: str(GRPC_HEALTH_PORT),
              flags.config_file: f"{CONFIG_DIR}/{CONFIG_KEY}"}
+    if screens_revisions(service):  # the rollout screener is an Alpha plugin
+        ours[EXPERIMENTAL_FLAG] = "true"
     others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - \
         set(flags.names())
     extra = dict(generation.default_flags)

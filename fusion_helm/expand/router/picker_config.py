@@ -5,15 +5,19 @@ and a decode profile, each keeping its own pods (by the ``llm-d.ai/role`` label)
 the profile handler that decides per request whether a separate prefill runs, as the generation has it:
 llm-d-inference-scheduler's ``pd-profile-handler`` (a threshold in uncached prompt characters), or
 llm-d-router's ``disagg-profile-handler`` with a decider plugin (a threshold in uncached prompt tokens).
+In layout disaggregated llm-d-router's rollout screener comes first: it keeps each request's prefill
+and decode on one DisaggregatedSet revision.
 """
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand.router.generations import Disaggregation, Generation
+from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Disaggregation, Generation
+from fusion_helm.expand.router.pool import LWS_WORKER_INDEX
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
-from fusion_helm.model import InferenceService, Router, Scorer
+from fusion_helm.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE
+from fusion_helm.model import DISAGGREGATED, InferenceService, Layout, Router, Scorer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,6 +35,7 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
     if router.endpoint_picker_config is not None:
         _check_verbatim(service, router, generation)
         return router.endpoint_picker_config
+    screener = [rollout_screener(service)] if screens_revisions(service) else []
     scorers = _scorer_plugins(service, router, generation)
     plugins: list[dict[str, Any]] = [plugin for plugin, _ in scorers]
     refs = [{"pluginRef": plugin["type"], "weight": weight} for plugin, weight in scorers]
@@ -42,8 +47,25 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
     else:
         profiles = [{"name": "default", "plugins": [*refs, {"pluginRef": PICKER}]}]
         plugins = [*plugins, {"type": PICKER}, {"type": "single-profile-handler"}]
-    return dump({"apiVersion": generation.config_api_version, "kind": CONFIG_KIND, "plugins": plugins,
+    return dump({"apiVersion": generation.config_api_version, "kind": CONFIG_KIND, "plugins": [*screener, *plugins],
                  "schedulingProfiles": profiles})
+
+
+def screens_revisions(service: InferenceService) -> bool:
+    """Layout disaggregated: the picker keeps each request on one DisaggregatedSet revision."""
+    return service.layout is Layout.DISAGGREGATED
+
+
+def rollout_screener(service: InferenceService) -> dict[str, Any]:
+    """Before any profile runs, the screener picks one revision among those with a ready leader in every
+    prefill and decode role (weighted by their ready leaders), and shows the profiles only its pods: a
+    prefill and a decode of different revisions never serve one request. It is not in a profile."""
+    roles = [role.name for role in service.roles if role.component_type in DISAGGREGATED]
+    return {"type": ROLLOUT_SCREENER, "parameters": {
+        "scope": {"labelSelector": f"{LABEL_SET_NAME}={service.name},{LWS_WORKER_INDEX}=0"},
+        "revisionGating": {"mode": "sum", "revisionLabelKey": LABEL_REVISION, "roleLabelKey": LABEL_SET_ROLE,
+                           "requireRoles": {"values": roles}},
+    }}
 
 
 def _scorer_plugins(service: InferenceService, router: Router, generation: Generation
@@ -93,3 +115,10 @@ def _check_verbatim(service: InferenceService, router: Router, generation: Gener
         raise InvalidSpec(service.where, path, f"is not YAML: {error}") from None
     if not isinstance(config, dict) or config.get("kind") != CONFIG_KIND:
         raise InvalidSpec(service.where, path, f"must be a {CONFIG_KIND} ({generation.config_api_version}) document")
+    plugins = config.get("plugins")
+    if screens_revisions(service) and not (isinstance(plugins, list) and any(
+            isinstance(plugin, dict) and plugin.get("type") == ROLLOUT_SCREENER for plugin in plugins)):
+        raise InvalidSpec(service.where, path,
+                          f"needs a {ROLLOUT_SCREENER} plugin in layout {service.layout}: without it the picker "
+                          "pairs prefill and decode pods of different revisions while the DisaggregatedSet rolls "
+                          "(docs/router.md)")

@@ -103,13 +103,18 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                             'minItems': 1,
                                                                                                             'items': {'type': 'string'}}}},
                                                             'rollout': {'type': 'object',
-                                                                        'description': 'Layout role only: how a '
+                                                                        'description': 'Layouts role and '
+                                                                                       'disaggregated: how a '
                                                                                        'template change rolls '
                                                                                        "through the role's groups "
                                                                                        "(its LeaderWorkerSet's "
-                                                                                       'rolloutStrategy.rollingUpdateConfiguration; '
-                                                                                       'the LWS controller does '
-                                                                                       'the rolling).',
+                                                                                       'rolloutStrategy.rollingUpdateConfiguration, '
+                                                                                       'rolled by the LWS '
+                                                                                       'controller; in layout '
+                                                                                       'disaggregated the '
+                                                                                       "DisaggregatedSet role's, "
+                                                                                       'rolled with the other '
+                                                                                       'roles as one revision).',
                                                                         'properties': {'maxUnavailable': {'description': 'Groups '
                                                                                                                          '(replicas) '
                                                                                                                          'that '
@@ -136,7 +141,10 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                          'rounded '
                                                                                                                          'down '
                                                                                                                          '(default '
-                                                                                                                         '1). '
+                                                                                                                         '1; '
+                                                                                                                         'layout '
+                                                                                                                         'disaggregated '
+                                                                                                                         '0). '
                                                                                                                          'Not '
                                                                                                                          '0 '
                                                                                                                          'together '
@@ -168,7 +176,10 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                    'rounded '
                                                                                                                    'up '
                                                                                                                    '(default '
-                                                                                                                   '0). '
+                                                                                                                   '0; '
+                                                                                                                   'layout '
+                                                                                                                   'disaggregated '
+                                                                                                                   '1). '
                                                                                                                    'Each '
                                                                                                                    'is '
                                                                                                                    'placed '
@@ -189,7 +200,9 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                               {'type': 'string'}]},
                                                                                        'partition': {'type': 'integer',
                                                                                                      'format': 'int32',
-                                                                                                     'description': 'Groups '
+                                                                                                     'description': 'Layout '
+                                                                                                                    'role: '
+                                                                                                                    'groups '
                                                                                                                     'with '
                                                                                                                     'an '
                                                                                                                     'index '
@@ -210,18 +223,26 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                     'Default '
                                                                                                                     '0: '
                                                                                                                     'every '
-                                                                                                                    'group.',
+                                                                                                                    'group. '
+                                                                                                                    'A '
+                                                                                                                    'DisaggregatedSet '
+                                                                                                                    'has '
+                                                                                                                    'none.',
                                                                                                      'minimum': 0,
                                                                                                      'maximum': 2147483647}}},
                                                             'autoscaling': {'type': 'object',
-                                                                            'description': 'Layout role only: a '
+                                                                            'description': 'Layouts role and '
+                                                                                           'disaggregated: a '
                                                                                            'HorizontalPodAutoscaler '
                                                                                            '(autoscaling/v2) '
-                                                                                           "scales the role's "
-                                                                                           'LeaderWorkerSet '
-                                                                                           'through its scale '
-                                                                                           'subresource; replicas '
-                                                                                           'is then the '
+                                                                                           'scales the role '
+                                                                                           'through a scale '
+                                                                                           'subresource (its '
+                                                                                           "LeaderWorkerSet's; in "
+                                                                                           'layout disaggregated '
+                                                                                           'its '
+                                                                                           "DisaggregatedSetRoleScaler's); "
+                                                                                           'replicas is then the '
                                                                                            "autoscaler's (leave it "
                                                                                            'out of the role).',
                                                                             'required': ['maxReplicas'],
@@ -268,8 +289,8 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                       'leader '
                                                                                                                       'pods '
                                                                                                                       '(the '
-                                                                                                                      "LeaderWorkerSet's "
                                                                                                                       'scale '
+                                                                                                                      "subresource's "
                                                                                                                       'selector).',
                                                                                                        'items': {'type': 'object',
                                                                                                                  'x-kubernetes-preserve-unknown-fields': True,
@@ -746,9 +767,12 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                    'role at once. role: one LeaderWorkerSet per role, its replicas '
                                                    "the LWS's groups; a template change rolls through them "
                                                    '(roles[].rollout) and a role can autoscale '
-                                                   '(roles[].autoscaling). Changing it on an installed service '
+                                                   '(roles[].autoscaling). disaggregated (prefill/decode '
+                                                   'services): one DisaggregatedSet whose roles roll together as '
+                                                   'one revision, so a prefill and a decode of different revisions '
+                                                   'never serve one request. Changing it on an installed service '
                                                    'restarts every pod. See docs/layouts.md.',
-                                    'enum': ['replica', 'role'],
+                                    'enum': ['replica', 'role', 'disaggregated'],
                                     'default': 'replica'},
                          'schedulingStrategy': {'type': 'object',
                                                 'description': 'Pod-level scheduling policy.',
@@ -927,12 +951,16 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                    'items': {'type': 'string'}}},
                                                                  'additionalProperties': False},
                                                    'rollout': {'type': 'object',
-                                                               'description': 'Layout role only: how a template '
-                                                                              "change rolls through the role's "
-                                                                              "groups (its LeaderWorkerSet's "
-                                                                              'rolloutStrategy.rollingUpdateConfiguration; '
-                                                                              'the LWS controller does the '
-                                                                              'rolling).',
+                                                               'description': 'Layouts role and disaggregated: how '
+                                                                              'a template change rolls through the '
+                                                                              "role's groups (its "
+                                                                              "LeaderWorkerSet's "
+                                                                              'rolloutStrategy.rollingUpdateConfiguration, '
+                                                                              'rolled by the LWS controller; in '
+                                                                              'layout disaggregated the '
+                                                                              "DisaggregatedSet role's, rolled "
+                                                                              'with the other roles as one '
+                                                                              'revision).',
                                                                'properties': {'maxUnavailable': {'description': 'Groups '
                                                                                                                 '(replicas) '
                                                                                                                 'that '
@@ -959,7 +987,10 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                 'rounded '
                                                                                                                 'down '
                                                                                                                 '(default '
-                                                                                                                '1). '
+                                                                                                                '1; '
+                                                                                                                'layout '
+                                                                                                                'disaggregated '
+                                                                                                                '0). '
                                                                                                                 'Not '
                                                                                                                 '0 '
                                                                                                                 'together '
@@ -986,7 +1017,10 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                           'rounded '
                                                                                                           'up '
                                                                                                           '(default '
-                                                                                                          '0). '
+                                                                                                          '0; '
+                                                                                                          'layout '
+                                                                                                          'disaggregated '
+                                                                                                          '1). '
                                                                                                           'Each is '
                                                                                                           'placed '
                                                                                                           'whole, '
@@ -1002,7 +1036,9 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                            'anyOf': [{'type': 'integer'},
                                                                                                      {'type': 'string'}]},
                                                                               'partition': {'type': 'integer',
-                                                                                            'description': 'Groups '
+                                                                                            'description': 'Layout '
+                                                                                                           'role: '
+                                                                                                           'groups '
                                                                                                            'with '
                                                                                                            'an '
                                                                                                            'index '
@@ -1023,18 +1059,26 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                            'Default '
                                                                                                            '0: '
                                                                                                            'every '
-                                                                                                           'group.',
+                                                                                                           'group. '
+                                                                                                           'A '
+                                                                                                           'DisaggregatedSet '
+                                                                                                           'has '
+                                                                                                           'none.',
                                                                                             'minimum': 0,
                                                                                             'maximum': 2147483647}},
                                                                'additionalProperties': False},
                                                    'autoscaling': {'type': 'object',
-                                                                   'description': 'Layout role only: a '
-                                                                                  'HorizontalPodAutoscaler '
+                                                                   'description': 'Layouts role and disaggregated: '
+                                                                                  'a HorizontalPodAutoscaler '
                                                                                   '(autoscaling/v2) scales the '
-                                                                                  "role's LeaderWorkerSet through "
-                                                                                  'its scale subresource; replicas '
-                                                                                  "is then the autoscaler's (leave "
-                                                                                  'it out of the role).',
+                                                                                  'role through a scale '
+                                                                                  'subresource (its '
+                                                                                  "LeaderWorkerSet's; in layout "
+                                                                                  'disaggregated its '
+                                                                                  "DisaggregatedSetRoleScaler's); "
+                                                                                  'replicas is then the '
+                                                                                  "autoscaler's (leave it out of "
+                                                                                  'the role).',
                                                                    'required': ['maxReplicas'],
                                                                    'properties': {'minReplicas': {'type': 'integer',
                                                                                                   'description': 'Fewest '
@@ -1077,8 +1121,8 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                              'leader '
                                                                                                              'pods '
                                                                                                              '(the '
-                                                                                                             "LeaderWorkerSet's "
                                                                                                              'scale '
+                                                                                                             "subresource's "
                                                                                                              'selector).',
                                                                                               'items': {'type': 'object',
                                                                                                         'required': ['type'],
@@ -1512,9 +1556,12 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                           'independent; a template change restarts every replica of the role at '
                                           "once. role: one LeaderWorkerSet per role, its replicas the LWS's "
                                           'groups; a template change rolls through them (roles[].rollout) and a '
-                                          'role can autoscale (roles[].autoscaling). Changing it on an installed '
-                                          'service restarts every pod. See docs/layouts.md.',
-                           'enum': ['replica', 'role'],
+                                          'role can autoscale (roles[].autoscaling). disaggregated (prefill/decode '
+                                          'services): one DisaggregatedSet whose roles roll together as one '
+                                          'revision, so a prefill and a decode of different revisions never serve '
+                                          'one request. Changing it on an installed service restarts every pod. '
+                                          'See docs/layouts.md.',
+                           'enum': ['replica', 'role', 'disaggregated'],
                            'default': 'replica'},
                 'schedulingStrategy': {'type': 'object',
                                        'description': 'Pod-level scheduling policy.',

@@ -3,9 +3,10 @@ the release: the LeaderWorkerSet API must be served and, when the service is gan
 Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
 ``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, each resource
 it needs: those of the objects it creates (InferencePool, HTTPRoute, Gateway) and the model objects
-its endpoint picker watches.
+its endpoint picker watches; in layout disaggregated, the DisaggregatedSet APIs.
 
     python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION/RESOURCE ...]
+                                  [--layout NAME --layout-api GROUP/VERSION/RESOURCE ...]
 
 API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
 where the chart could grant it (the namespace exists), and skipped where not.
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
     parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
                         help="a resource the service's router creates objects of, or its endpoint picker watches")
+    parser.add_argument("--layout", help="the service's layout, when it needs more than LWS")
+    parser.add_argument("--layout-api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
+                        help="a resource the service's layout needs")
     args = parser.parse_args(argv)
     kube = Kube()
     try:
@@ -72,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
                     "objects, or what its endpoint picker watches: the picker exits at start without it): install "
                     "the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
                     for group_version, resource in (api.rsplit("/", 1) for api in args.api)
+                    if not serves(kube, group_version, resource)]
+        missing += [f"{resource} ({group_version}) is not served, and the service's layout {args.layout} needs it: "
+                    "install LWS v0.10.0 or later (its DisaggregatedSet controller and CRDs), or choose another "
+                    "layout (docs/layouts.md)"
+                    for group_version, resource in (api.rsplit("/", 1) for api in args.layout_api)
                     if not serves(kube, group_version, resource)]
         if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
             missing.append(gang_on)

@@ -1,0 +1,59 @@
+"""Layout disaggregated: the service's one DisaggregatedSet, whose roles are its serving roles.
+
+LWS's DisaggregatedSet controller makes one LeaderWorkerSet per role and revision
+(``<set>-0-<revision>-<role>``) from each role's template, and rolls a change to any role's template
+to a new revision in every role together. What it copies to those LeaderWorkerSets — each role's
+metadata and template — is what the other layouts write into theirs: the same labels, stamped pod
+templates, spec hash and restart policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fusion_helm.expand import naming
+from fusion_helm.expand.lws import RoleBlueprint, leader_worker_template
+from fusion_helm.model import InferenceService, Layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+DISAGGREGATED_SET_API_VERSION = "disaggregatedset.x-k8s.io/v1"
+DISAGGREGATED_SET = "DisaggregatedSet"
+ROLE_SCALER = "DisaggregatedSetRoleScaler"
+REQUIRED_APIS = (f"{DISAGGREGATED_SET_API_VERSION}/disaggregatedsets",
+                 f"{DISAGGREGATED_SET_API_VERSION}/disaggregatedsetrolescalers")
+"""The resources (group/version/resource) the layout needs served: the set's, and its role scalers'
+(what an autoscaler scales, and what the status reads). The pre-install hook checks them."""
+EXTERNAL_SCALING = {"mode": "External"}
+"""A role whose count an autoscaler owns: the controller makes it a DisaggregatedSetRoleScaler."""
+
+
+def role_scaler_name(service: InferenceService, role_name: str) -> str:
+    """The DisaggregatedSetRoleScaler the controller makes for an autoscaled role: ``<set>-<role>``."""
+    return f"{service.name}-{role_name}"
+
+
+def disaggregated_set(service: InferenceService, blueprints: Mapping[str, RoleBlueprint]) -> dict[str, Any]:
+    """Each role with its replicas (none while an autoscaler owns them: the controller reads its role
+    scaler's, and an upgrade never resets them), its LeaderWorkerSet template and its rollout bounds,
+    the ones left out at the DisaggregatedSet's own defaults."""
+    roles = []
+    for role in service.roles:
+        blueprint = blueprints[role.name]
+        spec: dict[str, Any] = {} if role.autoscaling else {"replicas": role.replicas}
+        spec["leaderWorkerTemplate"] = leader_worker_template(role, blueprint)
+        spec["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": {
+            **Layout.DISAGGREGATED.rollout_defaults, **(role.rollout or {})}}
+        if role.startup_policy:
+            spec["startupPolicy"] = role.startup_policy
+        labels = {**service.labels, **naming.role_labels(service, role), naming.LABEL_SPEC_HASH: blueprint.spec_hash}
+        roles.append({"name": role.name, "metadata": {"labels": labels}, "spec": spec,
+                      **({"scaling": dict(EXTERNAL_SCALING)} if role.autoscaling else {})})
+    return {
+        "apiVersion": DISAGGREGATED_SET_API_VERSION,
+        "kind": DISAGGREGATED_SET,
+        "metadata": naming.object_metadata(service, service.name, {naming.LABEL_SERVICE: service.name}),
+        "spec": {"roles": roles},
+    }
