@@ -21,7 +21,7 @@ from fusion_helm.labels import one_per_replica
 from fusion_helm.records import record
 
 GPU = "nvidia.com/gpu"
-KINDS = ("PodGroup", "LeaderWorkerSet", "HorizontalPodAutoscaler")
+KINDS = ("PodGroup", "LeaderWorkerSet", "DisaggregatedSet", "HorizontalPodAutoscaler")
 """What the preview reads (an autoscaled role is planned at its autoscaler's minimum)."""
 
 
@@ -69,13 +69,18 @@ class Autoscaled:
 
     min_replicas: int
     max_replicas: int | None
-    """None: no HorizontalPodAutoscaler among the objects read; planned at LWS's default of 1."""
+    """None: no HorizontalPodAutoscaler among the objects read; planned at the count the role starts
+    with, 1 (``first``)."""
+    first: str = "LWS's default of 1"
 
     @property
     def note(self) -> str:
         if self.max_replicas is None:
-            return "autoscaled, no HorizontalPodAutoscaler read: planned at LWS's default of 1"
+            return f"autoscaled, no HorizontalPodAutoscaler read: planned at {self.first}"
         return f"autoscaled {self.min_replicas}-{self.max_replicas}: planned at its minimum"
+
+
+ROLE_SCALER_FIRST = "its role scaler's first count, 1"
 
 
 @record
@@ -150,16 +155,34 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     autoscaled: dict[str, dict[str, Autoscaled]] = {}
     for obj in by_key.values():
         labels = obj["metadata"].get("labels", {})
-        if obj["kind"] == "LeaderWorkerSet" and naming.LABEL_SERVICE in labels:
-            service = labels[naming.LABEL_SERVICE]
-            replicas = obj["spec"].get("replicas")
+        if naming.LABEL_SERVICE not in labels:
+            continue
+        service = labels[naming.LABEL_SERVICE]
+        if obj["kind"] == "LeaderWorkerSet":
+            leader_worker_sets = [(obj, obj["metadata"]["name"], Autoscaled(1, None))]
+        elif obj["kind"] == "DisaggregatedSet":
+            leader_worker_sets = _revision_leader_worker_sets(obj)
+        else:
+            continue
+        for lws, target, unscaled in leader_worker_sets:
+            replicas = lws["spec"].get("replicas")
             if replicas is None:  # the autoscaler owns the count
-                scaling = autoscalers.get((obj["metadata"].get("namespace"), obj["metadata"]["name"]),
-                                          Autoscaled(1, None))
-                autoscaled.setdefault(service, {})[labels[naming.LABEL_ROLE_NAME]] = scaling
+                scaling = autoscalers.get((obj["metadata"].get("namespace"), target), unscaled)
+                autoscaled.setdefault(service, {})[lws["metadata"]["labels"][naming.LABEL_ROLE_NAME]] = scaling
                 replicas = scaling.min_replicas
-            members.setdefault(service, []).extend(_members(obj, replicas))
+            members.setdefault(service, []).extend(_members(lws, replicas))
     return [_service(name, found, policies.get(name), autoscaled.get(name, {})) for name, found in members.items()]
+
+
+def _revision_leader_worker_sets(disaggregated_set: Mapping[str, Any]
+                                 ) -> list[tuple[Mapping[str, Any], str, Autoscaled]]:
+    """The LeaderWorkerSets a DisaggregatedSet's controller makes of one revision, as the set's roles
+    say them (each with the name an autoscaler scales it by, and the count it starts with unscaled)."""
+    name = disaggregated_set["metadata"]["name"]
+    return [({"metadata": {"name": f"{name}-{naming.SLICE}-{naming.REVISION_PLACEHOLDER}-{role['name']}",
+                           "labels": (role.get("metadata") or {}).get("labels") or {}},
+              "spec": role["spec"]}, f"{name}-{role['name']}", Autoscaled(1, None, ROLE_SCALER_FIRST))
+            for role in disaggregated_set["spec"]["roles"]]
 
 
 @record

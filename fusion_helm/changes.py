@@ -1,5 +1,5 @@
-"""What an upgrade will do to a release's LeaderWorkerSets and PodGroups: the current release
-manifest against the new render, object by object."""
+"""What an upgrade will do to a release's LeaderWorkerSets, DisaggregatedSets and PodGroups: the
+current release manifest against the new render, object by object (a DisaggregatedSet role by role)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fusion_helm.kio.keys import ObjectKey, latest_by_key
 from fusion_helm.labels import LABEL_SERVICE, one_per_replica
 from fusion_helm.records import record
 
-KINDS = ("PodGroup", "LeaderWorkerSet")
+KINDS = ("PodGroup", "DisaggregatedSet", "LeaderWorkerSet")
 
 
 class Change(StrEnum):
@@ -21,7 +21,9 @@ class Change(StrEnum):
     """A LeaderWorkerSet whose pod templates or size change: the LWS controller replaces its pods."""
     ROLLING = "rolling"
     """A role's one LeaderWorkerSet (layout role) whose pod templates or size change: the LWS controller
-    replaces its groups one after another, under its rollout bounds, from its partition up."""
+    replaces its groups one after another, under its rollout bounds, from its partition up. A
+    DisaggregatedSet role, when any role's template changes: the set's controller rolls every role
+    to a new revision together."""
     UPDATED = "updated"
     """Changed without touching running pods (a PodGroup, labels, the restart policy)."""
     UNCHANGED = "unchanged"
@@ -34,14 +36,55 @@ class ObjectChange:
     name: str
     change: Change
     detail: str = ""
-    """Which groups a rolling change replaces, when a partition keeps some."""
+    """Which groups a rolling change replaces, when a partition keeps some; why a DisaggregatedSet rolls."""
+    role: str = ""
+    """The DisaggregatedSet role it is about."""
+
+    @property
+    def subject(self) -> str:
+        return f"{self.kind}/{self.name}" + (f" role {self.role}" if self.role else "")
 
 
 def changes(current: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) -> list[ObjectChange]:
-    """Every LeaderWorkerSet and PodGroup of either side, by kind and name."""
+    """Every LeaderWorkerSet, DisaggregatedSet role and PodGroup of either side, by kind and name."""
     before, after = latest_by_key(current, KINDS), latest_by_key(new, KINDS)
-    return [ObjectChange(*key, *_change(key, before.get(key), after.get(key)))
-            for key in sorted(before.keys() | after.keys(), key=lambda k: (KINDS.index(k[0]), k[1] or "", k[2]))]
+    found: list[ObjectChange] = []
+    for key in sorted(before.keys() | after.keys(), key=lambda k: (KINDS.index(k[0]), k[1] or "", k[2])):
+        if key[0] == "DisaggregatedSet":
+            found += [ObjectChange(*key, change, detail, role)
+                      for role, (change, detail) in _set_changes(before.get(key), after.get(key)).items()]
+        else:
+            found.append(ObjectChange(*key, *_change(key, before.get(key), after.get(key))))
+    return found
+
+
+def _set_changes(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, tuple[Change, str]]:
+    """Role → its change. The set's revision is a hash of its roles' names and LeaderWorkerSet templates:
+    when any of those changes, every role rolls to the new one (the roles that changed are named)."""
+    before, after = _set_roles(old), _set_roles(new)
+    changed = [name for name in {**before, **after}
+               if _template(before.get(name)) != _template(after.get(name))]
+    if old is None or new is None:
+        return {name: (Change.CREATED if old is None else Change.DELETED, "") for name in {**before, **after}}
+    why = f"a new revision of every role: {', '.join(sorted(changed))} changed" if changed else ""
+    found = {}
+    for name in sorted({**before, **after}):
+        if name not in before or name not in after:
+            found[name] = (Change.CREATED if name in after else Change.DELETED, why)
+        elif changed:
+            found[name] = (Change.ROLLING, why)
+        else:
+            found[name] = (Change.UNCHANGED if before[name] == after[name] else Change.UPDATED, "")
+    return found
+
+
+def _set_roles(disaggregated_set: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+    roles = ((disaggregated_set or {}).get("spec") or {}).get("roles") or []
+    return {role.get("name", ""): role for role in roles if isinstance(role, Mapping)}
+
+
+def _template(role: Mapping[str, Any] | None) -> Any:
+    return None if role is None else (role.get("spec") or {}).get("leaderWorkerTemplate")
 
 
 def _change(key: ObjectKey, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> tuple[Change, str]:
@@ -93,14 +136,13 @@ def _pods_of(lws: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def to_table(found: list[ObjectChange]) -> str:
-    width = max((len(f"{c.kind}/{c.name}") for c in found), default=0)
-    lines = [f"{f'{c.kind}/{c.name}':<{width}}  {c.change.value}{f' ({c.detail})' if c.detail else ''}"
-             for c in found]
+    width = max((len(c.subject) for c in found), default=0)
+    lines = [f"{c.subject:<{width}}  {c.change.value}{f' ({c.detail})' if c.detail else ''}" for c in found]
     shown = [kind for kind in Change if kind is not Change.ROLLING or any(c.change is kind for c in found)]
     counts = ", ".join(f"{sum(c.change is kind for c in found)} {kind.value}" for kind in shown)
     return "\n".join([*lines, counts]) + "\n"
 
 
 def to_json(found: list[ObjectChange]) -> list[dict[str, Any]]:
-    return [{"kind": c.kind, "namespace": c.namespace, "name": c.name, "change": c.change.value,
-             **({"detail": c.detail} if c.detail else {})} for c in found]
+    return [{"kind": c.kind, "namespace": c.namespace, "name": c.name, **({"role": c.role} if c.role else {}),
+             "change": c.change.value, **({"detail": c.detail} if c.detail else {})} for c in found]

@@ -1,6 +1,7 @@
 """The chart's own checks decide as the post-renderer does: whether the service is gang-scheduled (the
-check Job's --gang, the Volcano CRD check) and which APIs its router writes (the check Job's --api),
-over the stories, the edge cases and a few hundred generated specs."""
+check Job's --gang, the Volcano CRD check), which APIs its router writes (the check Job's --api) and
+which its layout needs (--layout-api), over the stories, the edge cases and a few hundred generated
+specs."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec, parse_inference_service
+from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
 from fusion_helm.expand.gang import plan_gang
 from fusion_helm.expand.router.generations import generation_of, required_apis
-from fusion_helm.model import PickerGeneration, PoolAPI
+from fusion_helm.model import Layout, PickerGeneration, PoolAPI
 from tests.helm import VALUES, Helm
 
 CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
@@ -70,6 +72,13 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
         "roles": [role("w", "worker"), router(generation="llm-d-router", models=True, gateway=True)]},
     "gie-v1.0 on a v1alpha2 pool": {
         "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", generation="gie-v1.0")]},
+    "disaggregated": {"roles": [role("p", "prefiller"), role("d", "decoder", 2)], "layout": "disaggregated"},
+    "disaggregated with a router": {"roles": [role("p", "prefiller"), role("d", "decoder"), router(models=True)],
+                                    "layout": "disaggregated"},
+    "disaggregated with llm-d-router named": {
+        "roles": [role("p", "prefiller"), role("d", "decoder"), router(generation="llm-d-router", gateway=True)],
+        "layout": "disaggregated"},
+    "role layout with a monolithic router": {"roles": [role("w", "worker", 2), router()], "layout": "role"},
 }
 
 
@@ -83,6 +92,8 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
             roles.append(router(rng.choice([None, *[str(api) for api in PoolAPI]]), rng.random() < 0.5,
                                 rng.random() < 0.5, rng.choice([None, *[str(g) for g in PickerGeneration]])))
         values: dict[str, Any] = {"roles": roles}
+        if rng.random() < 0.4:
+            values["layout"] = rng.choice(["replica", "role", "disaggregated"])
         if rng.random() < 0.5:
             gang: dict[str, Any] = {}
             if rng.random() < 0.5:
@@ -100,8 +111,13 @@ CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUE
          **generated(120)}
 
 
-def python_decision(values: dict[str, Any]) -> tuple[bool, list[str]] | None:
-    spec = {key: value for key, value in values.items() if key in ("roles", "gangSchedule", "schedulingStrategy")}
+Decision = tuple[bool, list[str], list[str]]
+"""Gang-scheduled, the APIs the router needs, those the layout needs."""
+
+
+def python_decision(values: dict[str, Any]) -> Decision | None:
+    spec = {key: value for key, value in values.items()
+            if key in ("roles", "gangSchedule", "schedulingStrategy", "layout")}
     if "gangSchedule" in spec and not spec["gangSchedule"]:
         del spec["gangSchedule"]  # the chart leaves an empty gangSchedule out
     try:
@@ -110,18 +126,19 @@ def python_decision(values: dict[str, Any]) -> tuple[bool, list[str]] | None:
         gang = plan_gang(service).group_name is not None
     except InvalidSpec:
         return None  # the post-renderer refuses it: the install stops there, whatever the chart decided
+    layout = list(REQUIRED_APIS) if service.layout is Layout.DISAGGREGATED else []
     if service.router is None:
-        return gang, []
+        return gang, [], layout
     router = service.router
     try:
         generation = generation_of(service, router)
     except InvalidSpec:
         return None
     return gang, required_apis(generation, router.pool_api, gateway=router.gateway is not None,
-                               models=bool(router.models))
+                               models=bool(router.models)), layout
 
 
-def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> tuple[bool, list[str]] | None:
+def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> Decision | None:
     path = tmp_path / "values.yaml"
     path.write_text(yaml.safe_dump(values))
     result = helm.run("template", "svc", str(VALUES.parent / "charts" / "fusioninfer"), "-f", str(path),
@@ -131,7 +148,8 @@ def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> tuple[
         return None
     [job] = [doc for doc in yaml.safe_load_all(result.stdout) if doc and doc["metadata"]["name"].endswith("-check")]
     args = job["spec"]["template"]["spec"]["containers"][0]["args"]
-    return "--gang" in args, [args[i + 1] for i, arg in enumerate(args) if arg == "--api"]
+    return ("--gang" in args, [args[i + 1] for i, arg in enumerate(args) if arg == "--api"],
+            [args[i + 1] for i, arg in enumerate(args) if arg == "--layout-api"])
 
 
 def test_the_chart_decides_as_the_post_renderer(helm: Helm, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ def objects(*roles: dict[str, Any], **spec: Any) -> list[dict[str, Any]]:
 
 
 def table(current: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, str]:
-    return {f"{c.kind}/{c.name}": c.change.value for c in changes(current, new)}
+    return {c.subject: c.change.value + (f" ({c.detail})" if c.detail else "") for c in changes(current, new)}
 
 
 def test_each_kind_of_change() -> None:
@@ -116,3 +116,33 @@ def test_the_layouts_doc_shows_what_diff_prints(helm: Helm, tmp_path: Path) -> N
         assert story4_diff(helm, tmp_path, *settings) in doc
     canary = story4_diff(helm, tmp_path, "--set", "layout=role", "--set", "roles[1].rollout.partition=1")
     assert next(line for line in canary.splitlines() if "rolling" in line) in doc
+
+
+def test_a_change_to_any_role_rolls_every_role_of_a_disaggregated_set() -> None:
+    """The set's revision hashes every role's template: one changes, all roll to the new revision."""
+    current = objects(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2), layout="disaggregated")
+    new = objects(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2, image="vllm/vllm-openai:v0.12.0"),
+                  layout="disaggregated")
+    assert table(current, new) == {
+        "PodGroup/svc": "unchanged",
+        "DisaggregatedSet/svc role decode": "rolling (a new revision of every role: decode changed)",
+        "DisaggregatedSet/svc role prefill": "rolling (a new revision of every role: decode changed)"}
+    scaled = objects(role("prefill", "prefiller"), role("decode", replicas=5, nodes=2), layout="disaggregated")
+    assert table(current, scaled) == {"PodGroup/svc": "unchanged", "DisaggregatedSet/svc role decode": "updated",
+                                      "DisaggregatedSet/svc role prefill": "unchanged"}
+    assert set(table(current, current).values()) == {"unchanged"}
+
+
+def test_switching_to_the_disaggregated_layout_and_rolling_it_in_table_and_json(helm: Helm, tmp_path: Path) -> None:
+    current = objects(role("prefill", "prefiller"), role("decode", nodes=2), layout="role")
+    new = objects(role("prefill", "prefiller"), role("decode", nodes=2), layout="disaggregated")
+    assert table(current, new) == {
+        "PodGroup/svc": "updated",
+        "DisaggregatedSet/svc role decode": "created", "DisaggregatedSet/svc role prefill": "created",
+        "LeaderWorkerSet/svc-decode": "deleted", "LeaderWorkerSet/svc-prefill": "deleted"}
+    text = story4_diff(helm, tmp_path, "--set", "layout=disaggregated")
+    assert "DisaggregatedSet/deepseek-r1-disagg role decode   rolling (a new revision of every role: decode changed)" \
+        in text
+    assert {"kind": "DisaggregatedSet", "namespace": None, "name": "deepseek-r1-disagg", "role": "prefill",
+            "change": "rolling", "detail": "a new revision of every role: decode changed"} in json.loads(
+        story4_diff(helm, tmp_path, "--set", "layout=disaggregated", output="json"))

@@ -41,15 +41,24 @@ def without_pod_names(report: dict[str, Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize("level", sorted(TABLES))
-def test_plan_gives_the_table_row_by_row_in_both_layouts(helm: Helm, level: str) -> None:
-    """A replica is one LeaderWorkerSet (layout replica) or one group of the role's (layout role): the
-    same plan, only the pods' names differ."""
-    by_layout = {layout: story4_plans(helm, level, layout) for layout in ("replica", "role")}
+def test_plan_gives_the_table_row_by_row_in_every_layout(helm: Helm, level: str) -> None:
+    """A replica is one LeaderWorkerSet (layout replica), one group of the role's (layout role) or of
+    its revision's (layout disaggregated): the same plan, only the pods' names differ."""
+    by_layout = {layout: story4_plans(helm, level, layout) for layout in ("replica", "role", "disaggregated")}
     for gpus, expected in TABLES[level].items():
         for layout, reports in by_layout.items():
             assert reports[gpus]["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
             assert placed(reports[gpus]) == expected, f"{gpus} GPUs, level {level}, layout {layout}"
-        assert without_pod_names(by_layout["role"][gpus]) == without_pod_names(by_layout["replica"][gpus])
+            assert without_pod_names(reports[gpus]) == without_pod_names(by_layout["replica"][gpus])
+
+
+def test_the_disaggregated_layout_plans_the_pods_of_one_revision(helm: Helm) -> None:
+    """The controller names each revision's LeaderWorkerSets with a hash it computes: the plan says where."""
+    rendered = helm.template(STORY4, post_render=False, extra=("--set", "layout=disaggregated")).stdout
+    [service] = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)["services"]
+    pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
+    assert pods["prefill-0"] == ["deepseek-r1-disagg-0-<revision>-prefill-0", "deepseek-r1-disagg-0-<revision>-prefill-0-1"]
+    assert pods["decode-1"][0] == "deepseek-r1-disagg-0-<revision>-decode-1"
 
 
 def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(helm: Helm) -> None:

@@ -168,3 +168,83 @@ def test_the_replica_layout_reads_no_leader_worker_set_and_has_no_progressing_co
     assert reads(spec["spec"]) == frozenset() and reads(ROLE_LAYOUT["spec"]) == {"LeaderWorkerSet"}
     _, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 1}}, [pod("prefill", 0)], "T")
     assert [c["type"] for c in body["conditions"]] == ["Ready"]
+
+
+# Layout disaggregated: pods carry their revision and group index; the set's LeaderWorkerSets, one per
+# role and revision, say how far a rollout is; an autoscaled role's count is its role scaler's.
+DISAGGREGATED = service(role("prefill", "prefiller"), {**role("decode", nodes=2), "autoscaling": {"maxReplicas": 4}},
+                        layout="disaggregated")
+del DISAGGREGATED["spec"]["roles"][1]["replicas"]
+DISAGGREGATED["metadata"]["generation"] = 2
+SET = render(DISAGGREGATED)["DisaggregatedSet/svc"]
+
+
+def revision_pod(role_name: str, revision: str, group: int, worker: int = 0, ready: bool = True) -> dict[str, Any]:
+    made = group_pod(role_name, group, worker, ready=ready)
+    made["metadata"]["name"] = f"svc-0-{revision}-{role_name}-{group}-{worker}"
+    made["metadata"]["labels"]["disaggregatedset.x-k8s.io/revision"] = revision
+    return made
+
+
+def revision_lws(role_name: str, revision: str, replicas: int, ready: int, current: bool = True) -> dict[str, Any]:
+    """A LeaderWorkerSet the set's controller made: the role's labels (and spec hash, the set's now or an
+    older one) and the revision's."""
+    role_spec = next(r for r in SET["spec"]["roles"] if r["name"] == role_name)
+    labels = {**role_spec["metadata"]["labels"], "disaggregatedset.x-k8s.io/revision": revision,
+              "disaggregatedset.x-k8s.io/role": role_name, "disaggregatedset.x-k8s.io/name": "svc"}
+    if not current:
+        labels["fusioninfer.io/spec-hash"] = "0123456789abcdef"
+    return {"metadata": {"name": f"svc-0-{revision}-{role_name}", "labels": labels},
+            "spec": {**role_spec["spec"], "replicas": replicas}, "status": {"replicas": replicas, "readyReplicas": ready}}
+
+
+def scaler(role_name: str, replicas: int) -> dict[str, Any]:
+    return {"metadata": {"name": f"svc-{role_name}", "labels": {"disaggregatedset.x-k8s.io/name": "svc",
+                                                                  "disaggregatedset.x-k8s.io/role": role_name}},
+            "spec": {"replicas": replicas}}
+
+
+def test_the_disaggregated_layout_reads_its_set_its_leader_worker_sets_and_role_scalers() -> None:
+    assert reads(DISAGGREGATED["spec"]) == {"LeaderWorkerSet", "DisaggregatedSet", "DisaggregatedSetRoleScaler"}
+
+
+def test_two_revisions_groups_of_one_index_are_two_replicas_and_the_rollout_is_progressing() -> None:
+    """Mid-rollout: old revision a1 still has both decode groups, new revision b2 one of two; the role
+    scaler says decode wants 2. Every group serves, so the role is ready; Progressing says how far b2 is."""
+    pods = [revision_pod("prefill", "b2", 0)]
+    pods += [revision_pod("decode", revision, g, w) for revision, groups in (("a1", 2), ("b2", 1))
+             for g in range(groups) for w in range(2)]
+    found = Workloads(leader_worker_sets=(
+        revision_lws("prefill", "a1", 0, 0, current=False), revision_lws("prefill", "b2", 1, 1),
+        revision_lws("decode", "a1", 2, 2, current=False), revision_lws("decode", "b2", 1, 1)),
+        disaggregated_set=SET, role_scalers=(scaler("decode", 2),))
+    statuses, body = service_status(DISAGGREGATED, pods, "T", found)
+    assert statuses["decode"].to_manifest() == {"desiredReplicas": 2, "readyReplicas": 2, "nodesPerReplica": 2,
+                                                "totalPods": 4, "readyPods": 4, "phase": "Running"}
+    ready, progressing = body["conditions"]
+    assert ready["status"] == "True"
+    assert (progressing["status"], progressing["message"]) == (
+        "True", "prefill: 1/1 groups ready on revision b2; decode: 1/2 groups ready on revision b2")
+    # Done: only b2 has groups left.
+    done = Workloads(leader_worker_sets=(revision_lws("prefill", "b2", 1, 1), revision_lws("decode", "b2", 2, 2)),
+                     disaggregated_set=SET, role_scalers=(scaler("decode", 2),))
+    assert rolling(DISAGGREGATED["spec"], done) == {}
+    _, body = service_status(DISAGGREGATED, pods, "T", done)
+    assert body["conditions"][1]["reason"] == "NoRollout"
+
+
+def test_a_change_the_set_s_controller_has_not_acted_on_yet_is_progressing() -> None:
+    """The set writes no status: until a LeaderWorkerSet carries a role's new spec hash, it has not seen it."""
+    stale = Workloads(leader_worker_sets=(revision_lws("prefill", "a1", 1, 1, current=False),
+                                          revision_lws("decode", "a1", 2, 2)), disaggregated_set=SET)
+    assert rolling(DISAGGREGATED["spec"], stale) == {"prefill": "not yet seen by the DisaggregatedSet controller"}
+
+
+def test_an_autoscaled_role_wants_what_its_scaler_says() -> None:
+    pods = [revision_pod("prefill", "a1", 0)] + [revision_pod("decode", "a1", g, w) for g in range(3) for w in range(2)]
+    found = Workloads(disaggregated_set=SET, role_scalers=(scaler("decode", 3),))
+    statuses, _ = service_status(DISAGGREGATED, pods, "T", found)
+    assert (statuses["decode"].desired_replicas, statuses["decode"].ready_replicas) == (3, 3)
+    # Without a scaler yet (the controller makes it): the autoscaler's minimum.
+    statuses, _ = service_status(DISAGGREGATED, pods, "T", Workloads(disaggregated_set=SET))
+    assert (statuses["decode"].desired_replicas, statuses["decode"].ready_replicas) == (1, 1)

@@ -124,8 +124,7 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
     StatefulSet ``x``, leader pods ``x-<group>``, and for multi-node replicas a worker StatefulSet
     ``x-<group>`` per group with pods ``x-<group>-1`` … ``x-<group>-<size-1>``. Layout replica: one
     group per LWS, the last replica's names are the longest; layout role: one LWS, its last possible
-    group's are; layout disaggregated: one LWS per revision, named with the 8-digit revision, and a
-    Service ``x-prv`` for each.
+    group's are; layout disaggregated: one LWS per revision, named with its 8-digit revision.
     """
     if service.layout is Layout.REPLICA and role.replicas == 0:
         return
@@ -139,9 +138,8 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
         raise InvalidSpec(service.where, "metadata.name",
                           f"must start with a letter: the LWS controller names the headless Service of "
                           f"LeaderWorkerSet {lws!r} after it, and a Service name starts with a letter")
+    # (Layout disaggregated: the set's Service x-prv is a DNS label whenever the StatefulSet name fits.)
     names = [(lws, "LeaderWorkerSet", MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME)]
-    if service.layout is Layout.DISAGGREGATED:
-        names.append((lws + SERVICE_SUFFIX, "Service", MAX_NAME))
     if last_group >= 0:
         names.append((f"{lws}-{last_group}", "pod", MAX_NAME))
         if role.multinode:
