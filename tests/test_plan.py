@@ -57,7 +57,8 @@ def test_the_disaggregated_layout_plans_the_pods_of_one_revision(helm: Helm) -> 
     rendered = helm.template(STORY4, post_render=False, extra=("--set", "layout=disaggregated")).stdout
     [service] = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)["services"]
     pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
-    assert pods["prefill-0"] == ["deepseek-r1-disagg-0-<revision>-prefill-0", "deepseek-r1-disagg-0-<revision>-prefill-0-1"]
+    assert pods["prefill-0"] == ["deepseek-r1-disagg-0-<revision>-prefill-0",
+                                 "deepseek-r1-disagg-0-<revision>-prefill-0-1"]
     assert pods["decode-1"][0] == "deepseek-r1-disagg-0-<revision>-decode-1"
 
 

@@ -195,7 +195,8 @@ def revision_lws(role_name: str, revision: str, replicas: int, ready: int, curre
     if not current:
         labels["fusioninfer.io/spec-hash"] = "0123456789abcdef"
     return {"metadata": {"name": f"svc-0-{revision}-{role_name}", "labels": labels},
-            "spec": {**role_spec["spec"], "replicas": replicas}, "status": {"replicas": replicas, "readyReplicas": ready}}
+            "spec": {**role_spec["spec"], "replicas": replicas},
+            "status": {"replicas": replicas, "readyReplicas": ready}}
 
 
 def scaler(role_name: str, replicas: int) -> dict[str, Any]:
