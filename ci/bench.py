@@ -286,7 +286,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         streams = helm_overhead(Path(tmp))
         straight(Path(tmp), streams)
-        for layout in ("replica", "role"):
+        for layout in ("replica", "role", "disaggregated"):
             expansion_scaling(Path(tmp), layout)
         krm_transport(Path(tmp))
 

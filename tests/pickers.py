@@ -21,17 +21,19 @@ import yaml
 from tests.cluster import Cluster, eventually
 from tests.controlplane.builds import picker, picker_probe
 
-GRPC = "127.0.0.1:9002"
-HEALTH = "127.0.0.1:9003"
+GRPC_PORT, HEALTH_PORT, METRICS_PORT = 9002, 9003, 9090
+"""The ports the chart gives the picker; another picker running beside it is moved off them."""
 CONFIG_LOADED = "loaded configuration from file/text successfully"
 REFRESHER = re.compile(r'(Starting|Stopping) refresher\W.*?"pod":\s*(\{[^}]*\})')
 """The picker scrapes each endpoint of its pool while it holds it: these lines follow its endpoint set."""
 
 
 class Picker:
-    def __init__(self, process: subprocess.Popen[bytes], log: Path) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], log: Path, offset: int = 0) -> None:
         self.process = process
         self.log = log
+        self.grpc = f"127.0.0.1:{GRPC_PORT + offset}"
+        self.health_address = f"127.0.0.1:{HEALTH_PORT + offset}"
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -46,12 +48,12 @@ class Picker:
         return held
 
     def health(self, service: str) -> str:
-        done = ask("health", HEALTH, service)
+        done = ask("health", self.health_address, service)
         return str(json.loads(done.stdout)["status"]) if done.returncode == 0 else "UNREACHABLE"
 
     def route(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
         """What the picker answers a gateway's ext-proc request with this body and these headers."""
-        done = ask("route", GRPC, json.dumps(body), *(f"{k}={v}" for k, v in (headers or {}).items()))
+        done = ask("route", self.grpc, json.dumps(body), *(f"{k}={v}" for k, v in (headers or {}).items()))
         assert done.returncode == 0, f"{done.stderr}\n{self.output()[-2000:]}"
         answer: dict[str, Any] = json.loads(done.stdout)
         return answer
@@ -72,7 +74,9 @@ def kubeconfig_for(cluster: Cluster, namespace: str, account: str, into: Path) -
 
 @contextmanager
 def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: str, kubeconfig: Path,
-            workdir: Path) -> Iterator[Picker]:
+            workdir: Path, offset: int = 0) -> Iterator[Picker]:
+    """The picker as its Deployment runs it; OFFSET moves its gRPC, health and metrics ports by that much
+    (a picker with the chart's flag names), so that two can run at once."""
     pod = deployment["spec"]["template"]["spec"]
     [container] = pod["containers"]
     [mount] = container["volumeMounts"]
@@ -80,14 +84,19 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
     for key, text in configmap["data"].items():
         (mounted / key).parent.mkdir(parents=True, exist_ok=True)
         (mounted / key).write_text(text)
-    args = [arg.replace("$(NAMESPACE)", namespace).replace(f"={mount['mountPath']}/", f"={mounted}/")
+    moved = {f"--grpc-port={GRPC_PORT}": f"--grpc-port={GRPC_PORT + offset}",
+             f"--grpc-health-port={HEALTH_PORT}": f"--grpc-health-port={HEALTH_PORT + offset}"} if offset else {}
+    args = [moved.get(arg, arg).replace("$(NAMESPACE)", namespace).replace(f"={mount['mountPath']}/", f"={mounted}/")
             for arg in container["args"]]
+    assert len(set(moved.values()) & set(args)) == len(moved), f"the picker's ports are not where expected: {args}"
+    if offset:
+        args.append(f"--metrics-port={METRICS_PORT + offset}")
     log = workdir / "picker.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([str(picker(container["image"])), *args, f"--kubeconfig={kubeconfig}"],
                                    stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        yield Picker(process, log)
+        yield Picker(process, log, offset)
     finally:
         process.terminate()
         try:
@@ -103,7 +112,7 @@ def serving(found: Picker, timeout: float = 120) -> None:
     takes ext-proc connections."""
     def probe() -> bool | None:
         assert found.process.poll() is None, f"the picker exited:\n{found.output()[-3000:]}"
-        return (found.health("inference-extension") == "SERVING" and listening(GRPC)) or None
+        return (found.health("inference-extension") == "SERVING" and listening(found.grpc)) or None
     eventually("the picker serving", probe, timeout=timeout)
 
 

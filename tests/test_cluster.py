@@ -118,10 +118,11 @@ def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
 
 @pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
 @pytest.mark.parametrize("level", sorted(TABLES))
-@pytest.mark.parametrize("layout", ["replica", "role"])
+@pytest.mark.parametrize("layout", ["replica", "role", "disaggregated"])
 def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str, level: str,
                                             gpus: int, record_property: Any) -> None:
-    """The same table whether each replica is a LeaderWorkerSet or a group of the role's one."""
+    """The same table whether each replica is a LeaderWorkerSet, a group of the role's one, or a group of
+    the role's LeaderWorkerSet that a DisaggregatedSet makes."""
     state, expected = TABLES[level][gpus]
     namespace = f"gang-{layout}-{level}-{gpus}-helm{helm.major}"
     level_values = tmp_path / "level.yaml"

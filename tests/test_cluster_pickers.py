@@ -175,8 +175,13 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
 
 def check_prerequisites(cluster: Cluster, tmp_path: Path, *apis: str) -> subprocess.CompletedProcess[str]:
     """The chart's check hook, as its Job runs it, with the resources the router needs."""
+    return run_check(cluster, tmp_path, *(arg for api in apis for arg in ("--api", api)))
+
+
+def run_check(cluster: Cluster, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The chart's check hook with ARGS, as its Job runs it."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     env = hook_environment(cluster, "default", None, tmp_path)
-    args = [arg for api in apis for arg in ("--api", api)]
     return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
                           env=env, text=True, capture_output=True, timeout=120)
 

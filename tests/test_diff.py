@@ -112,7 +112,7 @@ def test_the_layouts_doc_shows_what_diff_prints(helm: Helm, tmp_path: Path) -> N
     doc = (VALUES.parent / "docs" / "layouts.md").read_text()
     image = ("--set", "roles[1].template.spec.containers[0].image=vllm/vllm-openai:v0.12.0")
     assert image[1] in doc
-    for settings in ((), ("--set", "layout=role")):
+    for settings in ((), ("--set", "layout=role"), ("--set", "layout=disaggregated")):
         assert story4_diff(helm, tmp_path, *settings) in doc
     canary = story4_diff(helm, tmp_path, "--set", "layout=role", "--set", "roles[1].rollout.partition=1")
     assert next(line for line in canary.splitlines() if "rolling" in line) in doc

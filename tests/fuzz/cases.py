@@ -101,6 +101,18 @@ def seeds() -> list[dict[str, Any]]:
         {"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_waiting"},
                                   "target": {"type": "AverageValue", "averageValue": "5"}}}]}
     out.append(by_role)
+    # story 2 in the disaggregated layout, behind its router, decode rolling with a surge and autoscaled
+    by_set = copy.deepcopy(next(o for o in out if o["metadata"]["name"] == "deepseek-r1-disagg"))
+    by_set["spec"]["layout"] = "disaggregated"
+    by_set["spec"]["roles"][1] = {**by_set["spec"]["roles"][1], "rollout": {"maxSurge": 1, "maxUnavailable": 0}}
+    out.append(by_set)
+    routed = copy.deepcopy(next(o for o in out if any(r["componentType"] == "router" for r in o["spec"]["roles"])
+                                and any(r["componentType"] == "prefiller" for r in o["spec"]["roles"])))
+    routed["spec"]["layout"] = "disaggregated"
+    decode = next(r for r in routed["spec"]["roles"] if r["componentType"] == "decoder")
+    decode.pop("replicas", None)
+    decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 3}
+    out.append(routed)
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
