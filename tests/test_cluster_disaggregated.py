@@ -238,3 +238,103 @@ def test_the_rollout_status_while_a_change_rolls(cluster: Cluster, helm: Helm, t
             assert json.dumps(live["status"]["components"]["decode"]["readyReplicas"]) == "1"
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)
+
+
+ROUTED = VALUES / "router-pd-qwen3-8b.yaml"
+BOUNDS = {"prefill": {"maxSurge": 1, "maxUnavailable": 0}, "decode": {"maxSurge": 1, "maxUnavailable": 1}}
+SCREENER = "disaggregatedset-rollout-screener"
+
+
+def routed_values(into: Path, changed: dict[str, str]) -> Path:
+    """The router example in this layout, each role with its BOUNDS and the env var ROLLOUT set to the
+    value CHANGED gives the role (a template change of that role alone)."""
+    spec = yaml.safe_load(ROUTED.read_text())
+    spec["layout"] = "disaggregated"
+    for role in spec["roles"]:
+        if role["name"] in BOUNDS:
+            role["rollout"] = BOUNDS[role["name"]]
+            role["template"]["spec"]["containers"][0]["env"] = [{"name": "ROLLOUT", "value": changed[role["name"]]}]
+    into.write_text(yaml.safe_dump(spec))
+    return into
+
+
+def without_screener(configmap: dict[str, Any]) -> dict[str, Any]:
+    """The picker's ConfigMap with the rollout screener taken out of its configuration."""
+    config = yaml.safe_load(configmap["data"]["config.yaml"])
+    kept = [plugin for plugin in config["plugins"] if plugin["type"] != SCREENER]
+    assert len(kept) == len(config["plugins"]) - 1
+    unscreened = copy.deepcopy(configmap)
+    unscreened["data"]["config.yaml"] = yaml.safe_dump({**config, "plugins": kept})
+    return unscreened
+
+
+def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
+        cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    """A change to prefill alone, then to decode alone: each time both roles move to a new revision
+    together, each within its bounds, while a stream of requests goes to the chart's picker (the
+    real llm-d-router) and to the same picker without the screener. Behind the screener no request
+    has its prefill and decode on different revisions; without it, some do."""
+    from tests.pickers import kubeconfig_for, running, serving
+    from tests.rollouts import PodTimeline, RequestStream
+
+    namespace = f"ds-screener-helm{helm.major}"
+    spec = yaml.safe_load(ROUTED.read_text())
+    replicas = {r["name"]: r["replicas"] for r in spec["roles"] if r["name"] in BOUNDS}
+    name = spec["name"]
+    body = {"model": "Qwen/Qwen3-8B", "prompt": "Explain the KV cache of a transformer. " * 8, "max_tokens": 8}
+    versions = {"prefill": "1", "decode": "1"}
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(routed_values(tmp_path / "v0.yaml", versions))
+        manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
+        ready_pods(cluster, namespace, sum(replicas.values()) + 1)
+        deployment, configmap = manifest[f"Deployment/{name}-router-epp"], manifest[f"ConfigMap/{name}-router-epp"]
+        account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
+        kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "kubeconfig")
+        (tmp_path / "screened").mkdir()
+        (tmp_path / "unscreened").mkdir()
+        with running(deployment, configmap, namespace, kubeconfig, tmp_path / "screened") as screened, \
+                running(deployment, without_screener(configmap), namespace, kubeconfig, tmp_path / "unscreened",
+                        offset=10) as unscreened:
+            for picker in (screened, unscreened):
+                serving(picker)
+                eventually("the picker routing", lambda picker=picker: "headers" in picker.route(body))
+            for step, role in enumerate(("prefill", "decode"), start=1):
+                versions[role] = str(step + 1)
+                with PodTimeline(cluster, namespace, name) as timeline, \
+                        RequestStream(lambda: screened.route(body)) as kept, \
+                        RequestStream(lambda: unscreened.route(body)) as free:
+                    [before] = timeline.snapshot()[-1].serving(set(replicas)) or [None]
+                    assert before is not None
+                    installed.install(routed_values(tmp_path / f"v{step}.yaml", versions), verb="upgrade")
+
+                    def rolled(timeline: PodTimeline = timeline, before: str = before) -> bool:
+                        last = timeline.snapshot()[-1]
+                        revisions = {rev for (_, rev) in last.groups}
+                        return len(revisions) == 1 and before not in revisions and all(
+                            last.ready.get((r, rev)) == n for r, n in replicas.items() for rev in revisions)
+                    eventually(f"every role on a new revision after the {role} change", rolled, timeout=180)
+                moments = timeline.snapshot()
+                assert timeline.failure is None, timeline.failure
+                [after] = {rev for (_, rev) in moments[-1].groups}
+                start = next(m.at for m in moments if any(rev == after for (_, rev) in m.groups))
+                end = moments[-1].at
+                # Both roles moved, each within its bounds at every pod event.
+                for r, n in replicas.items():
+                    assert moments[-1].ready[(r, after)] == n
+                    assert max(m.role_groups(r) for m in moments) <= n + BOUNDS[r]["maxSurge"]
+                    assert min(m.role_ready(r) for m in moments) >= n - BOUNDS[r]["maxUnavailable"]
+                both = [m for m in moments if m.serving(set(replicas)) == {before, after}]
+                assert both, "the two revisions never served at once"
+                kept_pairs, free_pairs = kept.pairs(timeline, start, end), free.pairs(timeline, start, end)
+                mixed = (both[0].at, both[-1].at)
+                print(f"\n{role} change (helm {helm.major}): rollout {end - start:.1f} s, both revisions serving "
+                      f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout: screened {len(kept_pairs)}, "
+                      f"unscreened {len(free_pairs)}; unscreened across revisions "
+                      f"{sum(p != d for _, p, d in free_pairs)}")
+                assert len(kept_pairs) >= 100 and len(free_pairs) >= 100
+                assert [pair for pair in kept_pairs if pair[1] != pair[2]] == []
+                assert {p for at, p, _ in kept_pairs if mixed[0] <= at <= mixed[1]} == {before, after}
+                assert any(p != d for _, p, d in free_pairs)
+                failed = [a.error or a.answer for a in kept.answers
+                          if a.error or (a.answer and "immediate" in a.answer and start <= a.at <= end)]
+                assert not failed, failed[:3]

@@ -64,8 +64,23 @@ def monolithic_older(tmp_path: Path) -> dict[str, Any]:
     return values
 
 
+def llm_d_router(base: Callable[[Path], dict[str, Any]], layout: str | None = None
+                 ) -> Callable[[Path], dict[str, Any]]:
+    """BASE's values with the llm-d-router picker (and LAYOUT: disaggregated chooses it by itself)."""
+    def values(tmp_path: Path) -> dict[str, Any]:
+        loaded = base(tmp_path)
+        if layout:
+            loaded["layout"] = layout
+        else:
+            loaded["roles"][-1]["endpointPicker"] = {"generation": "llm-d-router"}
+        return loaded
+    return values
+
+
 VARIANTS = {"monolithic-v1": monolithic_v1, "pd-v1": pd(None), "monolithic-v1alpha2": monolithic_older,
-            "pd-v1alpha2": pd(V1ALPHA2)}
+            "pd-v1alpha2": pd(V1ALPHA2), "llm-d-router-monolithic": llm_d_router(monolithic_v1),
+            "llm-d-router-pd": llm_d_router(pd(None)), "llm-d-router-pd-disaggregated": llm_d_router(pd(None),
+                                                                                               "disaggregated")}
 
 
 def leaders(cluster: Cluster, namespace: str, component: str | None = None) -> dict[str, str]:
@@ -188,17 +203,21 @@ def run_check(cluster: Cluster, tmp_path: Path, *args: str) -> subprocess.Comple
 
 
 def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
-    """Every strategy the router renders, for each generation built here, pool API and service shape.
-    (llm-d-router's module is not served by the Go module proxy: docs/router.md.)"""
+    """Every strategy the router renders, for each generation, pool API and service shape (and for
+    llm-d-router the prefill/decode service in layout disaggregated, with the rollout screener)."""
     ports = [{"containerPort": 8000, "name": "http"}]
-    shapes = {"monolithic": [role("w", "worker", ports=ports)],
-              "pd": [role("p", "prefiller", ports=ports), role("d", "decoder", ports=ports)]}
-    for generation in (PickerGeneration.GIE_V1, PickerGeneration.GIE_V05):
+    pd_roles = [role("p", "prefiller", ports=ports), role("d", "decoder", ports=ports)]
+    shapes: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {
+        "monolithic": ([role("w", "worker", ports=ports)], {}), "pd": (pd_roles, {}),
+        "pd-disaggregated": (pd_roles, {"layout": "disaggregated"})}
+    for generation in PickerGeneration:
         for api in GENERATIONS[generation].pool_apis:
-            for shape, roles in shapes.items():
-                if shape == "pd" and GENERATIONS[generation].disaggregation is None:
+            for shape, (roles, layout) in shapes.items():
+                if shape != "monolithic" and GENERATIONS[generation].disaggregation is None:
                     continue
-                words = [w for w in STRATEGY_WORDS if shape == "pd" or w != PD_DISAGGREGATION]
+                if layout and not GENERATIONS[generation].rollout_screener:
+                    continue
+                words = [w for w in STRATEGY_WORDS if shape != "monolithic" or w != PD_DISAGGREGATION]
                 for strategy in [*words, {"scorers": [{"type": "prefix-cache", "parameters": {"hashBlockSize": 32}},
                                                       {"type": "queue-size", "weight": 2}],
                                           **({"prefillThreshold": 100} if shape == "pd" else {})}]:
@@ -206,15 +225,18 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
                         objects = render(service(*copy.deepcopy(roles), {
                             "name": "router", "componentType": "router", "poolAPIVersion": api.value,
                             "strategy": strategy, "endpointPicker": {"generation": str(generation)},
-                            "httproute": {"parentRefs": [{"name": "gw"}]}}))
+                            "httproute": {"parentRefs": [{"name": "gw"}]}}, **layout))
                     except InvalidSpec as refused:  # a scorer the release has not: refused, not rendered
                         assert "has no lora-affinity scorer" in refused.message
                         continue
+                    if layout:
+                        assert "disaggregatedset-rollout-screener" in objects["ConfigMap/svc-router-epp"]["data"][
+                            "config.yaml"]
                     yield f"{generation} {api.value} {shape} {strategy}", objects
 
 
 def test_every_configuration_the_router_renders_loads_in_its_picker(cluster: Cluster, tmp_path: Path) -> None:
-    loaded = 0
+    loaded, generations = 0, set()
     for case, objects in configurations():
         workdir = tmp_path / str(loaded)
         workdir.mkdir()
@@ -224,4 +246,5 @@ def test_every_configuration_the_router_renders_loads_in_its_picker(cluster: Clu
                        lambda: CONFIG_LOADED in found.output() or found.process.poll() is not None)
             assert CONFIG_LOADED in found.output(), f"{case}:\n{found.output()[-3000:]}"
         loaded += 1
-    assert loaded >= 25
+        generations.add(case.split()[0])
+    assert loaded >= 40 and generations == {str(g) for g in PickerGeneration}

@@ -1,0 +1,183 @@
+"""A DisaggregatedSet's rollout followed pod by pod, and what a picker answers while it runs.
+
+`PodTimeline` watches the set's serving leaders and keeps, after every pod event, how many groups of
+each role and revision exist and how many are Ready, and which revision each pod address belonged to.
+`RequestStream` sends a gateway's request to a picker again and again and keeps each answer with the
+time it came. Together they say which revisions served each request's prefill and decode.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import kubernetes
+
+from tests.cluster import Cluster, ready
+
+REVISION, SET_NAME, SET_ROLE = ("disaggregatedset.x-k8s.io/revision", "disaggregatedset.x-k8s.io/name",
+                                "disaggregatedset.x-k8s.io/role")
+WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
+DESTINATION, PREFILL_HOST = "x-gateway-destination-endpoint", "x-prefiller-host-port"
+
+RoleRevision = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Moment:
+    at: float
+    groups: dict[RoleRevision, int]
+    """(role, revision) → groups whose leader exists and is not being deleted."""
+    ready: dict[RoleRevision, int]
+    """(role, revision) → groups whose leader is Ready and not being deleted."""
+
+    def role_groups(self, role: str) -> int:
+        return sum(count for (name, _), count in self.groups.items() if name == role)
+
+    def role_ready(self, role: str) -> int:
+        return sum(count for (name, _), count in self.ready.items() if name == role)
+
+    def serving(self, roles: set[str]) -> set[str]:
+        """The revisions with a Ready leader in every one of ROLES."""
+        revisions = {revision for (_, revision), count in self.ready.items() if count}
+        return {revision for revision in revisions if all(self.ready.get((role, revision)) for role in roles)}
+
+
+@dataclass
+class Address:
+    role: str
+    revision: str
+    since: float
+    until: float | None = None
+
+
+class PodTimeline(threading.Thread):
+    """The leaders of one DisaggregatedSet, from a list and then a watch."""
+
+    def __init__(self, cluster: Cluster, namespace: str, set_name: str) -> None:
+        super().__init__(daemon=True)
+        self.cluster, self.namespace = cluster, namespace
+        self.selector = f"{SET_NAME}={set_name},{WORKER_INDEX}=0"
+        self.leaders: dict[str, tuple[RoleRevision, bool, bool]] = {}
+        """Pod name → ((role, revision), Ready, being deleted)."""
+        self.moments: list[Moment] = []
+        self.addresses: dict[str, list[Address]] = defaultdict(list)
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.watching = threading.Event()
+        self.failure: BaseException | None = None
+
+    def _note(self, pod: kubernetes.client.V1Pod, deleted: bool, at: float) -> None:
+        labels = pod.metadata.labels or {}
+        key = (labels[SET_ROLE], labels[REVISION])
+        ip = pod.status.pod_ip if pod.status else None
+        with self.lock:
+            if ip and not deleted and not any(a.until is None and a.revision == key[1]
+                                              for a in self.addresses[ip]):
+                self.addresses[ip].append(Address(*key, since=at))
+            if deleted:
+                self.leaders.pop(pod.metadata.name, None)
+                for address in self.addresses.get(ip or "", []):
+                    if address.until is None:
+                        address.until = at
+            else:
+                self.leaders[pod.metadata.name] = (key, ready(pod), pod.metadata.deletion_timestamp is not None)
+            groups: dict[RoleRevision, int] = defaultdict(int)
+            ready_groups: dict[RoleRevision, int] = defaultdict(int)
+            for role_revision, is_ready, deleting in self.leaders.values():
+                if not deleting:
+                    groups[role_revision] += 1
+                    ready_groups[role_revision] += is_ready
+            self.moments.append(Moment(at, dict(groups), dict(ready_groups)))
+
+    def run(self) -> None:
+        try:
+            listed = self.cluster.core.list_namespaced_pod(self.namespace, label_selector=self.selector)
+            for pod in listed.items:
+                self._note(pod, deleted=False, at=time.monotonic())
+            version = listed.metadata.resource_version
+            self.watching.set()
+            while not self.done.is_set():
+                watch = kubernetes.watch.Watch()
+                for event in watch.stream(self.cluster.core.list_namespaced_pod, self.namespace,
+                                          label_selector=self.selector, resource_version=version,
+                                          timeout_seconds=2):
+                    pod = event["object"]
+                    version = pod.metadata.resource_version
+                    self._note(pod, deleted=event["type"] == "DELETED", at=time.monotonic())
+                    if self.done.is_set():
+                        watch.stop()
+        except BaseException as error:  # surfaced by the test that reads the timeline
+            self.failure = error
+            self.watching.set()
+
+    def __enter__(self) -> PodTimeline:
+        self.start()
+        self.watching.wait(30)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.join(30)
+
+    def revision_of(self, endpoint: str, at: float) -> RoleRevision:
+        """The role and revision of the leader at ENDPOINT (``ip:port``) at AT: the address's holder
+        then, or the last one before (a picker may still send to a leader the watch saw go)."""
+        ip = endpoint.rsplit(":", 1)[0]
+        with self.lock:
+            held = [a for a in self.addresses.get(ip, []) if a.since <= at]
+        assert held, f"no leader of the set had the address {ip} at {at}"
+        return held[-1].role, held[-1].revision
+
+    def snapshot(self) -> list[Moment]:
+        with self.lock:
+            return list(self.moments)
+
+
+@dataclass
+class Answer:
+    at: float
+    answer: dict[str, Any] | None
+    error: str | None = None
+
+
+@dataclass
+class RequestStream:
+    """ASK called in a loop on its own thread, every answer kept with its time."""
+
+    ask: Callable[[], dict[str, Any]]
+    answers: list[Answer] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            try:
+                answer = self.ask()
+                self.answers.append(Answer(time.monotonic(), answer))
+            except AssertionError as refused:
+                self.answers.append(Answer(time.monotonic(), None, str(refused)[:500]))
+
+    def __enter__(self) -> RequestStream:
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(30)
+
+    def pairs(self, timeline: PodTimeline, start: float, end: float) -> list[tuple[float, str, str]]:
+        """(time, prefill revision, decode revision) of each request routed between START and END."""
+        out = []
+        for answer in self.answers:
+            if not start <= answer.at <= end or answer.answer is None or "headers" not in answer.answer:
+                continue
+            headers = answer.answer["headers"]
+            _, decode = timeline.revision_of(headers[DESTINATION], answer.at)
+            _, prefill = timeline.revision_of(headers[PREFILL_HOST], answer.at)
+            out.append((answer.at, prefill, decode))
+        return out
