@@ -25,6 +25,8 @@ WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 DESTINATION, PREFILL_HOST = "x-gateway-destination-endpoint", "x-prefiller-host-port"
 
 RoleRevision = tuple[str, str]
+HANDOVER = 2.0
+"""Seconds a picker's view of the pods may lag the API server's (its watch), at most, in these tests."""
 
 
 @dataclass(frozen=True)
@@ -124,14 +126,18 @@ class PodTimeline(threading.Thread):
         self.done.set()
         self.join(30)
 
-    def revision_of(self, endpoint: str, at: float) -> RoleRevision:
-        """The role and revision of the leader at ENDPOINT (``ip:port``) at AT: the address's holder
-        then, or the last one before (a picker may still send to a leader the watch saw go)."""
+    def revision_of(self, endpoint: str, at: float) -> RoleRevision | None:
+        """The role and revision of the leader at ENDPOINT (``ip:port``) when a picker chose it at AT;
+        None when the address changed hands between revisions within HANDOVER before AT (kwok gives a
+        deleted pod's address to the next pod it starts, and a picker may route by a view that old)."""
         ip = endpoint.rsplit(":", 1)[0]
         with self.lock:
             held = [a for a in self.addresses.get(ip, []) if a.since <= at]
         assert held, f"no leader of the set had the address {ip} at {at}"
-        return held[-1].role, held[-1].revision
+        recent = {(a.role, a.revision) for a in held if a.until is None or a.until >= at - HANDOVER}
+        if len(recent) > 1:
+            return None
+        return recent.pop() if recent else (held[-1].role, held[-1].revision)
 
     def snapshot(self) -> list[Moment]:
         with self.lock:
@@ -170,14 +176,18 @@ class RequestStream:
         self.done.set()
         self.thread.join(30)
 
-    def pairs(self, timeline: PodTimeline, start: float, end: float) -> list[tuple[float, str, str]]:
-        """(time, prefill revision, decode revision) of each request routed between START and END."""
-        out = []
+    def pairs(self, timeline: PodTimeline, start: float, end: float
+              ) -> tuple[list[tuple[float, RoleRevision, RoleRevision]], int]:
+        """(time, the prefill host's role and revision, the destination's) of each request routed between
+        START and END, and how many could not be told (an address that changed revisions just before)."""
+        out, untold = [], 0
         for answer in self.answers:
             if not start <= answer.at <= end or answer.answer is None or "headers" not in answer.answer:
                 continue
             headers = answer.answer["headers"]
-            _, decode = timeline.revision_of(headers[DESTINATION], answer.at)
-            _, prefill = timeline.revision_of(headers[PREFILL_HOST], answer.at)
-            out.append((answer.at, prefill, decode))
-        return out
+            prefill, decode = (timeline.revision_of(headers[h], answer.at) for h in (PREFILL_HOST, DESTINATION))
+            if prefill is None or decode is None:
+                untold += 1
+            else:
+                out.append((answer.at, prefill, decode))
+        return out, untold

@@ -325,16 +325,19 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                     assert min(m.role_ready(r) for m in moments) >= n - BOUNDS[r]["maxUnavailable"]
                 both = [m for m in moments if m.serving(set(replicas)) == {before, after}]
                 assert both, "the two revisions never served at once"
-                kept_pairs, free_pairs = kept.pairs(timeline, start, end), free.pairs(timeline, start, end)
+                (kept_pairs, kept_untold), (free_pairs, free_untold) = (
+                    stream.pairs(timeline, start, end) for stream in (kept, free))
                 mixed = (both[0].at, both[-1].at)
                 print(f"\n{role} change (helm {helm.major}): rollout {end - start:.1f} s, both revisions serving "
-                      f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout: screened {len(kept_pairs)}, "
-                      f"unscreened {len(free_pairs)}; unscreened across revisions "
-                      f"{sum(p != d for _, p, d in free_pairs)}")
+                      f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout: screened {len(kept_pairs)} "
+                      f"(+{kept_untold} on a reused address), unscreened {len(free_pairs)} (+{free_untold}), of "
+                      f"which across revisions: {sum(p[1] != d[1] for _, p, d in free_pairs)}")
+                for _, prefill, decode in kept_pairs + free_pairs:
+                    assert (prefill[0], decode[0]) == ("prefill", "decode")
                 assert len(kept_pairs) >= 100 and len(free_pairs) >= 100
-                assert [pair for pair in kept_pairs if pair[1] != pair[2]] == []
-                assert {p for at, p, _ in kept_pairs if mixed[0] <= at <= mixed[1]} == {before, after}
-                assert any(p != d for _, p, d in free_pairs)
+                assert [pair for pair in kept_pairs if pair[1][1] != pair[2][1]] == []
+                assert {p[1] for at, p, _ in kept_pairs if mixed[0] <= at <= mixed[1]} == {before, after}
+                assert any(p[1] != d[1] for _, p, d in free_pairs)
                 failed = [a.error or a.answer for a in kept.answers
                           if a.error or (a.answer and "immediate" in a.answer and start <= a.at <= end)]
                 assert not failed, failed[:3]

@@ -17,6 +17,19 @@ def test_a_short_campaign_breaks_no_invariant(capsys: pytest.CaptureFixture[str]
     assert campaign(400, first_seed=900_000, jobs=1, failures=None, go_check=False) == 0, capsys.readouterr().out
 
 
+def test_every_seed_renders_and_keeps_every_invariant() -> None:
+    """The seeds themselves, unmutated: each story in each layout and each take-over renders (not
+    refused), deterministic, idempotent, valid against the upstream schemas, the KRM function agreeing."""
+    from tests.fuzz.cases import Case
+
+    layouts = set()
+    for index, obj in enumerate(seeds()):
+        verdict = judge(Case(index, yaml.safe_dump(obj), False, ()))
+        assert verdict.outcome == "rendered", (obj["metadata"]["name"], verdict.outcome, verdict.detail)
+        layouts.add(obj["spec"].get("layout", "replica") if obj["kind"] == "InferenceService" else None)
+    assert layouts == {"replica", "role", "disaggregated", None}
+
+
 def test_every_case_is_reproducible_from_its_seed() -> None:
     assert case(42, seeds()) == case(42, seeds())
     assert judge(case(42, seeds())).outcome == judge(case(42, seeds())).outcome

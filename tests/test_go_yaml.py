@@ -98,6 +98,11 @@ def story_objects() -> list[dict[str, Any]]:
         service = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
                    "metadata": {"name": values.get("name", "svc"), "labels": {"on": "y", "n": "0o17"}}, "spec": spec}
         objects += expand(parse_inference_service(service))
+        if any(role["componentType"] == "prefiller" for role in spec["roles"]):
+            in_a_set = {**service, "spec": {**spec, "layout": "disaggregated"}}
+            in_a_set["metadata"] = {**service["metadata"], "name": f"{service['metadata']['name']}-set"}
+            objects += expand(parse_inference_service(in_a_set))
+    assert any(obj["kind"] == "DisaggregatedSet" for obj in objects)
     return objects
 
 

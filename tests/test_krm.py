@@ -62,6 +62,16 @@ def test_items_expand_to_the_post_renderers_objects(helm4: Helm, story: str) -> 
     assert by_key(items) == by_key(post_rendered)
 
 
+@pytest.mark.parametrize("story", ["story4-pd-multinode-deepseek-r1.yaml", "router-pd-qwen3-8b.yaml"])
+def test_a_disaggregated_set_is_the_post_renderers_too(helm4: Helm, story: str) -> None:
+    layout = ("--set", "layout=disaggregated")
+    chart = objects(helm4.template(VALUES / story, post_render=False, hooks=True, extra=layout).stdout)
+    post_rendered = objects(helm4.template(VALUES / story, hooks=True, extra=layout).stdout)
+    items, _ = expanded(resource_list(chart))
+    assert by_key(items) == by_key(post_rendered)
+    assert any(item["kind"] == "DisaggregatedSet" for item in items)
+
+
 def test_output_is_deterministic_and_expanding_it_again_changes_nothing(helm4: Helm) -> None:
     chart = objects(helm4.template(VALUES / "story4-pd-multinode-deepseek-r1.yaml", post_render=False).stdout)
     first = krm(resource_list(chart)).stdout
