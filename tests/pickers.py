@@ -7,6 +7,7 @@ configuration."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -51,6 +52,11 @@ class Picker:
         done = ask("health", self.health_address, service)
         return str(json.loads(done.stdout)["status"]) if done.returncode == 0 else "UNREACHABLE"
 
+    def routes_command(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> list[str]:
+        """`picker-probe routes`: the request of `route`, asked again and again until its stdin closes."""
+        return [str(picker_probe()), "routes", self.grpc, json.dumps(body),
+                *(f"{k}={v}" for k, v in (headers or {}).items())]
+
     def route(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
         """What the picker answers a gateway's ext-proc request with this body and these headers."""
         done = ask("route", self.grpc, json.dumps(body), *(f"{k}={v}" for k, v in (headers or {}).items()))
@@ -93,8 +99,9 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
         args.append(f"--metrics-port={METRICS_PORT + offset}")
     log = workdir / "picker.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen([str(picker(container["image"])), *args, f"--kubeconfig={kubeconfig}"],
-                                   stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # In KUBECONFIG, which controller-runtime reads when no flag names one: llm-d-router has no such flag.
+        process = subprocess.Popen([str(picker(container["image"])), *args], env={**os.environ, "KUBECONFIG": str(
+            kubeconfig)}, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         yield Picker(process, log, offset)
     finally:

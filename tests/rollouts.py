@@ -2,17 +2,18 @@
 
 `PodTimeline` watches the set's serving leaders and keeps, after every pod event, how many groups of
 each role and revision exist and how many are Ready, and which revision each pod address belonged to.
-`RequestStream` sends a gateway's request to a picker again and again and keeps each answer with the
-time it came. Together they say which revisions served each request's prefill and decode.
+`RequestStream` sends a gateway's request to a picker again and again (`picker-probe routes`) and keeps
+each answer with the time it came. Together they say which revisions served each request's prefill and decode.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import kubernetes
@@ -53,6 +54,7 @@ class Moment:
 class Address:
     role: str
     revision: str
+    pod: str
     since: float
     until: float | None = None
 
@@ -73,34 +75,42 @@ class PodTimeline(threading.Thread):
         self.watching = threading.Event()
         self.failure: BaseException | None = None
 
-    def _note(self, pod: kubernetes.client.V1Pod, deleted: bool, at: float) -> None:
-        labels = pod.metadata.labels or {}
+    def _note(self, pod: kubernetes.client.V1Pod, deleted: bool, at: float, moment: bool = True) -> None:
+        labels, name = pod.metadata.labels or {}, pod.metadata.name
         key = (labels[SET_ROLE], labels[REVISION])
         ip = pod.status.pod_ip if pod.status else None
         with self.lock:
-            if ip and not deleted and not any(a.until is None and a.revision == key[1]
-                                              for a in self.addresses[ip]):
-                self.addresses[ip].append(Address(*key, since=at))
+            held = self.addresses[ip] if ip else []
             if deleted:
-                self.leaders.pop(pod.metadata.name, None)
-                for address in self.addresses.get(ip or "", []):
-                    if address.until is None:
+                self.leaders.pop(name, None)
+                for address in held:
+                    if address.pod == name and address.until is None:
                         address.until = at
             else:
-                self.leaders[pod.metadata.name] = (key, ready(pod), pod.metadata.deletion_timestamp is not None)
-            groups: dict[RoleRevision, int] = defaultdict(int)
-            ready_groups: dict[RoleRevision, int] = defaultdict(int)
-            for role_revision, is_ready, deleting in self.leaders.values():
-                if not deleting:
-                    groups[role_revision] += 1
-                    ready_groups[role_revision] += is_ready
-            self.moments.append(Moment(at, dict(groups), dict(ready_groups)))
+                self.leaders[name] = (key, ready(pod), pod.metadata.deletion_timestamp is not None)
+                if ip and not any(a.pod == name and a.until is None for a in held):
+                    for address in held:  # a holder whose deletion the watch has not shown yet
+                        address.until = at if address.until is None else address.until
+                    held.append(Address(*key, pod=name, since=at))
+            if moment:
+                self._moment(at)
+
+    def _moment(self, at: float) -> None:
+        groups: dict[RoleRevision, int] = defaultdict(int)
+        ready_groups: dict[RoleRevision, int] = defaultdict(int)
+        for role_revision, is_ready, deleting in self.leaders.values():
+            if not deleting:
+                groups[role_revision] += 1
+                ready_groups[role_revision] += is_ready
+        self.moments.append(Moment(at, dict(groups), dict(ready_groups)))
 
     def run(self) -> None:
         try:
             listed = self.cluster.core.list_namespaced_pod(self.namespace, label_selector=self.selector)
             for pod in listed.items:
-                self._note(pod, deleted=False, at=time.monotonic())
+                self._note(pod, deleted=False, at=time.monotonic(), moment=False)
+            with self.lock:
+                self._moment(time.monotonic())
             version = listed.metadata.resource_version
             self.watching.set()
             while not self.done.is_set():
@@ -147,47 +157,55 @@ class PodTimeline(threading.Thread):
 @dataclass
 class Answer:
     at: float
-    answer: dict[str, Any] | None
-    error: str | None = None
+    answer: dict[str, Any]
 
 
-@dataclass
 class RequestStream:
-    """ASK called in a loop on its own thread, every answer kept with its time."""
+    """COMMAND (`picker-probe routes …`) run until the stream ends: the same request again and again, each
+    answer kept with the time it came."""
 
-    ask: Callable[[], dict[str, Any]]
-    answers: list[Answer] = field(default_factory=list)
-    done: threading.Event = field(default_factory=threading.Event)
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.answers: list[Answer] = []
 
-    def _run(self) -> None:
-        while not self.done.is_set():
-            try:
-                answer = self.ask()
-                self.answers.append(Answer(time.monotonic(), answer))
-            except AssertionError as refused:
-                self.answers.append(Answer(time.monotonic(), None, str(refused)[:500]))
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.answers.append(Answer(time.monotonic(), json.loads(line)))
 
     def __enter__(self) -> RequestStream:
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.done.set()
-        self.thread.join(30)
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(30)
+        self.reader.join(30)
+
+    def failures(self, start: float, end: float) -> list[dict[str, Any]]:
+        """The answers between START and END that routed nowhere: an error, or an immediate response."""
+        return [a.answer for a in self.answers if start <= a.at <= end and "headers" not in a.answer]
 
     def pairs(self, timeline: PodTimeline, start: float, end: float
-              ) -> tuple[list[tuple[float, RoleRevision, RoleRevision]], int]:
-        """(time, the prefill host's role and revision, the destination's) of each request routed between
-        START and END, and how many could not be told (an address that changed revisions just before)."""
-        out, untold = [], 0
+              ) -> tuple[list[tuple[float, RoleRevision, RoleRevision]], int, int]:
+        """(time, the prefill host's role and revision, the destination's) of each request routed to a
+        prefill and a decode pod between START and END; how many could not be told (an address that
+        changed revisions just before); and how many went to a decode pod alone (no prefill host: the
+        picker found no prefill pod to pair, and the decode pod prefills itself)."""
+        out, untold, alone = [], 0, 0
         for answer in self.answers:
-            if not start <= answer.at <= end or answer.answer is None or "headers" not in answer.answer:
+            if not start <= answer.at <= end or "headers" not in answer.answer:
                 continue
             headers = answer.answer["headers"]
+            if PREFILL_HOST not in headers:
+                alone += 1
+                continue
             prefill, decode = (timeline.revision_of(headers[h], answer.at) for h in (PREFILL_HOST, DESTINATION))
             if prefill is None or decode is None:
                 untold += 1
             else:
                 out.append((answer.at, prefill, decode))
-        return out, untold
+        return out, untold, alone

@@ -301,8 +301,8 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
             for step, role in enumerate(("prefill", "decode"), start=1):
                 versions[role] = str(step + 1)
                 with PodTimeline(cluster, namespace, name) as timeline, \
-                        RequestStream(lambda: screened.route(body)) as kept, \
-                        RequestStream(lambda: unscreened.route(body)) as free:
+                        RequestStream(screened.routes_command(body)) as kept, \
+                        RequestStream(unscreened.routes_command(body)) as free:
                     [before] = timeline.snapshot()[-1].serving(set(replicas)) or [None]
                     assert before is not None
                     installed.install(routed_values(tmp_path / f"v{step}.yaml", versions), verb="upgrade")
@@ -325,19 +325,19 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                     assert min(m.role_ready(r) for m in moments) >= n - BOUNDS[r]["maxUnavailable"]
                 both = [m for m in moments if m.serving(set(replicas)) == {before, after}]
                 assert both, "the two revisions never served at once"
-                (kept_pairs, kept_untold), (free_pairs, free_untold) = (
+                (kept_pairs, kept_untold, kept_alone), (free_pairs, free_untold, free_alone) = (
                     stream.pairs(timeline, start, end) for stream in (kept, free))
                 mixed = (both[0].at, both[-1].at)
                 print(f"\n{role} change (helm {helm.major}): rollout {end - start:.1f} s, both revisions serving "
-                      f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout: screened {len(kept_pairs)} "
-                      f"(+{kept_untold} on a reused address), unscreened {len(free_pairs)} (+{free_untold}), of "
-                      f"which across revisions: {sum(p[1] != d[1] for _, p, d in free_pairs)}")
+                      f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout to a prefill and a decode pod: "
+                      f"screened {len(kept_pairs)}, unscreened {len(free_pairs)}, of which across revisions "
+                      f"{sum(p[1] != d[1] for _, p, d in free_pairs)}; not counted: on a reused address "
+                      f"{kept_untold} and {free_untold}, to a decode pod alone {kept_alone} and {free_alone}")
                 for _, prefill, decode in kept_pairs + free_pairs:
                     assert (prefill[0], decode[0]) == ("prefill", "decode")
                 assert len(kept_pairs) >= 100 and len(free_pairs) >= 100
                 assert [pair for pair in kept_pairs if pair[1][1] != pair[2][1]] == []
                 assert {p[1] for at, p, _ in kept_pairs if mixed[0] <= at <= mixed[1]} == {before, after}
                 assert any(p[1] != d[1] for _, p, d in free_pairs)
-                failed = [a.error or a.answer for a in kept.answers
-                          if a.error or (a.answer and "immediate" in a.answer and start <= a.at <= end)]
+                failed = kept.failures(start, end)
                 assert not failed, failed[:3]

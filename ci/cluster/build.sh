@@ -142,7 +142,10 @@ for component in $components; do
       # The prefill/decode picker and the probe the tests ask pickers with: a module of ours, go.sum committed.
       (export GOFLAGS=-mod=readonly
        build "$here/pickers" "llm-d-inference-scheduler-$LLMD_SCHEDULER_VERSION" ./pd-picker
-       build "$here/pickers" "picker-probe-$LLMD_SCHEDULER_VERSION" ./picker-probe) ;;
+       # The probe is ours and changes with the tests: named by a hash of its source, so a cache never
+       # serves an older one (tests/controlplane/builds.py computes the same name).
+       probe=$(cat "$here/pickers/picker-probe/main.go" "$here/pickers/go.sum" | sha256sum | cut -c1-12)
+       build "$here/pickers" "picker-probe-$probe" ./picker-probe) ;;
     pipelines)
       src="$cache/src/kustomize-$KUSTOMIZE_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"

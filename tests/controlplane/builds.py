@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -81,8 +82,11 @@ def picker(image: str) -> Path:
 
 
 def picker_probe() -> Path:
-    """The client that asks a picker what a gateway would (ci/cluster/pickers/picker-probe)."""
-    path = CACHE / "bin" / f"picker-probe-{VERSIONS['LLMD_SCHEDULER_VERSION']}"
+    """The client that asks a picker what a gateway would (ci/cluster/pickers/picker-probe), named by a
+    hash of its source as build.sh names it."""
+    pickers = ROOT / "ci" / "cluster" / "pickers"
+    source = (pickers / "picker-probe" / "main.go").read_bytes() + (pickers / "go.sum").read_bytes()
+    path = CACHE / "bin" / f"picker-probe-{hashlib.sha256(source).hexdigest()[:12]}"
     if not path.is_file():
         raise MissingBuild(path)
     return path

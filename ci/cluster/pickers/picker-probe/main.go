@@ -1,7 +1,10 @@
 // picker-probe asks an endpoint picker what a gateway would ask it, and prints the answer as JSON:
 //
-//	picker-probe health ADDR SERVICE            {"status": "SERVING"}
-//	picker-probe route ADDR BODY [KEY=VALUE...]  {"headers": {...}, "body": "..."} or {"immediate": {"status": 429, "body": "..."}}
+//	picker-probe health ADDR SERVICE             {"status": "SERVING"}
+//	picker-probe route ADDR BODY [KEY=VALUE...]   {"headers": {...}, "body": "..."} or {"immediate": {"status": 429, "body": "..."}}
+//	picker-probe routes ADDR BODY [KEY=VALUE...]  the same request again and again on one connection, one
+//	                                             answer a line ({"error": "..."} for a failed one), until
+//	                                             standard input is closed
 //
 // route sends one request's headers and JSON body over the ext-proc stream, as Envoy does, over TLS
 // without verification (the picker serves a self-signed certificate by default). "headers" are the
@@ -14,6 +17,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -30,6 +34,12 @@ func main() {
 	if len(os.Args) < 4 {
 		fail(fmt.Errorf("usage: picker-probe health ADDR SERVICE | route ADDR BODY [KEY=VALUE...]"))
 	}
+	if os.Args[1] == "routes" {
+		if err := routes(os.Args[2], os.Args[3], os.Args[4:]); err != nil {
+			fail(err)
+		}
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var answer any
@@ -38,7 +48,11 @@ func main() {
 	case "health":
 		answer, err = checkHealth(ctx, os.Args[2], os.Args[3])
 	case "route":
-		answer, err = route(ctx, os.Args[2], os.Args[3], os.Args[4:])
+		var conn *grpc.ClientConn
+		if conn, err = dial(os.Args[2]); err == nil {
+			defer conn.Close()
+			answer, err = route(ctx, conn, os.Args[3], os.Args[4:])
+		}
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -67,13 +81,44 @@ func checkHealth(ctx context.Context, addr, service string) (map[string]string, 
 	return map[string]string{"status": reply.GetStatus().String()}, nil
 }
 
-func route(ctx context.Context, addr, body string, extra []string) (map[string]any, error) {
+func dial(addr string) (*grpc.ClientConn, error) {
 	creds := credentials.NewTLS(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test client
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+}
+
+// routes asks the same request on one connection until standard input closes, printing each answer as
+// soon as it comes.
+func routes(addr, body string, extra []string) error {
+	conn, err := dial(addr)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer conn.Close()
+	closed := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(closed)
+	}()
+	out := json.NewEncoder(os.Stdout)
+	for {
+		select {
+		case <-closed:
+			return nil
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		answer, err := route(ctx, conn, body, extra)
+		cancel()
+		if err != nil {
+			answer = map[string]any{"error": err.Error()}
+		}
+		if err := out.Encode(answer); err != nil {
+			return err
+		}
+	}
+}
+
+func route(ctx context.Context, conn *grpc.ClientConn, body string, extra []string) (map[string]any, error) {
 	stream, err := extproc.NewExternalProcessorClient(conn).Process(ctx)
 	if err != nil {
 		return nil, err
