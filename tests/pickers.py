@@ -11,9 +11,11 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,8 @@ from tests.controlplane.builds import picker, picker_probe
 GRPC_PORT, HEALTH_PORT, METRICS_PORT = 9002, 9003, 9090
 """The ports the chart gives the picker; another picker running beside it is moved off them."""
 CONFIG_LOADED = "loaded configuration from file/text successfully"
+DESTINATION, PREFILL_HOST = "x-gateway-destination-endpoint", "x-prefiller-host-port"
+"""Where a picker answers with the endpoint it chose, and a prefill/decode picker with the prefill pod."""
 REFRESHER = re.compile(r'(Starting|Stopping) refresher\W.*?"pod":\s*(\{[^}]*\})')
 """The picker scrapes each endpoint of its pool while it holds it: these lines follow its endpoint set."""
 
@@ -56,6 +60,17 @@ class Picker:
         """`picker-probe routes`: the request of `route`, asked again and again until its stdin closes."""
         return [str(picker_probe()), "routes", self.grpc, json.dumps(body),
                 *(f"{k}={v}" for k, v in (headers or {}).items())]
+
+    def routed(self, body: dict[str, Any], headers: dict[str, str] | None = None, answers: int = 500
+               ) -> tuple[set[str], set[str]]:
+        """The destinations and the prefill hosts the picker chose in ANSWERS requests of BODY (its
+        prompt numbered by ``{n}``, so that no prefix cache pins them): with the scores alike, every
+        endpoint it holds, whether or not it logs them."""
+        with RequestStream(self.routes_command(body, headers)) as stream:
+            eventually(f"{answers} answers", lambda: len(stream.answers) >= answers)
+        chosen = [a.answer["headers"] for a in stream.answers if "headers" in a.answer]
+        assert len(chosen) >= answers, [a.answer for a in stream.answers if "headers" not in a.answer][:3]
+        return {h[DESTINATION] for h in chosen}, {h[PREFILL_HOST] for h in chosen if PREFILL_HOST in h}
 
     def route(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
         """What the picker answers a gateway's ext-proc request with this body and these headers."""
@@ -106,8 +121,8 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
         yield Picker(process, log, offset)
     finally:
         process.terminate()
-        try:
-            process.wait(timeout=30)
+        try:  # llm-d-router drains for 30 s (--drain-timeout) before it stops; no request is in flight here
+            process.wait(timeout=3)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -130,3 +145,39 @@ def listening(address: str) -> bool:
     except OSError:
         return False
     return True
+
+
+@dataclass
+class Answer:
+    at: float
+    answer: dict[str, Any]
+
+
+class RequestStream:
+    """COMMAND (`picker-probe routes …`) run until the stream ends: the same request again and again, each
+    answer kept with the time it came."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.answers: list[Answer] = []
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.answers.append(Answer(time.monotonic(), json.loads(line)))
+
+    def __enter__(self) -> RequestStream:
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(30)
+        self.reader.join(30)
+
+    def failures(self, start: float, end: float) -> list[dict[str, Any]]:
+        """The answers between START and END that routed nowhere: an error, or an immediate response."""
+        return [a.answer for a in self.answers if start <= a.at <= end and "headers" not in a.answer]

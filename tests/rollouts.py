@@ -2,32 +2,29 @@
 
 `PodTimeline` watches the set's serving leaders and keeps, after every pod event, how many groups of
 each role and revision exist and how many are Ready, and which revision each pod address belonged to.
-`RequestStream` sends a gateway's request to a picker again and again (`picker-probe routes`) and keeps
-each answer with the time it came. Together they say which revisions served each request's prefill and decode.
+With the answers of a `tests.pickers.RequestStream` they say which revisions served each request's
+prefill and decode.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 import kubernetes
 
 from tests.cluster import Cluster, ready
+from tests.pickers import DESTINATION, PREFILL_HOST, RequestStream
 
 REVISION, SET_NAME, SET_ROLE = ("disaggregatedset.x-k8s.io/revision", "disaggregatedset.x-k8s.io/name",
                                 "disaggregatedset.x-k8s.io/role")
 WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
-DESTINATION, PREFILL_HOST = "x-gateway-destination-endpoint", "x-prefiller-host-port"
 
 RoleRevision = tuple[str, str]
 HANDOVER = 2.0
-"""Seconds a picker's view of the pods may lag the API server's (its watch), at most, in these tests."""
+"""Seconds by which a picker's view of the pods and this module's may differ, at most, in these tests."""
 
 
 @dataclass(frozen=True)
@@ -138,74 +135,38 @@ class PodTimeline(threading.Thread):
 
     def revision_of(self, endpoint: str, at: float) -> RoleRevision | None:
         """The role and revision of the leader at ENDPOINT (``ip:port``) when a picker chose it at AT;
-        None when the address changed hands between revisions within HANDOVER before AT (kwok gives a
-        deleted pod's address to the next pod it starts, and a picker may route by a view that old)."""
+        None when the address belonged to leaders of different revisions within HANDOVER of AT (kwok
+        gives a deleted pod's address to the next pod it starts, and a picker's view of the pods and
+        this watch's run ahead of each other by that much at most)."""
         ip = endpoint.rsplit(":", 1)[0]
         with self.lock:
-            held = [a for a in self.addresses.get(ip, []) if a.since <= at]
-        assert held, f"no leader of the set had the address {ip} at {at}"
-        recent = {(a.role, a.revision) for a in held if a.until is None or a.until >= at - HANDOVER}
-        if len(recent) > 1:
-            return None
-        return recent.pop() if recent else (held[-1].role, held[-1].revision)
+            near = {(a.role, a.revision) for a in self.addresses.get(ip, [])
+                    if a.since <= at + HANDOVER and (a.until is None or a.until >= at - HANDOVER)}
+        assert near, f"no leader of the set had the address {ip} around {at}"
+        return near.pop() if len(near) == 1 else None
 
     def snapshot(self) -> list[Moment]:
         with self.lock:
             return list(self.moments)
 
 
-@dataclass
-class Answer:
-    at: float
-    answer: dict[str, Any]
-
-
-class RequestStream:
-    """COMMAND (`picker-probe routes …`) run until the stream ends: the same request again and again, each
-    answer kept with the time it came."""
-
-    def __init__(self, command: list[str]) -> None:
-        self.command = command
-        self.answers: list[Answer] = []
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.answers.append(Answer(time.monotonic(), json.loads(line)))
-
-    def __enter__(self) -> RequestStream:
-        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        self.process.wait(30)
-        self.reader.join(30)
-
-    def failures(self, start: float, end: float) -> list[dict[str, Any]]:
-        """The answers between START and END that routed nowhere: an error, or an immediate response."""
-        return [a.answer for a in self.answers if start <= a.at <= end and "headers" not in a.answer]
-
-    def pairs(self, timeline: PodTimeline, start: float, end: float
-              ) -> tuple[list[tuple[float, RoleRevision, RoleRevision]], int, int]:
-        """(time, the prefill host's role and revision, the destination's) of each request routed to a
-        prefill and a decode pod between START and END; how many could not be told (an address that
-        changed revisions just before); and how many went to a decode pod alone (no prefill host: the
-        picker found no prefill pod to pair, and the decode pod prefills itself)."""
-        out, untold, alone = [], 0, 0
-        for answer in self.answers:
-            if not start <= answer.at <= end or "headers" not in answer.answer:
-                continue
-            headers = answer.answer["headers"]
-            if PREFILL_HOST not in headers:
-                alone += 1
-                continue
-            prefill, decode = (timeline.revision_of(headers[h], answer.at) for h in (PREFILL_HOST, DESTINATION))
-            if prefill is None or decode is None:
-                untold += 1
-            else:
-                out.append((answer.at, prefill, decode))
-        return out, untold, alone
+def pairs(stream: RequestStream, timeline: PodTimeline, start: float, end: float
+          ) -> tuple[list[tuple[float, RoleRevision, RoleRevision]], int, int]:
+    """(time, the prefill host's role and revision, the destination's) of each request routed to a
+    prefill and a decode pod between START and END; how many could not be told (an address that
+    changed revisions just before); and how many went to a decode pod alone (no prefill host: the
+    picker found no prefill pod to pair, and the decode pod prefills itself)."""
+    out, untold, alone = [], 0, 0
+    for answer in stream.answers:
+        if not start <= answer.at <= end or "headers" not in answer.answer:
+            continue
+        headers = answer.answer["headers"]
+        if PREFILL_HOST not in headers:
+            alone += 1
+            continue
+        prefill, decode = (timeline.revision_of(headers[h], answer.at) for h in (PREFILL_HOST, DESTINATION))
+        if prefill is None or decode is None:
+            untold += 1
+        else:
+            out.append((answer.at, prefill, decode))
+    return out, untold, alone

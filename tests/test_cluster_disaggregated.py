@@ -19,6 +19,8 @@ from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
 from tests.cluster import PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, fusion_helm
+from tests.pickers import RequestStream, kubeconfig_for, running, serving
+from tests.rollouts import PodTimeline, pairs
 from tests.test_cluster_lifecycle import hook_runner
 
 pytestmark = pytest.mark.cluster
@@ -274,14 +276,12 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
     together, each within its bounds, while a stream of requests goes to the chart's picker (the
     real llm-d-router) and to the same picker without the screener. Behind the screener no request
     has its prefill and decode on different revisions; without it, some do."""
-    from tests.pickers import kubeconfig_for, running, serving
-    from tests.rollouts import PodTimeline, RequestStream
-
     namespace = f"ds-screener-helm{helm.major}"
     spec = yaml.safe_load(ROUTED.read_text())
     replicas = {r["name"]: r["replicas"] for r in spec["roles"] if r["name"] in BOUNDS}
     name = spec["name"]
-    body = {"model": "Qwen/Qwen3-8B", "prompt": "Explain the KV cache of a transformer. " * 8, "max_tokens": 8}
+    # Numbered by the probe: no two prompts share a prefix, so no prefix cache holds a request to a pod.
+    body = {"model": "Qwen/Qwen3-8B", "prompt": "{n}: explain the KV cache of a transformer.", "max_tokens": 8}
     versions = {"prefill": "1", "decode": "1"}
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(routed_values(tmp_path / "v0.yaml", versions))
@@ -297,7 +297,8 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                         offset=10) as unscreened:
             for picker in (screened, unscreened):
                 serving(picker)
-                eventually("the picker routing", lambda picker=picker: "headers" in picker.route(body))
+                eventually("the picker routing", lambda picker=picker: "headers" in picker.route(
+                    {**body, "prompt": "a prompt"}))
             for step, role in enumerate(("prefill", "decode"), start=1):
                 versions[role] = str(step + 1)
                 with PodTimeline(cluster, namespace, name) as timeline, \
@@ -326,7 +327,7 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                 both = [m for m in moments if m.serving(set(replicas)) == {before, after}]
                 assert both, "the two revisions never served at once"
                 (kept_pairs, kept_untold, kept_alone), (free_pairs, free_untold, free_alone) = (
-                    stream.pairs(timeline, start, end) for stream in (kept, free))
+                    pairs(stream, timeline, start, end) for stream in (kept, free))
                 mixed = (both[0].at, both[-1].at)
                 print(f"\n{role} change (helm {helm.major}): rollout {end - start:.1f} s, both revisions serving "
                       f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout to a prefill and a decode pod: "

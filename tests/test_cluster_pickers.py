@@ -118,13 +118,23 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
         with running(deployment, configmap, namespace, kubeconfig, tmp_path) as found:
             serving(found)
             assert CONFIG_LOADED in found.output()
-            eventually("the picker to take the serving leaders",
-                       lambda: found.endpoints() == {f"{namespace}/{name}" for name in all_leaders},
-                       describe=lambda: f"added {sorted(found.endpoints())}, leaders {sorted(all_leaders)}")
-            assert "forbidden" not in found.output()
-
             body = {"model": "qwen3-8b", "prompt": PROMPT, "max_tokens": 8}
             disaggregated = any(r["componentType"] == "prefiller" for r in serving_roles)
+            if "llm-d-router" in variant:  # which logs no endpoint it takes: they are the ones it routes to
+                def every_leader() -> tuple[set[str], set[str]] | None:
+                    destinations, prefill_hosts = found.routed({**body, "prompt": "{n}: " + PROMPT})
+                    everyone = {f"{ip}:{port}" for ip in all_leaders.values()}
+                    return (destinations, prefill_hosts) if destinations | prefill_hosts == everyone else None
+                destinations, prefill_hosts = eventually("the picker to route to every serving leader", every_leader)
+                if disaggregated:
+                    assert destinations == {f"{ip}:{port}" for ip in leaders(cluster, namespace, "decoder").values()}
+                    assert prefill_hosts == {f"{ip}:{port}" for ip in leaders(cluster, namespace, "prefiller").values()}
+            else:
+                eventually("the picker to take the serving leaders",
+                           lambda: found.endpoints() == {f"{namespace}/{name}" for name in all_leaders},
+                           describe=lambda: f"added {sorted(found.endpoints())}, leaders {sorted(all_leaders)}")
+            assert "forbidden" not in found.output()
+
             if disaggregated:
                 # The request docs/router.md shows for this example, its Critical objective named.
                 headers, model = documented_request()
@@ -218,7 +228,10 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
                 if layout and not GENERATIONS[generation].rollout_screener:
                     continue
                 words = [w for w in STRATEGY_WORDS if shape != "monolithic" or w != PD_DISAGGREGATION]
-                for strategy in [*words, {"scorers": [{"type": "prefix-cache", "parameters": {"hashBlockSize": 32}},
+                # Each release's own parameters of its prefix-cache scorer.
+                prefix = {"matchLengthScaleTokens": 64} if generation is PickerGeneration.LLM_D_ROUTER else {
+                    "hashBlockSize": 32}
+                for strategy in [*words, {"scorers": [{"type": "prefix-cache", "parameters": prefix},
                                                       {"type": "queue-size", "weight": 2}],
                                           **({"prefillThreshold": 100} if shape == "pd" else {})}]:
                     try:

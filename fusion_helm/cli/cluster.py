@@ -62,18 +62,23 @@ class Cluster:
         """What the status of SERVICE needs besides its pods, as `status.reads` asks for its layout."""
         name = service["metadata"]["name"]
         kinds = status.reads(service["spec"])
-        custom = kubernetes.client.CustomObjectsApi(self.api)
         found = status.Workloads()
         if status.LEADER_WORKER_SET in kinds:
             found = replace(found, leader_worker_sets=tuple(self.leader_worker_sets(name, namespace)))
         if status.DISAGGREGATED_SET in kinds:
-            listed = self._call(custom.list_namespaced_custom_object, *DISAGGREGATED_SETS, namespace,
-                                field_selector=f"metadata.name={name}")["items"]
+            listed = self._list(DISAGGREGATED_SETS, namespace, field_selector=f"metadata.name={name}")
             found = replace(found, disaggregated_set=listed[0] if listed else None)
         if status.ROLE_SCALER in kinds:
-            found = replace(found, role_scalers=tuple(self._call(
-                custom.list_namespaced_custom_object, *ROLE_SCALERS, namespace,
-                label_selector=f"{LABEL_SET_NAME}={name}")["items"]))
+            found = replace(found, role_scalers=tuple(self._list(ROLE_SCALERS, namespace,
+                                                                 label_selector=f"{LABEL_SET_NAME}={name}")))
+        return found
+
+    def _list(self, resource: tuple[str, str, str], namespace: str, **selectors: str) -> list[dict[str, Any]]:
+        """The objects of RESOURCE (group, version, plural) in NAMESPACE that SELECTORS select."""
+        group, version, plural = resource
+        found: list[dict[str, Any]] = self._call(
+            kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object, group, version, namespace,
+            plural, **selectors)["items"]
         return found
 
     def pods(self, service: str, namespace: str) -> list[dict[str, Any]]:

@@ -2,9 +2,10 @@
 //
 //	picker-probe health ADDR SERVICE             {"status": "SERVING"}
 //	picker-probe route ADDR BODY [KEY=VALUE...]   {"headers": {...}, "body": "..."} or {"immediate": {"status": 429, "body": "..."}}
-//	picker-probe routes ADDR BODY [KEY=VALUE...]  the same request again and again on one connection, one
-//	                                             answer a line ({"error": "..."} for a failed one), until
-//	                                             standard input is closed
+//	picker-probe routes ADDR BODY [KEY=VALUE...]  the request again and again on one connection, "{n}" in
+//	                                             BODY replaced by its number (0, 1, ...), one answer a line
+//	                                             ({"error": "..."} for a failed one), until standard input
+//	                                             is closed
 //
 // route sends one request's headers and JSON body over the ext-proc stream, as Envoy does, over TLS
 // without verification (the picker serves a self-signed certificate by default). "headers" are the
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,14 +102,14 @@ func routes(addr, body string, extra []string) error {
 		close(closed)
 	}()
 	out := json.NewEncoder(os.Stdout)
-	for {
+	for n := 0; ; n++ {
 		select {
 		case <-closed:
 			return nil
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		answer, err := route(ctx, conn, body, extra)
+		answer, err := route(ctx, conn, strings.ReplaceAll(body, "{n}", strconv.Itoa(n)), extra)
 		cancel()
 		if err != nil {
 			answer = map[string]any{"error": err.Error()}
