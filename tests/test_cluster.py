@@ -118,11 +118,24 @@ def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
 
 @pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
 @pytest.mark.parametrize("level", sorted(TABLES))
-@pytest.mark.parametrize("layout", ["replica", "role", "disaggregated"])
-def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str, level: str,
-                                            gpus: int, record_property: Any) -> None:
-    """The same table whether each replica is a LeaderWorkerSet, a group of the role's one, or a group of
-    the role's LeaderWorkerSet that a DisaggregatedSet makes."""
+def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, level: str, gpus: int,
+                                            record_property: Any) -> None:
+    deliver_the_table(cluster, helm, tmp_path, "replica", level, gpus, record_property)
+
+
+@pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
+@pytest.mark.parametrize("level", sorted(TABLES))
+@pytest.mark.parametrize("layout", ["role", "disaggregated"])
+def test_the_grouped_layouts_deliver_the_same_table(cluster: Cluster, helm4: Helm, tmp_path: Path, layout: str,
+                                                    level: str, gpus: int, record_property: Any) -> None:
+    """Each replica a group of the role's LeaderWorkerSet, or of the one a DisaggregatedSet makes: the
+    same table. (The objects are the post-renderer's whichever helm applies them, and helm takes no
+    part in placement: one helm here, both in the installs of tests/test_cluster_disaggregated.py.)"""
+    deliver_the_table(cluster, helm4, tmp_path, layout, level, gpus, record_property)
+
+
+def deliver_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str, level: str, gpus: int,
+                      record_property: Any) -> None:
     state, expected = TABLES[level][gpus]
     namespace = f"gang-{layout}-{level}-{gpus}-helm{helm.major}"
     level_values = tmp_path / "level.yaml"
