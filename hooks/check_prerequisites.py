@@ -3,13 +3,20 @@ the release: the LeaderWorkerSet API must be served and, when the service is gan
 Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
 ``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, each resource
 it needs: those of the objects it creates (InferencePool, HTTPRoute, Gateway) and the model objects
-its endpoint picker watches; in layout disaggregated, the DisaggregatedSet APIs.
+its endpoint picker watches; in layout disaggregated, the DisaggregatedSet APIs. Where the service is
+placed: its Volcano queue must exist and be Open (Volcano schedules nothing from another), its
+PriorityClass must exist (Kubernetes refuses every pod naming a missing one), and each network topology
+tier it names must be one the cluster's HyperNodes have (Volcano reads an unknown tier name as no bound
+at all, and a tier number with no HyperNode at or below it as the whole cluster).
 
     python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION/RESOURCE ...]
                                   [--layout NAME --layout-api GROUP/VERSION/RESOURCE ...]
+                                  [--queue NAME] [--priority-class NAME] [--tier NUMBER|NAME ...]
 
 API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
-where the chart could grant it (the namespace exists), and skipped where not.
+where the chart could grant it (the namespace exists), and skipped where not. The queue, the
+PriorityClass and the HyperNodes are cluster-scoped: the chart grants reading them (a ClusterRole) only
+when the service names them.
 """
 
 from __future__ import annotations
@@ -58,6 +65,52 @@ def serves(kube: Kube, group_version: str, resource: str) -> bool:
     return any(served.get("name") == resource for served in listed.get("resources") or [])
 
 
+QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
+PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
+HYPER_NODES = ("topology.volcano.sh/v1alpha1", "hypernodes")
+
+
+def queue_problem(kube: Kube, queue: str) -> str | None:
+    found = kube.find(f"{QUEUES}/{queue}")
+    if found is None:
+        return (f"queue {queue} does not exist (a Volcano Queue, scheduling.volcano.sh/v1beta1): Volcano would never "
+                "schedule the service's PodGroup; create it, or set schedulingStrategy.queue to an Open queue")
+    state = (found.get("status") or {}).get("state") or "Unknown"
+    if state != "Open":
+        return (f"queue {queue} is {state}, not Open: Volcano schedules no PodGroup of it; open it, or set "
+                "schedulingStrategy.queue to an Open queue")
+    return None
+
+
+def priority_class_problem(kube: Kube, name: str) -> str | None:
+    if kube.exists(f"{PRIORITY_CLASSES}/{name}"):
+        return None
+    return (f"PriorityClass {name} does not exist: Kubernetes refuses every serving pod that names it; create it, "
+            "or change schedulingStrategy.priorityClassName")
+
+
+def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
+    group_version, resource = HYPER_NODES
+    if not serves(kube, group_version, resource):
+        return [f"{resource} ({group_version}) is not served, and the service's networkTopology needs them: install "
+                "Volcano v1.12 or later and describe the cluster's network with HyperNodes (docs/gang-scheduling.md)"]
+    specs = [item.get("spec") or {} for item in (kube.get(f"/apis/{group_version}/{resource}").get("items") or [])]
+    names = {spec.get("tierName") for spec in specs}
+    numbers = [spec["tier"] for spec in specs if isinstance(spec.get("tier"), int)]
+    problems = []
+    for tier in tiers:
+        if tier.isdigit():
+            if not any(number <= int(tier) for number in numbers):
+                problems.append(f"no HyperNode has tier {tier} or lower: Volcano would read highestTierAllowed {tier} "
+                                "as the whole cluster; describe the cluster's network with HyperNodes "
+                                "(docs/gang-scheduling.md)")
+        elif tier not in names:
+            known = ", ".join(sorted(name for name in names if name)) or "none"
+            problems.append(f"no HyperNode has tierName {tier} (tier names: {known}): Volcano would place the pods "
+                            "with no bound at all; fix highestTierName")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gang", action="store_true", help="the service is gang-scheduled")
@@ -67,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layout", help="the service's layout, when it needs more than LWS")
     parser.add_argument("--layout-api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
                         help="a resource the service's layout needs")
+    parser.add_argument("--queue", help="the Volcano queue of the service's PodGroup")
+    parser.add_argument("--priority-class", help="the PriorityClass of the service's PodGroup and pods")
+    parser.add_argument("--tier", action="append", default=[], metavar="NUMBER|NAME",
+                        help="a network topology tier the service's PodGroup bounds its pods by")
     args = parser.parse_args(argv)
     kube = Kube()
     try:
@@ -84,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
                     if not serves(kube, group_version, resource)]
         if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
             missing.append(gang_on)
+        if args.queue and (problem := queue_problem(kube, args.queue)):
+            missing.append(problem)
+        if args.priority_class and (problem := priority_class_problem(kube, args.priority_class)):
+            missing.append(problem)
+        if args.tier:
+            missing += tier_problems(kube, args.tier)
     except (ApiError, OSError) as error:
         print(f"check_prerequisites: {error}", file=sys.stderr)
         return 1

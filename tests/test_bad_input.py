@@ -66,8 +66,8 @@ CASES = {
     "unknown field": (
         with_role_change("replica", 2),
         "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, componentType, "
-        "endpointPicker, endpointPickerConfig, gateway, httproute, models, multinode, name, poolAPIVersion, "
-        "recoveryPolicy, replicas, rollout, strategy, targetPort, template)"),
+        "endpointPicker, endpointPickerConfig, gateway, httproute, models, multinode, name, networkTopology, "
+        "poolAPIVersion, recoveryPolicy, replicas, rollout, strategy, targetPort, template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
         "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: the router runs "

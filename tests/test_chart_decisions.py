@@ -14,10 +14,11 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec, parse_inference_service
+from fusion_helm.expand import expand
 from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
 from fusion_helm.expand.gang import plan_gang
 from fusion_helm.expand.router.generations import generation_of, required_apis
-from fusion_helm.model import Layout, PickerGeneration, PoolAPI
+from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI
 from tests.helm import VALUES, Helm
 
 CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
@@ -48,6 +49,17 @@ def router(pool: str | None = None, models: bool = False, gateway: bool = False,
 
 
 EDGE_CASES: dict[str, dict[str, Any]] = {
+    "a role's topology over the service's, another opting out, the whole service's": {
+        "roles": [{**role("p", "prefiller", nodes=2), "networkTopology": {"mode": "none"}},
+                  {**role("d", "decoder", 2, nodes=4), "networkTopology": {"highestTierName": "rack"}},
+                  role("d2", "decoder", 1, nodes=2)],
+        "gangSchedule": {"networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+                         "serviceNetworkTopology": {"highestTierAllowed": 2}},
+        "schedulingStrategy": {"queue": "team-a", "priorityClassName": "high"}},
+    "soft topology names no tier": {"roles": [role("w", "worker", 2, nodes=2)],
+                                    "gangSchedule": {"networkTopology": {"mode": "soft"}}},
+    "a priority class without a gang": {"roles": [role("w", "worker", 2)],
+                                        "schedulingStrategy": {"priorityClassName": "high"}},
     "worker with nodeCount 1": {"roles": [role("w", "worker", 2, nodes=1)]},
     "one prefiller replica alone": {"roles": [role("p", "prefiller")]},
     "prefiller and decoder of one replica": {"roles": [role("p", "prefiller"), role("d", "decoder")]},
@@ -103,6 +115,19 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
             if rng.random() < 0.3:
                 gang["minRoleReplicas"] = {roles[0]["name"]: rng.randint(1, 2)}
             values["gangSchedule"] = gang
+        topologies = [{"mode": "none"}, {"mode": "soft"}, {"highestTierAllowed": rng.randint(1, 3)},
+                      {"mode": "hard", "highestTierName": rng.choice(["rack", "spine"])}]
+        for served in roles:
+            if served["componentType"] != "router" and rng.random() < 0.2:
+                served["networkTopology"] = rng.choice(topologies)
+        if rng.random() < 0.3:
+            gang = values.setdefault("gangSchedule", {})
+            for field in ("networkTopology", "serviceNetworkTopology"):
+                if rng.random() < 0.5:
+                    gang[field] = rng.choice(topologies[1:])
+        if rng.random() < 0.2:
+            values["schedulingStrategy"] = {key: value for key, value in (("queue", "team-a"), ("priorityClassName",
+                                            "high")) if rng.random() < 0.7}
         out[f"generated {case}"] = values
     return out
 
@@ -111,8 +136,25 @@ CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUE
          **generated(120)}
 
 
-Decision = tuple[bool, list[str], list[str]]
-"""Gang-scheduled, the APIs the router needs, those the layout needs."""
+Decision = tuple[bool, list[str], list[str], list[str]]
+"""Gang-scheduled, the APIs the router needs, those the layout needs, and where it is placed: the
+check's --queue, --priority-class and --tier arguments."""
+
+
+def placement(service: InferenceService) -> list[str]:
+    """What the post-renderer writes of the service's placement, as the check Job's arguments: the
+    PodGroup's queue, the PriorityClass (on the PodGroup, or the pods of a service without one), the
+    tiers of the PodGroup's hard network topologies."""
+    objects = expand(service)
+    [podgroup] = [o["spec"] for o in objects if o["kind"] == "PodGroup"] or [{}]
+    topologies = [podgroup.get("networkTopology"), *(p.get("networkTopology") for p in podgroup.get(
+        "subGroupPolicy", []))]
+    tiers = sorted({str(t.get("highestTierName", t.get("highestTierAllowed"))) for t in topologies
+                    if t and t["mode"] == "hard"})
+    args = ["--queue", podgroup["queue"]] if "queue" in podgroup else []
+    if service.priority_class_name:
+        args += ["--priority-class", service.priority_class_name]
+    return args + [arg for tier in tiers for arg in ("--tier", tier)]
 
 
 def python_decision(values: dict[str, Any]) -> Decision | None:
@@ -127,15 +169,16 @@ def python_decision(values: dict[str, Any]) -> Decision | None:
     except InvalidSpec:
         return None  # the post-renderer refuses it: the install stops there, whatever the chart decided
     layout = list(REQUIRED_APIS) if service.layout is Layout.DISAGGREGATED else []
-    if service.router is None:
-        return gang, [], layout
-    router = service.router
     try:
+        placed = placement(service)
+        if service.router is None:
+            return gang, [], layout, placed
+        router = service.router
         generation = generation_of(service, router)
     except InvalidSpec:
         return None
     return gang, required_apis(generation, router.pool_api, gateway=router.gateway is not None,
-                               models=bool(router.models)), layout
+                               models=bool(router.models)), layout, placed
 
 
 def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> Decision | None:
@@ -148,8 +191,10 @@ def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> Decisi
         return None
     [job] = [doc for doc in yaml.safe_load_all(result.stdout) if doc and doc["metadata"]["name"].endswith("-check")]
     args = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    placed = [value for i, arg in enumerate(args) if arg in ("--queue", "--priority-class", "--tier")
+              for value in (arg, args[i + 1])]
     return ("--gang" in args, [args[i + 1] for i, arg in enumerate(args) if arg == "--api"],
-            [args[i + 1] for i, arg in enumerate(args) if arg == "--layout-api"])
+            [args[i + 1] for i, arg in enumerate(args) if arg == "--layout-api"], placed)
 
 
 def test_the_chart_decides_as_the_post_renderer(helm: Helm, tmp_path: Path) -> None:

@@ -122,12 +122,11 @@ for component in $components; do
       share "lws-$LWS_VERSION" "$src" config/webhook/manifests.yaml config/webhook/mutating-patch.yaml \
         config/webhook/validating-patch.yaml ;;
     volcano)
-      src="$cache/src/volcano-$VOLCANO_VERSION"
-      [ -f "$src/go.mod" ] || wrapper "$src" volcano.sh/volcano "$VOLCANO_VERSION" "volcano.sh/apis=$VOLCANO_APIS_VERSION"
-      build "$src" "vc-scheduler-$VOLCANO_VERSION" volcano.sh/volcano/cmd/scheduler
-      build "$src" "vc-controller-manager-$VOLCANO_VERSION" volcano.sh/volcano/cmd/controller-manager
-      share "volcano-$VOLCANO_VERSION" "$(module_dir "volcano.sh/volcano@$VOLCANO_VERSION")" 'config/crd/volcano/bases/*.yaml' \
-        installer/helm/chart/volcano/config/volcano-scheduler.conf ;;
+      # The main module of its release source, its volcano.sh/apis the tree's own staging copy.
+      src=$(vendored "volcano-$VOLCANO_VERSION" "$VOLCANO_SHA256")
+      build "$src" "vc-scheduler-$VOLCANO_VERSION" ./cmd/scheduler
+      build "$src" "vc-controller-manager-$VOLCANO_VERSION" ./cmd/controller-manager
+      share "volcano-$VOLCANO_VERSION" "$src" 'config/crd/volcano/bases/*.yaml' ;;
     pickers)
       # The endpoint pickers the chart pins, named as their images: <image name>-<tag>.
       for version in "$GIE_EPP_V1_VERSION" "$GIE_EPP_V05_VERSION"; do

@@ -13,6 +13,7 @@ from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.labels import LABEL_REVISION
 from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Layout, Role
+from fusion_helm.model.topology import NetworkTopology, TopologyMode
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -58,12 +59,15 @@ def plan_gang(service: InferenceService) -> GangPlan:
         enabled = any(role.multinode or role.component_type in DISAGGREGATED for role in service.roles)
         gang = GangSchedule(enable=enabled, level=GangLevel.ROLE, min_role_replicas={})
     if not gang.enable:
+        _refuse_without_gang(service, "gangSchedule.enable is false" if service.gang_schedule else
+                             "a single-node monolithic service is gang-scheduled only with spec.gangSchedule")
         return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
     minimum = {role.name: role.replicas if gang.level is GangLevel.GROUP
                else min(gang.min_role_replicas.get(role.name, 1), role.replicas) for role in service.roles}
     if sum(minimum[role.name] * role.node_count for role in service.roles) <= 1 and not any(
             role.multinode for role in service.roles):
         if service.gang_schedule is None:
+            _refuse_without_gang(service, "a single pod's gang is no gang (one single-node replica)")
             return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
         raise InvalidSpec(service.where, "spec.gangSchedule",
                           "no gang is possible: the atomic minimum is a single pod and every replica is one "
@@ -74,6 +78,28 @@ def plan_gang(service: InferenceService) -> GangPlan:
                           f"PodGroup), got {service.scheduler_name!r}; or set spec.gangSchedule.enable: false")
     return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=gang.level,
                     layout=service.layout)
+
+
+def _refuse_without_gang(service: InferenceService, why: str) -> None:
+    """What only a PodGroup carries, refused by field where the service has none (WHY)."""
+    gang = service.gang_schedule
+    fields: list[tuple[str, object]] = [
+        ("spec.schedulingStrategy.queue", service.queue),
+        ("spec.gangSchedule.networkTopology", gang.network_topology if gang else None),
+        ("spec.gangSchedule.serviceNetworkTopology", gang.service_network_topology if gang else None),
+        *((f"{role.path}.networkTopology", role.network_topology) for role in service.roles)]
+    for path, value in fields:
+        if value is not None:
+            raise InvalidSpec(service.where, path, f"is a Volcano PodGroup's, and the service has none: {why}")
+
+
+def replica_topology(service: InferenceService, role: Role) -> NetworkTopology | None:
+    """Where each replica of ROLE must lie: its own networkTopology, else the service's default; None
+    where it opts out (mode none) or neither says."""
+    topology = role.network_topology
+    if topology is None and service.gang_schedule is not None:
+        topology = service.gang_schedule.network_topology
+    return None if topology is None or topology.mode is TopologyMode.NONE else topology
 
 
 def pod_groups(
@@ -107,6 +133,13 @@ def pod_groups(
     total = resources.add(requests)
     if total:
         spec["minResources"] = resources.to_manifest(total)
+    gang = service.gang_schedule
+    if gang is not None and gang.service_network_topology is not None:
+        spec["networkTopology"] = gang.service_network_topology.to_manifest()
+    if service.queue is not None:
+        spec["queue"] = service.queue
+    if service.priority_class_name is not None:
+        spec["priorityClassName"] = service.priority_class_name
     metadata = naming.object_metadata(service, plan.group_name, {naming.LABEL_SERVICE: service.name})
     return [{"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}]
 
@@ -119,13 +152,17 @@ def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: in
         selector["matchExpressions"] = [{"key": index_label, "operator": operator, "values": indices}]
     # The index first: Volcano orders a policy's subgroups by the first key's value read as a number.
     keys = [index_label, LABEL_REVISION] if service.layout is Layout.DISAGGREGATED else [index_label]
-    return {
+    policy = {
         "name": f"{role.name}/{part}",
         "subGroupSize": role.node_count,
         "minSubGroups": min_sub_groups,
         "labelSelector": selector,
         "matchLabelKeys": keys,
     }
+    topology = replica_topology(service, role)
+    if topology is not None:
+        policy["networkTopology"] = topology.to_manifest()
+    return policy
 
 
 def replica_requests(service: InferenceService, role: Role, templates: RoleTemplates) -> resources.Resources:

@@ -50,6 +50,10 @@ def role_blueprint(
             _refuse_override(service, f"{path}.spec.schedulerName", spec.get("schedulerName"),
                              plan.scheduler_name, "set spec.schedulingStrategy.schedulerName instead")
             spec["schedulerName"] = plan.scheduler_name
+        if service.priority_class_name:  # Kubernetes gives each pod its priority; nothing copies the PodGroup's
+            _refuse_override(service, f"{path}.spec.priorityClassName", spec.get("priorityClassName"),
+                             service.priority_class_name, "set spec.schedulingStrategy.priorityClassName alone")
+            spec["priorityClassName"] = service.priority_class_name
         labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
                               naming.pod_labels(service, role), per_replica=[naming.LABEL_REPLICA_INDEX])
         annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),

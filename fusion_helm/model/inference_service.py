@@ -16,6 +16,7 @@ from fusion_helm.model.scaling import (
     parse_autoscaling,
 )
 from fusion_helm.model.schema import api_source
+from fusion_helm.model.topology import NetworkTopology, check_nested, parse_network_topology
 from fusion_helm.model.validation import check_unique, validate_spec
 from fusion_helm.records import EMPTY, record
 
@@ -96,6 +97,10 @@ class GangSchedule:
     enable: bool
     level: GangLevel
     min_role_replicas: Mapping[str, int]
+    network_topology: NetworkTopology | None = None
+    """The default of the roles' replicas."""
+    service_network_topology: NetworkTopology | None = None
+    """The PodGroup's own: the whole service."""
 
 
 @record
@@ -124,6 +129,8 @@ class Role:
     volume_claims: Mapping[str, Any] = EMPTY
     """Layout role: a taken-over LeaderWorkerSet's volumeClaimTemplates and persistentVolumeClaimRetentionPolicy
     (leaderWorkerTemplate fields), carried over: its StatefulSets keep their names, so their claims do too."""
+    network_topology: NetworkTopology | None = None
+    """Its own ``networkTopology`` (mode none: opted out of the service's default); None: the default's."""
 
     @property
     def multinode(self) -> bool:
@@ -155,6 +162,10 @@ class InferenceService:
     namespace: str | None = None
     labels: Mapping[str, str] = EMPTY
     scheduler_name: str | None = None
+    queue: str | None = None
+    """The PodGroup's Volcano queue."""
+    priority_class_name: str | None = None
+    """The PodGroup's and the serving pods' PriorityClass."""
     gang_schedule: GangSchedule | None = None
     """None when the spec omits it: the expansion then decides from the roles."""
     router: Router | None = None
@@ -214,13 +225,16 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
                 raise InvalidSpec(where, f"{role.path}.autoscaling",
                                   "cannot go with gangSchedule level group, which requires every replica while "
                                   "the autoscaler changes how many there are; use level role")
+    strategy = spec.get("schedulingStrategy") or {}
     return InferenceService(
         name=name,
         roles=roles,
         router=router,
         namespace=metadata.get("namespace"),
         labels=dict(labels),
-        scheduler_name=(spec.get("schedulingStrategy") or {}).get("schedulerName"),
+        scheduler_name=strategy.get("schedulerName"),
+        queue=strategy.get("queue"),
+        priority_class_name=strategy.get("priorityClassName"),
         gang_schedule=gang_schedule,
         layout=layout,
     )
@@ -259,8 +273,21 @@ def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...],
                          ) -> GangSchedule | None:
     if raw is None:
         return None
-    gang = GangSchedule(enable=raw.get("enable", True), level=GangLevel(raw.get("level", GangLevel.ROLE)),
-                        min_role_replicas=dict(raw.get("minRoleReplicas") or {}))
+    gang = GangSchedule(
+        enable=raw.get("enable", True), level=GangLevel(raw.get("level", GangLevel.ROLE)),
+        min_role_replicas=dict(raw.get("minRoleReplicas") or {}),
+        network_topology=parse_network_topology(raw.get("networkTopology"), "spec.gangSchedule.networkTopology",
+                                                where),
+        service_network_topology=parse_network_topology(
+            raw.get("serviceNetworkTopology"), "spec.gangSchedule.serviceNetworkTopology", where))
+    if gang.service_network_topology is not None:
+        if gang.network_topology is not None:
+            check_nested(gang.network_topology, gang.service_network_topology, "spec.gangSchedule.networkTopology",
+                         where)
+        for served in roles:
+            if served.network_topology is not None:
+                check_nested(served.network_topology, gang.service_network_topology,
+                             f"{served.path}.networkTopology", where)
     by_name = {role.name: role for role in roles}
     for role_name, count in gang.min_role_replicas.items():
         path = f"spec.gangSchedule.minRoleReplicas.{role_name}"
@@ -333,4 +360,6 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         template=raw["template"],
         position=position,
         recovery_policy=RecoveryPolicy(raw.get("recoveryPolicy", RecoveryPolicy.ROLE_RESTART)),
+        network_topology=parse_network_topology(raw.get("networkTopology"), f"{path}.networkTopology", where,
+                                                opt_out=True),
     )

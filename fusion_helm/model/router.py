@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template")
+SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FLAG_CHARS = _ALNUM | frozenset("_.-")
 RESOURCES_SCHEMA = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "spec", "leaderWorkerTemplate", "workerTemplate",

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from tests.controlplane.builds import binary, shared, shared_crd, shared_crds, shared_dir
+from tests.controlplane.builds import ROOT, binary, shared, shared_crd, shared_crds, shared_dir
 from tests.controlplane.processes import TOKEN, ControlPlane, free_port, write_kubeconfig
 
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
@@ -166,13 +166,21 @@ def leaderworkerset(cp: ControlPlane) -> None:
     cp.apply(_webhook_configurations(webhook, ca_bundle))
 
 
+SCHEDULER_CONF = Path(__file__).with_name("volcano-scheduler.conf")
+HYPER_NODES = ROOT / "docs" / "hypernodes-racks-of-four.yaml"
+"""The network topology the control plane's Volcano schedules by: ten nodes in racks of four, one spine."""
+
+
 def volcano(cp: ControlPlane) -> None:
-    """Volcano's scheduler (the upstream chart's scheduler configuration) and its PodGroup and Queue
-    controllers. The admission webhook manager is left out: it only validates Volcano Jobs and Queues."""
+    """Volcano's scheduler (the upstream chart's scheduler configuration, network-topology-aware added)
+    and its PodGroup and Queue controllers, with HyperNodes over the GPU nodes. The admission webhook
+    manager is left out: the tests refuse by our prerequisite check what its PodGroup and Queue webhooks
+    refuse (a queue missing or not Open), and Volcano Jobs are not used."""
+    cp.apply(HYPER_NODES.read_text())
     common = ["--kubeconfig", cp.kubeconfig, "--leader-elect=false",
               "--listen-address", f"127.0.0.1:{free_port()}"]
     cp.spawn("vc-scheduler", [
-        binary("vc-scheduler"), *common, "--scheduler-conf", shared("volcano", "volcano-scheduler.conf"),
+        binary("vc-scheduler"), *common, "--scheduler-conf", SCHEDULER_CONF,
         "--healthz-address", f"127.0.0.1:{free_port()}", "--schedule-period", "500ms",
     ])
     cp.spawn("vc-controller-manager", [

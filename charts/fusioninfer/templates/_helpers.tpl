@@ -138,7 +138,39 @@ post-renderer refuses it. As a JSON list. */}}
 {{- $args = concat $args (list "--layout" (toString $.Values.layout)) -}}
 {{- range .apis -}}{{- $args = concat $args (list "--layout-api" .) -}}{{- end -}}
 {{- end -}}
+{{- $placement := include "fusioninfer.placement" . | fromJson -}}
+{{- with $placement.queue -}}{{- $args = concat $args (list "--queue" .) -}}{{- end -}}
+{{- with $placement.priorityClass -}}{{- $args = concat $args (list "--priority-class" .) -}}{{- end -}}
+{{- range $placement.tiers -}}{{- $args = concat $args (list "--tier" .) -}}{{- end -}}
 {{- $args | toJson -}}
+{{- end -}}
+
+{{/* Where the service is placed, as the check Job reads it (JSON): the PodGroup's queue (a
+gang-scheduled service's), the PriorityClass, and the tiers the PodGroup's hard network topologies name
+(each serving role's own networkTopology, else gangSchedule.networkTopology; and
+gangSchedule.serviceNetworkTopology), each as text. All cluster-scoped: with any of them, the hooks get a
+ClusterRole to read exactly those. */}}
+{{- define "fusioninfer.placement" -}}
+{{- $strategy := .Values.schedulingStrategy | default dict -}}
+{{- $gang := .Values.gangSchedule | default dict -}}
+{{- $out := dict "tiers" list -}}
+{{- with $strategy.priorityClassName -}}{{- $_ := set $out "priorityClass" . -}}{{- end -}}
+{{- if eq (include "fusioninfer.gangScheduled" .) "true" -}}
+{{- with $strategy.queue -}}{{- $_ := set $out "queue" . -}}{{- end -}}
+{{- $topologies := list -}}
+{{- range .Values.roles -}}
+{{- if ne .componentType "router" -}}{{- $topologies = append $topologies (.networkTopology | default $gang.networkTopology) -}}{{- end -}}
+{{- end -}}
+{{- $topologies = append $topologies $gang.serviceNetworkTopology -}}
+{{- $tiers := list -}}
+{{- range $topologies -}}
+{{- if and . (eq (.mode | default "hard") "hard") -}}
+{{- $tiers = append $tiers (toString (coalesce .highestTierName .highestTierAllowed)) -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $out "tiers" ($tiers | uniq | sortAlpha) -}}
+{{- end -}}
+{{- $out | toJson -}}
 {{- end -}}
 
 {{- define "fusioninfer.statusArgs" -}}

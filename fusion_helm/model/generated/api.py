@@ -301,6 +301,104 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                   'Object',
                                                                                                                                                   'Pods',
                                                                                                                                                   'Resource']}}}}}},
+                                                            'networkTopology': {'type': 'object',
+                                                                                'description': 'Volcano network '
+                                                                                               'topology for each '
+                                                                                               'replica of the '
+                                                                                               'role (its subgroup '
+                                                                                               'of the PodGroup): '
+                                                                                               "all of a replica's "
+                                                                                               'pods within one '
+                                                                                               'HyperNode of at '
+                                                                                               'most the given '
+                                                                                               'tier, such as a '
+                                                                                               'rack or an NVLink '
+                                                                                               'domain. Overrides '
+                                                                                               'gangSchedule.networkTopology; '
+                                                                                               'mode none opts the '
+                                                                                               'role out. Needs a '
+                                                                                               'gang-scheduled '
+                                                                                               'service and '
+                                                                                               "Volcano's "
+                                                                                               'network-topology-aware '
+                                                                                               'plugin; not on a '
+                                                                                               'router '
+                                                                                               '(docs/gang-scheduling.md).',
+                                                                                'properties': {'mode': {'type': 'string',
+                                                                                                        'description': 'hard '
+                                                                                                                       '(default): '
+                                                                                                                       'never '
+                                                                                                                       'beyond '
+                                                                                                                       'the '
+                                                                                                                       'tier; '
+                                                                                                                       'a '
+                                                                                                                       'replica '
+                                                                                                                       'that '
+                                                                                                                       'fits '
+                                                                                                                       'in '
+                                                                                                                       'no '
+                                                                                                                       'domain '
+                                                                                                                       'of '
+                                                                                                                       'it '
+                                                                                                                       'waits, '
+                                                                                                                       'whole. '
+                                                                                                                       'soft: '
+                                                                                                                       'the '
+                                                                                                                       'lowest '
+                                                                                                                       'tier '
+                                                                                                                       'that '
+                                                                                                                       'fits '
+                                                                                                                       'first, '
+                                                                                                                       'then '
+                                                                                                                       'any '
+                                                                                                                       '(no '
+                                                                                                                       'bound). '
+                                                                                                                       'none: '
+                                                                                                                       'no '
+                                                                                                                       'constraint '
+                                                                                                                       'for '
+                                                                                                                       'this '
+                                                                                                                       "role's "
+                                                                                                                       'replicas '
+                                                                                                                       '(a '
+                                                                                                                       'role '
+                                                                                                                       'only).',
+                                                                                                        'enum': ['hard',
+                                                                                                                 'soft',
+                                                                                                                 'none']},
+                                                                                               'highestTierAllowed': {'type': 'integer',
+                                                                                                                      'format': 'int32',
+                                                                                                                      'description': 'Mode '
+                                                                                                                                     'hard '
+                                                                                                                                     '- '
+                                                                                                                                     'the '
+                                                                                                                                     'highest '
+                                                                                                                                     'tier '
+                                                                                                                                     'number '
+                                                                                                                                     '(from '
+                                                                                                                                     '1) '
+                                                                                                                                     'the '
+                                                                                                                                     'pods '
+                                                                                                                                     'may '
+                                                                                                                                     'span.',
+                                                                                                                      'minimum': 1,
+                                                                                                                      'maximum': 2147483647},
+                                                                                               'highestTierName': {'type': 'string',
+                                                                                                                   'description': 'Mode '
+                                                                                                                                  'hard '
+                                                                                                                                  '- '
+                                                                                                                                  'the '
+                                                                                                                                  'highest '
+                                                                                                                                  'tier '
+                                                                                                                                  'by '
+                                                                                                                                  'its '
+                                                                                                                                  "HyperNodes' "
+                                                                                                                                  'tierName '
+                                                                                                                                  '(such '
+                                                                                                                                  'as '
+                                                                                                                                  'rack).',
+                                                                                                                   'minLength': 1,
+                                                                                                                   'maxLength': 253}}},
                                                             'recoveryPolicy': {'type': 'string',
                                                                                'description': 'What a failed pod '
                                                                                               'restarts. '
@@ -786,7 +884,45 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                 'others keep the '
                                                                                                 "cluster's default "
                                                                                                 'scheduler.',
-                                                                                 'minLength': 1}}},
+                                                                                 'minLength': 1},
+                                                               'queue': {'type': 'string',
+                                                                         'description': 'The Volcano queue of the '
+                                                                                        "service's PodGroup (its "
+                                                                                        "spec.queue; Volcano's "
+                                                                                        'default queue otherwise). '
+                                                                                        'Gang-scheduled services '
+                                                                                        'only; the pre-install '
+                                                                                        'check refuses a queue '
+                                                                                        'that does not exist or is '
+                                                                                        'not Open.',
+                                                                         'minLength': 1,
+                                                                         'maxLength': 253,
+                                                                         'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                               'priorityClassName': {'type': 'string',
+                                                                                     'description': 'The '
+                                                                                                    'PriorityClass '
+                                                                                                    'of the '
+                                                                                                    'service: its '
+                                                                                                    "PodGroup's "
+                                                                                                    'priority '
+                                                                                                    'among '
+                                                                                                    "Volcano's "
+                                                                                                    'jobs, and '
+                                                                                                    'every serving '
+                                                                                                    "pod's "
+                                                                                                    'priorityClassName '
+                                                                                                    '(Kubernetes '
+                                                                                                    'gives each '
+                                                                                                    'pod its '
+                                                                                                    'priority). '
+                                                                                                    'The '
+                                                                                                    'pre-install '
+                                                                                                    'check refuses '
+                                                                                                    'one that does '
+                                                                                                    'not exist.',
+                                                                                     'minLength': 1,
+                                                                                     'maxLength': 253,
+                                                                                     'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}}},
                          'gangSchedule': {'type': 'object',
                                           'description': 'Which pods Volcano must place together. Omitted, '
                                                          'multi-node and prefill/decode services are '
@@ -818,7 +954,198 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                              'additionalProperties': {'type': 'integer',
                                                                                                       'format': 'int32',
                                                                                                       'minimum': 1,
-                                                                                                      'maximum': 2147483647}}}}}},
+                                                                                                      'maximum': 2147483647}},
+                                                         'networkTopology': {'type': 'object',
+                                                                             'description': 'The default of every '
+                                                                                            "serving role's "
+                                                                                            'networkTopology: each '
+                                                                                            "replica's pods within "
+                                                                                            'one HyperNode of at '
+                                                                                            'most the given tier '
+                                                                                            "(a role's own "
+                                                                                            'networkTopology '
+                                                                                            'overrides it; mode '
+                                                                                            'none there opts the '
+                                                                                            'role out). Mode none '
+                                                                                            'has no use here.',
+                                                                             'properties': {'mode': {'type': 'string',
+                                                                                                     'description': 'hard '
+                                                                                                                    '(default): '
+                                                                                                                    'never '
+                                                                                                                    'beyond '
+                                                                                                                    'the '
+                                                                                                                    'tier; '
+                                                                                                                    'a '
+                                                                                                                    'replica '
+                                                                                                                    'that '
+                                                                                                                    'fits '
+                                                                                                                    'in '
+                                                                                                                    'no '
+                                                                                                                    'domain '
+                                                                                                                    'of '
+                                                                                                                    'it '
+                                                                                                                    'waits, '
+                                                                                                                    'whole. '
+                                                                                                                    'soft: '
+                                                                                                                    'the '
+                                                                                                                    'lowest '
+                                                                                                                    'tier '
+                                                                                                                    'that '
+                                                                                                                    'fits '
+                                                                                                                    'first, '
+                                                                                                                    'then '
+                                                                                                                    'any '
+                                                                                                                    '(no '
+                                                                                                                    'bound). '
+                                                                                                                    'none: '
+                                                                                                                    'no '
+                                                                                                                    'constraint '
+                                                                                                                    'for '
+                                                                                                                    'this '
+                                                                                                                    "role's "
+                                                                                                                    'replicas '
+                                                                                                                    '(a '
+                                                                                                                    'role '
+                                                                                                                    'only).',
+                                                                                                     'enum': ['hard',
+                                                                                                              'soft',
+                                                                                                              'none']},
+                                                                                            'highestTierAllowed': {'type': 'integer',
+                                                                                                                   'format': 'int32',
+                                                                                                                   'description': 'Mode '
+                                                                                                                                  'hard '
+                                                                                                                                  '- '
+                                                                                                                                  'the '
+                                                                                                                                  'highest '
+                                                                                                                                  'tier '
+                                                                                                                                  'number '
+                                                                                                                                  '(from '
+                                                                                                                                  '1) '
+                                                                                                                                  'the '
+                                                                                                                                  'pods '
+                                                                                                                                  'may '
+                                                                                                                                  'span.',
+                                                                                                                   'minimum': 1,
+                                                                                                                   'maximum': 2147483647},
+                                                                                            'highestTierName': {'type': 'string',
+                                                                                                                'description': 'Mode '
+                                                                                                                               'hard '
+                                                                                                                               '- '
+                                                                                                                               'the '
+                                                                                                                               'highest '
+                                                                                                                               'tier '
+                                                                                                                               'by '
+                                                                                                                               'its '
+                                                                                                                               "HyperNodes' "
+                                                                                                                               'tierName '
+                                                                                                                               '(such '
+                                                                                                                               'as '
+                                                                                                                               'rack).',
+                                                                                                                'minLength': 1,
+                                                                                                                'maxLength': 253}}},
+                                                         'serviceNetworkTopology': {'type': 'object',
+                                                                                    'description': "The PodGroup's "
+                                                                                                   'own network '
+                                                                                                   'topology: '
+                                                                                                   'every pod of '
+                                                                                                   'the service, '
+                                                                                                   'each replica '
+                                                                                                   'of each role, '
+                                                                                                   'within one '
+                                                                                                   'HyperNode of '
+                                                                                                   'at most the '
+                                                                                                   'given tier '
+                                                                                                   '(such as '
+                                                                                                   'prefill and '
+                                                                                                   'decode within '
+                                                                                                   'one spine for '
+                                                                                                   'their KV-cache '
+                                                                                                   'transfers). '
+                                                                                                   'Volcano places '
+                                                                                                   'later replicas '
+                                                                                                   'under the '
+                                                                                                   'domain it '
+                                                                                                   'chose first, '
+                                                                                                   'so the whole '
+                                                                                                   'service must '
+                                                                                                   'fit in it. '
+                                                                                                   'Mode none has '
+                                                                                                   'no use here.',
+                                                                                    'properties': {'mode': {'type': 'string',
+                                                                                                            'description': 'hard '
+                                                                                                                           '(default): '
+                                                                                                                           'never '
+                                                                                                                           'beyond '
+                                                                                                                           'the '
+                                                                                                                           'tier; '
+                                                                                                                           'a '
+                                                                                                                           'replica '
+                                                                                                                           'that '
+                                                                                                                           'fits '
+                                                                                                                           'in '
+                                                                                                                           'no '
+                                                                                                                           'domain '
+                                                                                                                           'of '
+                                                                                                                           'it '
+                                                                                                                           'waits, '
+                                                                                                                           'whole. '
+                                                                                                                           'soft: '
+                                                                                                                           'the '
+                                                                                                                           'lowest '
+                                                                                                                           'tier '
+                                                                                                                           'that '
+                                                                                                                           'fits '
+                                                                                                                           'first, '
+                                                                                                                           'then '
+                                                                                                                           'any '
+                                                                                                                           '(no '
+                                                                                                                           'bound). '
+                                                                                                                           'none: '
+                                                                                                                           'no '
+                                                                                                                           'constraint '
+                                                                                                                           'for '
+                                                                                                                           'this '
+                                                                                                                           "role's "
+                                                                                                                           'replicas '
+                                                                                                                           '(a '
+                                                                                                                           'role '
+                                                                                                                           'only).',
+                                                                                                            'enum': ['hard',
+                                                                                                                     'soft',
+                                                                                                                     'none']},
+                                                                                                   'highestTierAllowed': {'type': 'integer',
+                                                                                                                          'format': 'int32',
+                                                                                                                          'description': 'Mode '
+                                                                                                                                         'hard '
+                                                                                                                                         '- '
+                                                                                                                                         'the '
+                                                                                                                                         'highest '
+                                                                                                                                         'tier '
+                                                                                                                                         'number '
+                                                                                                                                         '(from '
+                                                                                                                                         '1) '
+                                                                                                                                         'the '
+                                                                                                                                         'pods '
+                                                                                                                                         'may '
+                                                                                                                                         'span.',
+                                                                                                                          'minimum': 1,
+                                                                                                                          'maximum': 2147483647},
+                                                                                                   'highestTierName': {'type': 'string',
+                                                                                                                       'description': 'Mode '
+                                                                                                                                      'hard '
+                                                                                                                                      '- '
+                                                                                                                                      'the '
+                                                                                                                                      'highest '
+                                                                                                                                      'tier '
+                                                                                                                                      'by '
+                                                                                                                                      'its '
+                                                                                                                                      "HyperNodes' "
+                                                                                                                                      'tierName '
+                                                                                                                                      '(such '
+                                                                                                                                      'as '
+                                                                                                                                      'rack).',
+                                                                                                                       'minLength': 1,
+                                                                                                                       'maxLength': 253}}}}}}},
  'status': {'type': 'object',
             'properties': {'observedGeneration': {'type': 'integer', 'format': 'int64'},
                            'conditions': {'type': 'array',
@@ -1133,6 +1460,98 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                          'Pods',
                                                                                                                                          'Resource']}}}}},
                                                                    'additionalProperties': False},
+                                                   'networkTopology': {'type': 'object',
+                                                                       'description': 'Volcano network topology '
+                                                                                      'for each replica of the '
+                                                                                      'role (its subgroup of the '
+                                                                                      'PodGroup): all of a '
+                                                                                      "replica's pods within one "
+                                                                                      'HyperNode of at most the '
+                                                                                      'given tier, such as a rack '
+                                                                                      'or an NVLink domain. '
+                                                                                      'Overrides '
+                                                                                      'gangSchedule.networkTopology; '
+                                                                                      'mode none opts the role '
+                                                                                      'out. Needs a gang-scheduled '
+                                                                                      "service and Volcano's "
+                                                                                      'network-topology-aware '
+                                                                                      'plugin; not on a router '
+                                                                                      '(docs/gang-scheduling.md).',
+                                                                       'properties': {'mode': {'type': 'string',
+                                                                                               'description': 'hard '
+                                                                                                              '(default): '
+                                                                                                              'never '
+                                                                                                              'beyond '
+                                                                                                              'the '
+                                                                                                              'tier; '
+                                                                                                              'a '
+                                                                                                              'replica '
+                                                                                                              'that '
+                                                                                                              'fits '
+                                                                                                              'in '
+                                                                                                              'no '
+                                                                                                              'domain '
+                                                                                                              'of '
+                                                                                                              'it '
+                                                                                                              'waits, '
+                                                                                                              'whole. '
+                                                                                                              'soft: '
+                                                                                                              'the '
+                                                                                                              'lowest '
+                                                                                                              'tier '
+                                                                                                              'that '
+                                                                                                              'fits '
+                                                                                                              'first, '
+                                                                                                              'then '
+                                                                                                              'any '
+                                                                                                              '(no '
+                                                                                                              'bound). '
+                                                                                                              'none: '
+                                                                                                              'no '
+                                                                                                              'constraint '
+                                                                                                              'for '
+                                                                                                              'this '
+                                                                                                              "role's "
+                                                                                                              'replicas '
+                                                                                                              '(a '
+                                                                                                              'role '
+                                                                                                              'only).',
+                                                                                               'enum': ['hard',
+                                                                                                        'soft',
+                                                                                                        'none']},
+                                                                                      'highestTierAllowed': {'type': 'integer',
+                                                                                                             'description': 'Mode '
+                                                                                                                            'hard '
+                                                                                                                            '- '
+                                                                                                                            'the '
+                                                                                                                            'highest '
+                                                                                                                            'tier '
+                                                                                                                            'number '
+                                                                                                                            '(from '
+                                                                                                                            '1) '
+                                                                                                                            'the '
+                                                                                                                            'pods '
+                                                                                                                            'may '
+                                                                                                                            'span.',
+                                                                                                             'minimum': 1,
+                                                                                                             'maximum': 2147483647},
+                                                                                      'highestTierName': {'type': 'string',
+                                                                                                          'description': 'Mode '
+                                                                                                                         'hard '
+                                                                                                                         '- '
+                                                                                                                         'the '
+                                                                                                                         'highest '
+                                                                                                                         'tier '
+                                                                                                                         'by '
+                                                                                                                         'its '
+                                                                                                                         "HyperNodes' "
+                                                                                                                         'tierName '
+                                                                                                                         '(such '
+                                                                                                                         'as '
+                                                                                                                         'rack).',
+                                                                                                          'minLength': 1,
+                                                                                                          'maxLength': 253}},
+                                                                       'additionalProperties': False},
                                                    'recoveryPolicy': {'type': 'string',
                                                                       'description': 'What a failed pod restarts. '
                                                                                      'RoleRestart (default): its '
@@ -1572,7 +1991,34 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                        'accept no other; others '
                                                                                        "keep the cluster's default "
                                                                                        'scheduler.',
-                                                                        'minLength': 1}},
+                                                                        'minLength': 1},
+                                                      'queue': {'type': 'string',
+                                                                'description': "The Volcano queue of the service's "
+                                                                               'PodGroup (its spec.queue; '
+                                                                               "Volcano's default queue "
+                                                                               'otherwise). Gang-scheduled '
+                                                                               'services only; the pre-install '
+                                                                               'check refuses a queue that does '
+                                                                               'not exist or is not Open.',
+                                                                'minLength': 1,
+                                                                'maxLength': 253,
+                                                                'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                      'priorityClassName': {'type': 'string',
+                                                                            'description': 'The PriorityClass of '
+                                                                                           'the service: its '
+                                                                                           "PodGroup's priority "
+                                                                                           "among Volcano's jobs, "
+                                                                                           'and every serving '
+                                                                                           "pod's "
+                                                                                           'priorityClassName '
+                                                                                           '(Kubernetes gives each '
+                                                                                           'pod its priority). The '
+                                                                                           'pre-install check '
+                                                                                           'refuses one that does '
+                                                                                           'not exist.',
+                                                                            'minLength': 1,
+                                                                            'maxLength': 253,
+                                                                            'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}},
                                        'additionalProperties': False},
                 'gangSchedule': {'type': 'object',
                                  'description': 'Which pods Volcano must place together. Omitted, multi-node and '
@@ -1599,6 +2045,182 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                    "most the role's replicas).",
                                                                     'additionalProperties': {'type': 'integer',
                                                                                              'minimum': 1,
-                                                                                             'maximum': 2147483647}}},
+                                                                                             'maximum': 2147483647}},
+                                                'networkTopology': {'type': 'object',
+                                                                    'description': 'The default of every serving '
+                                                                                   "role's networkTopology: each "
+                                                                                   "replica's pods within one "
+                                                                                   'HyperNode of at most the given '
+                                                                                   "tier (a role's own "
+                                                                                   'networkTopology overrides it; '
+                                                                                   'mode none there opts the role '
+                                                                                   'out). Mode none has no use '
+                                                                                   'here.',
+                                                                    'properties': {'mode': {'type': 'string',
+                                                                                            'description': 'hard '
+                                                                                                           '(default): '
+                                                                                                           'never '
+                                                                                                           'beyond '
+                                                                                                           'the '
+                                                                                                           'tier; '
+                                                                                                           'a '
+                                                                                                           'replica '
+                                                                                                           'that '
+                                                                                                           'fits '
+                                                                                                           'in no '
+                                                                                                           'domain '
+                                                                                                           'of it '
+                                                                                                           'waits, '
+                                                                                                           'whole. '
+                                                                                                           'soft: '
+                                                                                                           'the '
+                                                                                                           'lowest '
+                                                                                                           'tier '
+                                                                                                           'that '
+                                                                                                           'fits '
+                                                                                                           'first, '
+                                                                                                           'then '
+                                                                                                           'any '
+                                                                                                           '(no '
+                                                                                                           'bound). '
+                                                                                                           'none: '
+                                                                                                           'no '
+                                                                                                           'constraint '
+                                                                                                           'for '
+                                                                                                           'this '
+                                                                                                           "role's "
+                                                                                                           'replicas '
+                                                                                                           '(a '
+                                                                                                           'role '
+                                                                                                           'only).',
+                                                                                            'enum': ['hard',
+                                                                                                     'soft',
+                                                                                                     'none']},
+                                                                                   'highestTierAllowed': {'type': 'integer',
+                                                                                                          'description': 'Mode '
+                                                                                                                         'hard '
+                                                                                                                         '- '
+                                                                                                                         'the '
+                                                                                                                         'highest '
+                                                                                                                         'tier '
+                                                                                                                         'number '
+                                                                                                                         '(from '
+                                                                                                                         '1) '
+                                                                                                                         'the '
+                                                                                                                         'pods '
+                                                                                                                         'may '
+                                                                                                                         'span.',
+                                                                                                          'minimum': 1,
+                                                                                                          'maximum': 2147483647},
+                                                                                   'highestTierName': {'type': 'string',
+                                                                                                       'description': 'Mode '
+                                                                                                                      'hard '
+                                                                                                                      '- '
+                                                                                                                      'the '
+                                                                                                                      'highest '
+                                                                                                                      'tier '
+                                                                                                                      'by '
+                                                                                                                      'its '
+                                                                                                                      "HyperNodes' "
+                                                                                                                      'tierName '
+                                                                                                                      '(such '
+                                                                                                                      'as '
+                                                                                                                      'rack).',
+                                                                                                       'minLength': 1,
+                                                                                                       'maxLength': 253}},
+                                                                    'additionalProperties': False},
+                                                'serviceNetworkTopology': {'type': 'object',
+                                                                           'description': "The PodGroup's own "
+                                                                                          'network topology: every '
+                                                                                          'pod of the service, '
+                                                                                          'each replica of each '
+                                                                                          'role, within one '
+                                                                                          'HyperNode of at most '
+                                                                                          'the given tier (such as '
+                                                                                          'prefill and decode '
+                                                                                          'within one spine for '
+                                                                                          'their KV-cache '
+                                                                                          'transfers). Volcano '
+                                                                                          'places later replicas '
+                                                                                          'under the domain it '
+                                                                                          'chose first, so the '
+                                                                                          'whole service must fit '
+                                                                                          'in it. Mode none has no '
+                                                                                          'use here.',
+                                                                           'properties': {'mode': {'type': 'string',
+                                                                                                   'description': 'hard '
+                                                                                                                  '(default): '
+                                                                                                                  'never '
+                                                                                                                  'beyond '
+                                                                                                                  'the '
+                                                                                                                  'tier; '
+                                                                                                                  'a '
+                                                                                                                  'replica '
+                                                                                                                  'that '
+                                                                                                                  'fits '
+                                                                                                                  'in '
+                                                                                                                  'no '
+                                                                                                                  'domain '
+                                                                                                                  'of '
+                                                                                                                  'it '
+                                                                                                                  'waits, '
+                                                                                                                  'whole. '
+                                                                                                                  'soft: '
+                                                                                                                  'the '
+                                                                                                                  'lowest '
+                                                                                                                  'tier '
+                                                                                                                  'that '
+                                                                                                                  'fits '
+                                                                                                                  'first, '
+                                                                                                                  'then '
+                                                                                                                  'any '
+                                                                                                                  '(no '
+                                                                                                                  'bound). '
+                                                                                                                  'none: '
+                                                                                                                  'no '
+                                                                                                                  'constraint '
+                                                                                                                  'for '
+                                                                                                                  'this '
+                                                                                                                  "role's "
+                                                                                                                  'replicas '
+                                                                                                                  '(a '
+                                                                                                                  'role '
+                                                                                                                  'only).',
+                                                                                                   'enum': ['hard',
+                                                                                                            'soft',
+                                                                                                            'none']},
+                                                                                          'highestTierAllowed': {'type': 'integer',
+                                                                                                                 'description': 'Mode '
+                                                                                                                                'hard '
+                                                                                                                                '- '
+                                                                                                                                'the '
+                                                                                                                                'highest '
+                                                                                                                                'tier '
+                                                                                                                                'number '
+                                                                                                                                '(from '
+                                                                                                                                '1) '
+                                                                                                                                'the '
+                                                                                                                                'pods '
+                                                                                                                                'may '
+                                                                                                                                'span.',
+                                                                                                                 'minimum': 1,
+                                                                                                                 'maximum': 2147483647},
+                                                                                          'highestTierName': {'type': 'string',
+                                                                                                              'description': 'Mode '
+                                                                                                                             'hard '
+                                                                                                                             '- '
+                                                                                                                             'the '
+                                                                                                                             'highest '
+                                                                                                                             'tier '
+                                                                                                                             'by '
+                                                                                                                             'its '
+                                                                                                                             "HyperNodes' "
+                                                                                                                             'tierName '
+                                                                                                                             '(such '
+                                                                                                                             'as '
+                                                                                                                             'rack).',
+                                                                                                              'minLength': 1,
+                                                                                                              'maxLength': 253}},
+                                                                           'additionalProperties': False}},
                                  'additionalProperties': False}},
  'additionalProperties': False}
