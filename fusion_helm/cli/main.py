@@ -52,15 +52,33 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    if args.gpus is not None:
+    if args.topology is not None:
+        documents = _in_file(args.topology, read_documents, read_input(args.topology))
+        hyper_nodes = [obj for doc in documents if doc.could_be(capacity.HYPER_NODE)
+                       and isinstance(obj := _in_file(args.topology, lambda d: d.obj, doc), dict)
+                       and obj.get("kind") == capacity.HYPER_NODE]
+        if not hyper_nodes:
+            raise InputError(f"{stream_name(args.topology)}: holds no {capacity.HYPER_NODE} "
+                             "(topology.volcano.sh/v1alpha1)")
+        try:
+            cluster = capacity.Cluster.of_hyper_nodes(hyper_nodes, args.gpus_per_node)
+        except capacity.TopologyError as error:
+            raise InputError(f"{stream_name(args.topology)}: {error}") from None
+        nodes = len(cluster.free)
+    elif args.gpus is not None:
         if args.gpus % args.gpus_per_node:
             raise InputError(f"--gpus {args.gpus} is not a whole number of {args.gpus_per_node}-GPU nodes "
                              "(set --gpus-per-node)")
         nodes = args.gpus // args.gpus_per_node
+        cluster = capacity.Cluster.of(nodes, args.gpus_per_node)
     else:
         nodes = args.nodes
+        cluster = capacity.Cluster.of(nodes, args.gpus_per_node)
     objects = [obj for name in args.files for obj in _expanded_objects(name, capacity.KINDS)]
-    plans = capacity.plan(objects, nodes, args.gpus_per_node)
+    try:
+        plans = capacity.place_all(objects, cluster)
+    except capacity.TopologyError as error:
+        raise InputError(f"{stream_name(args.topology)}: {error}") from None
     if args.output == "json":
         print(json.dumps(capacity.to_json(plans, nodes, args.gpus_per_node), indent=2))
     else:
@@ -188,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
         "plan", _plan, "preview which replicas a cluster of identical GPU nodes can place",
         "Expand the InferenceServices in the given files and play the generated PodGroups and "
         "LeaderWorkerSets onto identical GPU nodes as Volcano would: which replicas are placed, and each "
-        "service's state (full capacity, partial, blocked). Counts nvidia.com/gpu only.")
+        "service's state (full capacity, partial, blocked). With --topology, which HyperNode each replica a "
+        "networkTopology bounds fits within. Counts nvidia.com/gpu only.")
     diff_cmd = command(
         "diff", _diff, "what an upgrade will do to a release's LeaderWorkerSets and PodGroups",
         "Compare the current release (`helm get manifest RELEASE`) with the new render (`helm template` with "
@@ -217,6 +236,10 @@ def build_parser() -> argparse.ArgumentParser:
     size = plan_cmd.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
     size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
+    size.add_argument("--topology", metavar="FILE",
+                      help="the cluster's HyperNodes (topology.volcano.sh/v1alpha1, as `kubectl get hypernodes -o "
+                           "yaml` prints them; members by exactMatch): their nodes, --gpus-per-node each, placed by "
+                           "network topology as Volcano does")
     plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
     plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
     return parser

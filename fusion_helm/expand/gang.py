@@ -184,10 +184,16 @@ def atomic_minimum(policies: Sequence[Mapping[str, Any]], replicas: Sequence[tup
     ``minSubGroups``."""
     subgroups: dict[int, list[str]] = {}
     for name, labels in replicas:
-        position = next((i for i, rule in enumerate(policies) if _selects(rule.get("labelSelector"), labels)), None)
+        position = policy_of(policies, labels)
         if position is not None:
             subgroups.setdefault(position, []).append(name)
     return {name for position, names in subgroups.items() for name in names[:policies[position].get("minSubGroups", 0)]}
+
+
+def policy_of(policies: Sequence[Mapping[str, Any]], labels: Mapping[str, str]) -> int | None:
+    """The position of the subGroupPolicy whose subgroup a replica's pods (LABELS) are: the first that
+    selects them, as Volcano reads it."""
+    return next((i for i, rule in enumerate(policies) if _selects(rule.get("labelSelector"), labels)), None)
 
 
 def _selects(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
