@@ -53,11 +53,13 @@ def values(into: Path, story: Path, **changes: Any) -> Path:
     return into
 
 
+RACKS = VALUES / "topology-racks-deepseek-r1.yaml"
+"""Three replicas of three 8-GPU pods, each bound to a rack: two fill three nodes of a rack each, the
+third fits in no rack's free nodes (racks of 4, 4 and 2), only across them."""
+
+
 def three_by_three(into: Path, topology: dict[str, Any]) -> Path:
-    """Story 3 as three replicas of three 8-GPU pods: two fill three nodes of a rack each, the third
-    fits in no rack's free nodes (racks of 4, 4 and 2), only across them."""
-    return values(into, STORY3, roles=[{"replicas": 3, "multinode": {"nodeCount": 3}}],
-                  gangSchedule={"networkTopology": topology})
+    return values(into, RACKS, gangSchedule={"networkTopology": topology})
 
 
 def placement(cluster: Cluster, namespace: str) -> dict[str, set[str]]:
@@ -110,7 +112,7 @@ def test_every_replica_is_bound_within_one_rack(cluster: Cluster, helm: Helm, tm
 def test_a_replica_no_rack_can_take_waits_whole_or_spans_racks_when_soft(
         cluster: Cluster, helm4: Helm, tmp_path: Path, mode: str) -> None:
     namespace = f"topology-three-{mode}"
-    topology = {"mode": "hard", "highestTierAllowed": 1} if mode == "hard" else {"mode": "soft"}
+    topology = RACK if mode == "hard" else {"mode": "soft"}
     with release(cluster, helm4, "svc", namespace) as installed:
         installed.install(three_by_three(tmp_path / "values.yaml", topology))
         settled(cluster, namespace, 9)

@@ -125,10 +125,72 @@ def test_a_service_without_gang_places_what_fits(helm: Helm) -> None:
     (["--gpus", "12"], "fusion-helm: --gpus 12 is not a whole number of 8-GPU nodes (set --gpus-per-node)\n"),
     (["--gpus", "0"], "argument --gpus: must be a whole number >= 1, got '0'"),
     (["--gpus", "8", "--nodes", "1"], "argument --nodes: not allowed with argument --gpus"),
-    ([], "one of the arguments --gpus --nodes is required"),
+    ([], "one of the arguments --gpus --nodes --topology is required"),
 ])
 def test_bad_sizes_are_one_clear_error(helm: Helm, args: list[str], message: str) -> None:
     result = plan(helm.template(STORY4, post_render=False).stdout, *args, check=False)
     assert result.returncode != 0
     assert result.stdout == ""
     assert message in result.stderr
+
+
+def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(helm: Helm) -> None:
+    """docs/gang-scheduling.md's topology preview is the one the command it shows prints."""
+    doc = (VALUES.parent / "docs" / "gang-scheduling.md").read_text()
+    rendered = helm.template(VALUES / "topology-racks-deepseek-r1.yaml", post_render=False).stdout
+    shown = fusion_helm("plan", "-", "--topology", VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml",
+                        stdin=rendered).stdout
+    assert "inference-2: waits: fits in no HyperNode of tier rack with room" in shown
+    assert shown in doc
+
+
+TOPOLOGY = VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml"
+
+
+def topology_plan(helm: Helm, values: Path, *settings: str, topology: Path = TOPOLOGY) -> dict[str, Any]:
+    rendered = helm.template(values, post_render=False, extra=settings).stdout
+    [service] = json.loads(fusion_helm("plan", "-", "--topology", topology, "-o", "json", stdin=rendered).stdout)[
+        "services"]
+    return {r["name"]: r.get("within", "") if r["placed"] else None for role in service["roles"]
+            for r in role["replicas"]} | {"service": service.get("within")}
+
+
+def test_plan_topology_binpacks_hard_bounds_and_falls_back_when_soft(helm: Helm, tmp_path: Path) -> None:
+    racks = VALUES / "topology-racks-deepseek-r1.yaml"
+    assert topology_plan(helm, racks) == {"inference-0": "rack-0", "inference-1": "rack-1", "inference-2": None,
+                                          "service": None}
+    values = yaml.safe_load(racks.read_text())
+    values["gangSchedule"]["networkTopology"] = {"mode": "soft"}
+    (tmp_path / "soft.yaml").write_text(yaml.safe_dump(values))
+    soft = topology_plan(helm, tmp_path / "soft.yaml")
+    assert soft == {"inference-0": "rack-0", "inference-1": "rack-1", "inference-2": "spine-0", "service": None}
+    # The prefill replica takes the two-node rack, the one it leaves fullest: both decodes fit.
+    assert topology_plan(helm, STORY4, "--set", "gangSchedule.networkTopology.highestTierAllowed=1") == {
+        "prefill-0": "rack-2", "decode-0": "rack-0", "decode-1": "rack-1", "service": None}
+
+
+def test_plan_topology_keeps_the_whole_service_within_its_bound(helm: Helm) -> None:
+    """The service bound to one rack: its minimum (prefill-0 + decode-0, 48 GPUs) fits in none."""
+    bound = topology_plan(helm, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierAllowed=1")
+    assert bound == {"prefill-0": None, "decode-0": None, "decode-1": None, "service": None}
+    spine = topology_plan(helm, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierName=spine")
+    assert spine["service"] == "spine-0" and None not in spine.values()
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n", "holds no HyperNode (topology.volcano.sh/v1alpha1)"),
+    ("apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: r}\nspec:\n  tier: 1\n"
+     "  members: [{type: Node, selector: {regexMatch: {pattern: '^n'}}}]\n",
+     "HyperNode r: spec.members[0]: the preview reads members by selector.exactMatch.name only"),
+    ("apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: r}\nspec:\n  tier: 1\n"
+     "  tierName: rack\n  members: [{type: Node, selector: {exactMatch: {name: node-a}}}]\n",
+     "no HyperNode has tierName row (tier names: rack)"),
+])
+def test_plan_topology_says_what_it_cannot_read(helm: Helm, tmp_path: Path, content: str, message: str) -> None:
+    topology = tmp_path / "topology.yaml"
+    topology.write_text(content)
+    rendered = helm.template(STORY4, post_render=False, extra=(
+        "--set", "gangSchedule.networkTopology.highestTierName=row")).stdout
+    refused = fusion_helm("plan", "-", "--topology", topology, stdin=rendered, check=False)
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert message in refused.stderr
