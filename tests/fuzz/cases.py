@@ -113,6 +113,13 @@ def seeds() -> list[dict[str, Any]]:
     decode.pop("replicas", None)
     decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 3}
     out.append(routed)
+    # story 4 placed: a queue, a priority, the whole service within a spine, decode within a rack, prefill anywhere
+    placed = copy.deepcopy(next(o for o in out if o["metadata"]["name"] == "deepseek-r1-disagg"))
+    placed["spec"]["schedulingStrategy"] = {"queue": "team-a", "priorityClassName": "inference-high"}
+    placed["spec"]["gangSchedule"] = {"networkTopology": {"mode": "hard", "highestTierName": "rack"},
+                                      "serviceNetworkTopology": {"mode": "hard", "highestTierAllowed": 2}}
+    placed["spec"]["roles"][0]["networkTopology"] = {"mode": "none"}
+    out.append(placed)
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
