@@ -30,6 +30,20 @@ def test_every_seed_renders_and_keeps_every_invariant() -> None:
     assert layouts == {"replica", "role", "disaggregated", None}
 
 
+def test_null_in_every_position_of_every_seed_is_rendered_or_refused() -> None:
+    """What an unset Helm value leaves anywhere in a service or a taken-over LeaderWorkerSet: the
+    oracle's verdict, never a traceback (a Ray-bootstrapped one's `ports: null` was one)."""
+    from tests.fuzz.cases import Case, paths, with_null_at
+
+    judged: dict[str, int] = {}
+    for index, obj in enumerate(seeds()):
+        for path in list(paths(obj))[1:]:
+            verdict = judge(Case(index, yaml.safe_dump(with_null_at(obj, path)), False, ()))
+            assert not verdict.failed, (obj["metadata"]["name"], path, verdict.outcome, verdict.detail)
+            judged[verdict.outcome] = judged.get(verdict.outcome, 0) + 1
+    assert judged["rendered"] > 300 and judged["refused"] > 300, judged
+
+
 def test_every_case_is_reproducible_from_its_seed() -> None:
     assert case(42, seeds()) == case(42, seeds())
     assert judge(case(42, seeds())).outcome == judge(case(42, seeds())).outcome

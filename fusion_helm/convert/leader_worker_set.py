@@ -126,9 +126,9 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     worker, leader = template.get("workerTemplate"), template.get("leaderTemplate")
     if worker is None:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate", "is required")
-    for key, pod in (("workerTemplate", worker), ("leaderTemplate", leader)):
-        if pod is not None:
-            validate_pod_template(pod, where, f"spec.leaderWorkerTemplate.{key}")
+    worker = validate_pod_template(worker, where, "spec.leaderWorkerTemplate.workerTemplate")
+    if leader is not None:
+        leader = validate_pod_template(leader, where, "spec.leaderWorkerTemplate.leaderTemplate")
     if spec.get("startupPolicy") == "LeaderReady" and counts["size"] > 1:
         raise InvalidSpec(where, "spec.startupPolicy",
                           "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "

@@ -53,10 +53,12 @@ def check_unique(where: str, path: str, keys: Sequence[Hashable], field: str, wh
             raise InvalidSpec(where, f"{path}[{index}].{field}", f"duplicate {what} {show(key)} (also {path}[{first}])")
 
 
-def validate_pod_template(template: Any, where: str, path: str) -> None:
-    """Check a pod template (a PodTemplateSpec) as a role's ``template`` is checked."""
-    schema = spec_schema()["properties"]["roles"]["items"]["properties"]["template"]
-    check(where, path, {**schema, "required": ["spec"]}, template)
+def validate_pod_template(template: Any, where: str, path: str) -> Any:
+    """Check a pod template (a PodTemplateSpec) as a role's ``template`` is checked; return it with its
+    null fields pruned, as the API server stores it."""
+    schema = {**spec_schema()["properties"]["roles"]["items"]["properties"]["template"], "required": ["spec"]}
+    check(where, path, schema, template)
+    return prune_nulls(schema, template)
 
 
 def validate_spec(spec: Any, where: str) -> Any:

@@ -130,14 +130,33 @@ def seeds() -> list[dict[str, Any]]:
         out.append({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
                     "metadata": {"name": f"lws-{size}", "annotations": {"fusioninfer.io/take-over": "true"}},
                     "spec": {"replicas": 2, "startupPolicy": "LeaderCreated", "leaderWorkerTemplate": template}})
+    # a worker-only LeaderWorkerSet whose pods join by our Ray bootstrap
+    ray = copy.deepcopy(out[-1])
+    ray["metadata"] = {"name": "ray", "annotations": {"fusioninfer.io/take-over": "true",
+                                                      "fusioninfer.io/ray-bootstrap": "true"}}
+    ray["spec"]["leaderWorkerTemplate"] = {**ray["spec"]["leaderWorkerTemplate"], "size": 2, "workerTemplate": {
+        "metadata": {"labels": {"app": "ray"}}, "spec": {"containers": [{
+            **container, "args": ["--model", "m"], "ports": [{"containerPort": 8000, "name": "http"}],
+            "env": [{"name": "X", "value": "1"}]}]}}}
+    out.append(ray)
     # LWS's sample shape, kept whole in the role layout
-    whole = copy.deepcopy(out[-2])
+    whole = copy.deepcopy(out[-3])
     whole["metadata"] = {"name": "sample", "annotations": {"fusioninfer.io/take-over": "true",
                                                            "fusioninfer.io/layout": "role"}}
     whole["spec"]["rolloutStrategy"] = {"type": "RollingUpdate",
                                         "rollingUpdateConfiguration": {"maxUnavailable": 2, "maxSurge": 2}}
     whole["spec"]["networkConfig"] = {"subdomainPolicy": "Shared"}
     out.append(whole)
+    return out
+
+
+def with_null_at(obj: dict[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
+    """OBJ with null at PATH."""
+    out = copy.deepcopy(obj)
+    parent: Any = out
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = None
     return out
 
 
@@ -158,9 +177,11 @@ def _mutate_data(rng: random.Random, obj: dict[str, Any]) -> str:
     for key in path[:-1]:
         parent = parent[key]
     last = path[-1]
-    action = rng.choice(["set", "set", "set", "delete", "duplicate", "add", "rename"])
+    action = rng.choice(["set", "set", "set", "null", "delete", "duplicate", "add", "rename"])
     if action == "set":
         parent[last] = copy.deepcopy(rng.choice(INTERESTING))
+    elif action == "null":  # what an unset Helm value leaves in a template
+        parent[last] = None
     elif action == "delete":
         del parent[last]
     elif action == "duplicate" and isinstance(parent, list):
