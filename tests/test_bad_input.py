@@ -117,6 +117,20 @@ CASES = {
     "labels that are not strings": (
         yaml.safe_dump({**service(), "metadata": {"name": "qwen", "labels": {"tier": 1}}}),
         "InferenceService qwen: metadata.labels.tier: must be a string, got 1"),
+    "a serving container without an image": (
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": None}]),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].image: is required: Kubernetes runs no "
+        "container without an image (a template may leave it out; every pod made from it would be refused)"),
+    "a pod label value Kubernetes refuses": (
+        with_role_change("template.metadata", {"labels": {"app": "a b"}}),
+        "InferenceService qwen: spec.roles[1].template.metadata.labels.app: must be a label value (at most 63 "
+        "letters, digits, '-', '_' and '.', beginning and ending with a letter or digit), got 'a b'"),
+    "an unquoted timestamp as a pod label, which Go reads as its text": (
+        with_role_change("template.metadata", {"labels": {"when": "TIMESTAMP"}}).replace(
+            "TIMESTAMP", "2024-01-01 12:00:00"),
+        "InferenceService qwen: spec.roles[1].template.metadata.labels.when: must be a label value (at most 63 "
+        "letters, digits, '-', '_' and '.', beginning and ending with a letter or digit), got '2024-01-01 "
+        "12:00:00'"),
     "wrong version": (
         yaml.safe_dump({**service(), "apiVersion": "fusioninfer.io/v2"}),
         "InferenceService qwen: apiVersion: must be fusioninfer.io/v1alpha1, got 'fusioninfer.io/v2'"),

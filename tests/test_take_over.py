@@ -130,11 +130,18 @@ UNSUPPORTED = {
         leader_worker_set(startupPolicy="LeaderReady"), "spec.startupPolicy",
         "the leader would wait for them forever"),
     "a leader template with the Ray bootstrap": (
-        {**with_template(leaderTemplate={"spec": {"containers": [{"name": "l"}]}}),
+        {**with_template(leaderTemplate={"spec": {"containers": [{"name": "l", "image": "i"}]}}),
          "metadata": {"name": "vllm", "annotations": {"fusioninfer.io/take-over": "true",
                                                       "fusioninfer.io/ray-bootstrap": "true"}}},
         "spec.leaderWorkerTemplate.leaderTemplate", "must be absent with fusioninfer.io/ray-bootstrap"),
     "size 0": (with_template(size=0), "spec.leaderWorkerTemplate.size", "must be a whole number >= 1, got 0"),
+    "a leader container without an image": (
+        with_template(leaderTemplate={"spec": {"containers": [{"name": "l"}]}}),
+        "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].image", "Kubernetes runs no container without"),
+    "a pod label Kubernetes refuses": (
+        with_template(leaderTemplate={"metadata": {"labels": {"app": "a b"}}, "spec": {"containers": [
+            {"name": "l", "image": "i"}]}}),
+        "spec.leaderWorkerTemplate.leaderTemplate.metadata.labels.app", "must be a label value"),
 }
 
 

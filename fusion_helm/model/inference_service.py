@@ -17,7 +17,7 @@ from fusion_helm.model.scaling import (
 )
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.topology import NetworkTopology, check_nested, parse_network_topology
-from fusion_helm.model.validation import check_unique, validate_spec
+from fusion_helm.model.validation import check_pods_of, check_unique, validate_spec
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -329,6 +329,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         raise InvalidSpec(where, f"{path}.template", f"is required for componentType {component_type}")
     if "spec" not in raw["template"]:
         raise InvalidSpec(where, f"{path}.template.spec", "is required")
+    check_pods_of(raw["template"], where, f"{path}.template")
     for per_role_field in ("rollout", "autoscaling"):
         if per_role_field in raw and layout not in SCALABLE_LAYOUTS:
             raise InvalidSpec(where, f"{path}.{per_role_field}",

@@ -36,20 +36,27 @@ def check_metadata(where: str, metadata: object, annotations: bool = False) -> M
     namespace = metadata.get("namespace")
     if namespace is not None:
         check_dns_label(where, "metadata.namespace", namespace)
-    labels = _string_map(where, "metadata.labels", metadata.get("labels"))
+    check_labels_and_annotations(where, "metadata", metadata, annotations)
+    return metadata
+
+
+def check_labels_and_annotations(where: str, path: str, metadata: Mapping[str, Any], annotations: bool = True
+                                 ) -> None:
+    """The labels (and, with ANNOTATIONS, the annotations) of METADATA at PATH as the API server checks
+    an object's: valid keys, label values, string values, annotations' total size."""
+    labels = _string_map(where, f"{path}.labels", metadata.get("labels"))
     for key, value in labels.items():
-        _check_key(where, "metadata.labels", key)
+        _check_key(where, f"{path}.labels", key)
         if len(value) > MAX_NAME or not (value == "" or _is_name(value, _ALNUM, _LABEL_CHARS)):
-            raise InvalidSpec(where, key_path("metadata.labels", key),
+            raise InvalidSpec(where, key_path(f"{path}.labels", key),
                               f"must be a label value (at most {MAX_NAME} letters, digits, '-', '_' and '.', "
                               f"beginning and ending with a letter or digit), got {show(value)}")
     if annotations:
-        notes = _string_map(where, "metadata.annotations", metadata.get("annotations"))
+        notes = _string_map(where, f"{path}.annotations", metadata.get("annotations"))
         for key in notes:
-            _check_key(where, "metadata.annotations", key)
+            _check_key(where, f"{path}.annotations", key)
         if sum(len(key.encode()) + len(value.encode()) for key, value in notes.items()) > MAX_ANNOTATIONS_BYTES:
-            raise InvalidSpec(where, "metadata.annotations", f"must total at most {MAX_ANNOTATIONS_BYTES} bytes")
-    return metadata
+            raise InvalidSpec(where, f"{path}.annotations", f"must total at most {MAX_ANNOTATIONS_BYTES} bytes")
 
 
 def _string_map(where: str, path: str, value: object) -> Mapping[str, str]:

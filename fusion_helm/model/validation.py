@@ -16,7 +16,7 @@ import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 
 from fusion_helm.errors import InvalidSpec, format_path, show
-from fusion_helm.model.metadata import is_dns_label
+from fusion_helm.model.metadata import check_labels_and_annotations, is_dns_label
 from fusion_helm.model.schema import spec_schema
 
 TYPE_CHECKING = False
@@ -58,7 +58,23 @@ def validate_pod_template(template: Any, where: str, path: str) -> Any:
     null fields pruned, as the API server stores it."""
     schema = {**spec_schema()["properties"]["roles"]["items"]["properties"]["template"], "required": ["spec"]}
     check(where, path, schema, template)
-    return prune_nulls(schema, template)
+    pruned = prune_nulls(schema, template)
+    check_pods_of(pruned, where, path)
+    return pruned
+
+
+def check_pods_of(template: Mapping[str, Any], where: str, path: str) -> None:
+    """What the API server refuses of the pods a template makes, though it takes the template: its
+    labels and annotations are checked as a pod's (a LeaderWorkerSet's template is not checked, and
+    then every StatefulSet and pod made from it is refused), and every container needs an image."""
+    check_labels_and_annotations(where, f"{path}.metadata", template.get("metadata") or {})
+    spec = template.get("spec") or {}
+    for field in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(field) or []):
+            if not container.get("image"):
+                raise InvalidSpec(where, f"{path}.spec.{field}[{index}].image",
+                                  "is required: Kubernetes runs no container without an image (a template may "
+                                  "leave it out; every pod made from it would be refused)")
 
 
 def validate_spec(spec: Any, where: str) -> Any:
