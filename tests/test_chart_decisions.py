@@ -56,6 +56,13 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
         "gangSchedule": {"networkTopology": {"mode": "hard", "highestTierAllowed": 1},
                          "serviceNetworkTopology": {"highestTierAllowed": 2}},
         "schedulingStrategy": {"queue": "team-a", "priorityClassName": "high"}},
+    "the only role autoscaled to a gang at level role": {
+        "layout": "role", "gangSchedule": {"level": "role", "minRoleReplicas": {"w": 2}},
+        "roles": [{**role("w", "worker", None), "autoscaling": {"minReplicas": 2, "maxReplicas": 4}}]},
+    "disaggregated, decode autoscaled": {
+        "layout": "disaggregated", "roles": [role("p", "prefiller"), {**role("d", "decoder", None, nodes=2),
+                                                                        "autoscaling": {"minReplicas": 2,
+                                                                                        "maxReplicas": 3}}]},
     "soft topology names no tier": {"roles": [role("w", "worker", 2, nodes=2)],
                                     "gangSchedule": {"networkTopology": {"mode": "soft"}}},
     "a priority class without a gang": {"roles": [role("w", "worker", 2)],
@@ -104,8 +111,13 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
             roles.append(router(rng.choice([None, *[str(api) for api in PoolAPI]]), rng.random() < 0.5,
                                 rng.random() < 0.5, rng.choice([None, *[str(g) for g in PickerGeneration]])))
         values: dict[str, Any] = {"roles": roles}
-        if rng.random() < 0.4:
+        if rng.random() < 0.5:
             values["layout"] = rng.choice(["replica", "role", "disaggregated"])
+            if values["layout"] != "replica":
+                for served in roles:
+                    if served["componentType"] != "router" and rng.random() < 0.6:
+                        served.pop("replicas", None)
+                        served["autoscaling"] = {"minReplicas": rng.randint(1, 3), "maxReplicas": 4}
         if rng.random() < 0.5:
             gang: dict[str, Any] = {}
             if rng.random() < 0.5:

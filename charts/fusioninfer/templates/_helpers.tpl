@@ -37,7 +37,8 @@ prefill/decode. Never when the atomic minimum is a single pod of single-pod repl
 {{- if and $gang (not $multinode) -}}
 {{- $pods := 0 -}}
 {{- range $serving -}}
-{{- $replicas := int (dig "replicas" 1 .) -}}
+{{- /* an autoscaled role plans for its autoscaler's minimum, as the post-renderer's gang does */ -}}
+{{- $replicas := int (ternary (dig "autoscaling" "minReplicas" 1 .) (dig "replicas" 1 .) (hasKey . "autoscaling")) -}}
 {{- $pods = add $pods (ternary $replicas (min (int (dig .name 1 $minimum)) $replicas) (eq $level "group")) -}}
 {{- end -}}
 {{- if le (int $pods) 1 -}}{{- $gang = false -}}{{- end -}}
