@@ -69,7 +69,8 @@ def crd(api: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{api['plural']}.{api['group']}"},
+        # Kept when the chart that installs it is uninstalled: every release's InferenceService would go.
+        "metadata": {"name": f"{api['plural']}.{api['group']}", "annotations": {"helm.sh/resource-policy": "keep"}},
         "spec": {
             "group": api["group"],
             "names": {
@@ -139,6 +140,8 @@ def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
                     "enabled": {"type": "boolean"},
                     "image": {"type": "string", "minLength": 1, "description": "A stock Python 3.11+ image."},
                     "statusWaitSeconds": {"type": "integer", "minimum": 0},
+                    "ttlSecondsAfterFinished": {"type": "integer", "minimum": 0},
+                    "podAnnotations": {"type": "object", "additionalProperties": {"type": "string"}},
                     "lwsConfig": {
                         "type": "object",
                         "additionalProperties": False,
@@ -273,14 +276,33 @@ def shared_vendor() -> Path:
 
 
 VERSIONS = Path("ci") / "cluster" / "versions.env"
+CRD_CHART = "fusioninfer-crds"
+"""The chart of the InferenceService CRD, beside the service chart (docs/lifecycle.md)."""
+
+
+def served_fields_schema(crd_object: dict[str, Any]) -> dict[str, Any]:
+    """The CRD's schema as the chart's check compares the served one with it: types and properties only."""
+    def fields(node: Any) -> Any:
+        if not isinstance(node, dict):
+            return node
+        kept = {key: fields(value) for key, value in node.items() if key in ("type", "items", "properties")}
+        if "properties" in kept:
+            kept["properties"] = {name: fields(value) for name, value in node["properties"].items()}
+        return kept
+    [version] = crd_object["spec"]["versions"]
+    return {"version": version["name"], "schema": fields(version["schema"]["openAPIV3Schema"])}
 
 
 def artifacts(chart: Path, package: Path) -> dict[Path, str]:
+    """What `make generate` writes. The CRD goes into its own chart (CRD_CHART, beside CHART), which a
+    cluster installs once; CHART carries its schema for the check that the served one is not older."""
     schemas = package / "model" / "schemas"
     api = yaml.load((schemas / SOURCE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    definition = crd(api)
     return {
         package / "model" / "generated" / "api.py": api_module(api),
-        chart / "crds" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(crd(api)),
+        chart.parent / CRD_CHART / "templates" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(definition),
+        chart / "files" / "crd-fields.json": json.dumps(served_fields_schema(definition), sort_keys=True) + "\n",
         chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
         chart / "templates" / "_decisions.tpl": chart_decisions(),
         package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(upstream_crds())),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -14,7 +15,7 @@ import kubernetes
 import yaml
 
 from tests.controlplane import ControlPlane
-from tests.helm import CHART, Helm, values_args
+from tests.helm import CHART, CRD_CHART, Helm, values_args
 
 T = TypeVar("T")
 
@@ -133,6 +134,13 @@ def release(cluster: Cluster, helm: Helm, name: str, namespace: str) -> Iterator
         if installed.exists():
             installed.uninstall()
         eventually(f"the pods of {namespace}/{name} to be deleted", lambda: not cluster.pods(namespace))
+
+
+def install_crd_chart(cluster: Cluster, helm: Helm, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """The InferenceService CRD's chart, as docs/lifecycle.md has a cluster install and upgrade it."""
+    force = ["--force-conflicts"] if helm.major >= 4 else []
+    return helm.run("upgrade", "--install", "fusioninfer-crds", CRD_CHART, "--take-ownership", *force, "--namespace",
+                    "default", "--kubeconfig", cluster.kubeconfig, "--wait", check=check)
 
 
 def expected_pods(values: Path) -> int:

@@ -7,7 +7,7 @@ import kubernetes
 import pytest
 
 from fusion_helm.schemagen import upstream_crds as read_upstream_crds
-from tests.cluster import GPU_NODES, Cluster
+from tests.cluster import GPU_NODES, Cluster, install_crd_chart
 from tests.controlplane import set_gpu_nodes, start
 from tests.controlplane.builds import SHARED_CRDS
 from tests.goyaml import GoYAML, build
@@ -54,7 +54,8 @@ def validators(upstream_crds: dict[tuple[str, str], dict[str, Any]]) -> Validato
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """The local control plane with the upstream CRDs and ten 8-GPU kwok nodes, for the session.
+    """The local control plane with the upstream CRDs, ten 8-GPU kwok nodes and the InferenceService CRD
+    (its chart installed as a cluster admin does), for the session.
 
     Fails (not skips) when the control plane is not built: `make cluster-build` builds it.
     """
@@ -64,6 +65,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         config = kubernetes.client.Configuration()
         kubernetes.config.load_kube_config(str(control_plane.kubeconfig), client_configuration=config)
         with kubernetes.client.ApiClient(config) as api:
-            yield Cluster(control_plane, api)
+            cluster = Cluster(control_plane, api)
+            install_crd_chart(cluster, make_helm(4, tmp_path_factory.mktemp("crd-helm-home")))
+            yield cluster
     finally:
         control_plane.stop()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "charts" / "fusioninfer"
+CRD_CHART = ROOT / "charts" / "fusioninfer-crds"
+CRD = CRD_CHART / "templates" / "fusioninfer.io_inferenceservices.yaml"
 VALUES = ROOT / "values"
 PLUGIN = ROOT / "plugins" / "fusion-postrender"
 CLI_PLUGIN = ROOT / "plugins" / "fusion"

@@ -166,8 +166,6 @@ def deliver_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str,
 
 def test_a_volcano_without_subgrouppolicy_is_refused_not_silently_degraded(cluster: Cluster, helm: Helm) -> None:
     """An API server serving an older PodGroup CRD would prune subGroupPolicy; the chart looks first."""
-    for ours in sorted((CHART / "crds").glob("*.yaml")):  # as a first `helm install` would have
-        cluster.control_plane.apply(ours.read_text())
     crd = SHARED_CRDS / "scheduling.volcano.sh_podgroups.yaml"
     field = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/subGroupPolicy"
     cluster.control_plane.kubectl("patch", "crd", "podgroups.scheduling.volcano.sh", "--type", "json",

@@ -164,16 +164,28 @@ def test_status_after_install_and_each_upgrade(cluster: Cluster, helm: Helm, tmp
 
 
 def test_the_first_install_on_a_cluster_without_the_crd(cluster: Cluster, helm: Helm) -> None:
-    """Helm installs crds/ and then renders; the role-change guard must not ask for a kind Helm has not
-    discovered yet (Helm 4's lookup fails on one)."""
+    """Without the CRD the chart says where it comes from, rather than Helm's "no matches for kind"; its
+    chart installs it, and then the service installs (the role-change guard asking for no kind Helm has
+    not discovered: Helm 4's lookup fails on one)."""
     cluster.control_plane.kubectl("delete", "crd", "inferenceservices.fusioninfer.io", "--ignore-not-found",
                                   "--wait")
     namespace = f"first-install-helm{helm.major}"
-    with release(cluster, helm, "svc", namespace) as installed:
-        installed.install(STORY2)
-        assert [o["metadata"]["name"] for o in cluster.custom(
-            ("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)] == [SERVICE]
-        installed.uninstall()
+    try:
+        with release(cluster, helm, "svc", namespace) as installed:
+            refused = helm.run("install", "svc", CHART, "-f", STORY2, "--post-renderer", "fusion-postrender",
+                               "--namespace", namespace, "--create-namespace", "--kubeconfig", cluster.kubeconfig,
+                               check=False)
+            assert refused.returncode != 0
+            assert ("the InferenceService CRD (inferenceservices.fusioninfer.io) is not installed: install it once "
+                    "per cluster, before this chart: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds "
+                    "--take-ownership (docs/lifecycle.md)") in refused.stderr
+            install_crd_chart(cluster, helm)
+            installed.install(STORY2)
+            assert [o["metadata"]["name"] for o in cluster.custom(
+                ("fusioninfer.io", "v1alpha1", "inferenceservices"), namespace)] == [SERVICE]
+            installed.uninstall()
+    finally:
+        install_crd_chart(cluster, helm)
 
 
 def test_renaming_a_role_is_refused_unless_allowed(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:

@@ -46,6 +46,18 @@ prefill/decode. Never when the atomic minimum is a single pod of single-pod repl
 {{- $gang -}}
 {{- end -}}
 
+{{/* The InferenceService CRD comes from its own chart, installed once per cluster (docs/lifecycle.md):
+without it, say so and how, rather than Helm's "no matches for kind". Only where the API is not served
+and helm can look at the cluster (install, upgrade, --dry-run=server; `helm template` cannot, and
+renders). Whether a served CRD is older than the chart's is the check Job's to say. */}}
+{{- define "fusioninfer.checkCRD" -}}
+{{- if not (.Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1") -}}
+{{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" "inferenceservices.fusioninfer.io")) -}}
+{{- fail "the InferenceService CRD (inferenceservices.fusioninfer.io) is not installed: install it once per cluster, before this chart: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds --take-ownership (docs/lifecycle.md)" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The PodGroup needs Volcano's subGroupPolicy (v1.14 and later). An older PodGroup CRD would have
 the API server drop the field without a word, and replicas would no longer be placed whole: refuse
 instead. Only where helm can look at the cluster (install, upgrade, --dry-run=server). */}}
@@ -71,8 +83,8 @@ helm-diff's `helm template --is-upgrade --dry-run=server` too). */}}
 {{- $wanted := dict -}}
 {{- range .Values.roles -}}{{- $_ := set $wanted .name .componentType -}}{{- end -}}
 {{- /* Without the API there is no earlier InferenceService, and Helm 4's lookup fails on a kind it has
-not discovered (the first install, right after it installs crds/). An upgrade's release installed the
-API; Helm 3's `helm template` does not discover it, even where it may look up. */ -}}
+not discovered. An upgrade's release had the API; Helm 3's `helm template` does not discover it, even
+where it may look up. */ -}}
 {{- if or (.Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1/InferenceService") .Release.IsUpgrade -}}
 {{- with lookup "fusioninfer.io/v1alpha1" "InferenceService" .Release.Namespace $name -}}
 {{- $layout := default "replica" .spec.layout -}}
@@ -128,9 +140,9 @@ post-renderer refuses it. As a JSON list. */}}
 
 {{/* Arguments of the hook Jobs, as a JSON list. */}}
 {{- define "fusioninfer.checkArgs" -}}
-{{- $args := list -}}
+{{- $args := list "--crd-fields" "crd-fields.json" -}}
 {{- if eq (include "fusioninfer.gangScheduled" .) "true" -}}
-{{- $args = list "--gang" "--lws-config" (printf "%s/%s" .Values.hooks.lwsConfig.namespace .Values.hooks.lwsConfig.name) -}}
+{{- $args = concat $args (list "--gang" "--lws-config" (printf "%s/%s" .Values.hooks.lwsConfig.namespace .Values.hooks.lwsConfig.name)) -}}
 {{- end -}}
 {{- range (include "fusioninfer.routerAPIs" . | fromJsonArray) -}}
 {{- $args = concat $args (list "--api" .) -}}

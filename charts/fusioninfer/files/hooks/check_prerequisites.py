@@ -7,9 +7,12 @@ its endpoint picker watches; in layout disaggregated, the DisaggregatedSet APIs.
 placed: its Volcano queue must exist and be Open (Volcano schedules nothing from another), its
 PriorityClass must exist (Kubernetes refuses every pod naming a missing one), and each network topology
 tier it names must be one the cluster's HyperNodes have (Volcano reads an unknown tier name as no bound
-at all, and a tier number with no HyperNode at or below it as the whole cluster).
+at all, and a tier number with no HyperNode at or below it as the whole cluster). And first, the
+InferenceService API itself: served, and by a CRD no older than the chart's (FILE, the fields the
+chart's CRD has), whose missing fields the API server would drop from the service without a word.
 
-    python check_prerequisites.py [--gang [--lws-config NAMESPACE/NAME]] [--api GROUP/VERSION/RESOURCE ...]
+    python check_prerequisites.py [--crd-fields FILE] [--gang [--lws-config NAMESPACE/NAME]]
+                                  [--api GROUP/VERSION/RESOURCE ...]
                                   [--layout NAME --layout-api GROUP/VERSION/RESOURCE ...]
                                   [--queue NAME] [--priority-class NAME] [--tier NUMBER|NAME ...]
 
@@ -22,8 +25,12 @@ when the service names them.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 from kube import ApiError, Kube
 
@@ -65,7 +72,42 @@ def serves(kube: Kube, group_version: str, resource: str) -> bool:
     return any(served.get("name") == resource for served in listed.get("resources") or [])
 
 
+API_GROUP, KIND, CRD_CHART = "fusioninfer.io", "InferenceService", "fusioninfer-crds"
+UPGRADE_CRD = (f"helm upgrade --install {CRD_CHART} charts/{CRD_CHART} --take-ownership (once per cluster; "
+               "docs/lifecycle.md)")
 QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
+
+
+def crd_problem(kube: Kube, fields_file: str) -> str | None:
+    """Why the served InferenceService API cannot take this chart's service, or None: not served, or
+    served by an older CRD (a field of the chart's missing from the served schema, which is readable
+    by every account as the API server publishes it)."""
+    wanted = json.loads((Path(__file__).parent / fields_file).read_text())
+    version = wanted["version"]
+    served = kube.find(f"/openapi/v3/apis/{API_GROUP}/{version}")
+    if served is None:
+        return f"the {KIND} API ({API_GROUP}/{version}) is not served: install its CRD: {UPGRADE_CRD}"
+    group = ".".join(reversed(API_GROUP.split(".")))
+    schema = ((served.get("components") or {}).get("schemas") or {}).get(f"{group}.{version}.{KIND}") or {}
+    missing = list(missing_fields(wanted["schema"], schema, ""))
+    if not missing:
+        return None
+    shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+    return (f"the served {KIND} CRD is older than this chart's: it lacks {shown}, which the API server would "
+            f"drop from the service; upgrade it: {UPGRADE_CRD}")
+
+
+def missing_fields(wanted: dict[str, Any], served: dict[str, Any], path: str) -> Iterator[str]:
+    """The field paths WANTED's schema has and SERVED's lacks (``[]`` for a list's items)."""
+    for name, sub in sorted((wanted.get("properties") or {}).items()):
+        here = f"{path}.{name}" if path else name
+        theirs = (served.get("properties") or {}).get(name)
+        if theirs is None:
+            yield here
+        else:
+            yield from missing_fields(sub, theirs, here)
+    if isinstance(wanted.get("items"), dict):
+        yield from missing_fields(wanted["items"], served.get("items") or {}, f"{path}[]")
 PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
 HYPER_NODES = ("topology.volcano.sh/v1alpha1", "hypernodes")
 
@@ -113,6 +155,8 @@ def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--crd-fields", metavar="FILE",
+                        help="the chart's CRD schema (its fields), beside this script: the served one must have them")
     parser.add_argument("--gang", action="store_true", help="the service is gang-scheduled")
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
     parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
@@ -127,8 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kube = Kube()
     try:
-        missing = [message for path, message in {**REQUIRED, **(GANG if args.gang else {})}.items()
-                   if not kube.exists(path)]
+        missing = [problem for problem in [crd_problem(kube, args.crd_fields)] if problem] if args.crd_fields else []
+        missing += [message for path, message in {**REQUIRED, **(GANG if args.gang else {})}.items()
+                    if not kube.exists(path)]
         missing += [f"{resource} ({group_version}) is not served, and the service's router needs it (its "
                     "objects, or what its endpoint picker watches: the picker exits at start without it): install "
                     "the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
