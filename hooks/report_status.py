@@ -57,8 +57,8 @@ def report(kube: Kube, namespace: str, name: str) -> tuple[status.Phase | None, 
             "type": "GangScheduling", "status": "False", "reason": "GroupNameOverridden",
             "message": f"pods not in PodGroup {name} (is LWS gangSchedulingManagement on?): "
                        + ", ".join(overridden[:5]),
-            "observedGeneration": body["observedGeneration"], "lastTransitionTime": now})
-    kube.merge_patch(f"{path}/status", {"status": body})
+            "observedGeneration": body["conditions"][0]["observedGeneration"], "lastTransitionTime": now})
+    kube.merge_patch(f"{path}/status", status.as_patch(body))
     phases = {s.phase for s in statuses.values()}
     phase = phases.pop() if len(phases) == 1 else (status.Phase.FAILED if status.Phase.FAILED in phases else None)
     return phase, status.rolling(service["spec"], found) or {}

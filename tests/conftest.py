@@ -12,6 +12,7 @@ from tests.controlplane import set_gpu_nodes, start
 from tests.controlplane.builds import SHARED_CRDS
 from tests.goyaml import GoYAML, build
 from tests.helm import Helm, make_helm
+from tests.hook_kubelet import HookKubelet
 from tests.schemas import Validators
 
 
@@ -70,3 +71,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             yield cluster
     finally:
         control_plane.stop()
+
+
+@pytest.fixture(scope="session")
+def hook_kubelet(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HookKubelet]:
+    """Runs, for real, the hook Jobs of releases installed with tests.hook_kubelet.REAL_HOOKS."""
+    runner = HookKubelet(cluster, tmp_path_factory.mktemp("hook-pods"))
+    runner.start()
+    try:
+        yield runner
+    finally:
+        runner.stop()

@@ -24,13 +24,14 @@ from tests.cluster import (
     Release,
     eventually,
     expected_pods,
+    install_crd_chart,
     pods_by_lws,
     ready_pods,
     release,
     scaled,
 )
-from tests.controlplane.processes import TOKEN
 from tests.helm import CHART, VALUES, Helm, fusion_helm
+from tests.hook_kubelet import hook_environment
 
 pytestmark = pytest.mark.cluster
 
@@ -178,7 +179,8 @@ def test_the_first_install_on_a_cluster_without_the_crd(cluster: Cluster, helm: 
             assert refused.returncode != 0
             assert ("the InferenceService CRD (inferenceservices.fusioninfer.io) is not installed: install it once "
                     "per cluster, before this chart: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds "
-                    "--take-ownership (docs/lifecycle.md)") in refused.stderr
+                    "--take-ownership (Helm 4: and --server-side=true --force-conflicts; docs/lifecycle.md)"
+                    ) in refused.stderr
             install_crd_chart(cluster, helm)
             installed.install(STORY2)
             assert [o["metadata"]["name"] for o in cluster.custom(
@@ -301,16 +303,3 @@ def hook_runner(cluster: Cluster, installed: Release, service: str, tmp_path: Pa
     return run
 
 
-def hook_environment(cluster: Cluster, namespace: str, account: str | None, tmp_path: Path) -> dict[str, str]:
-    """What a pod of ACCOUNT sees: the API server's address, and the account's token and CA (ACCOUNT
-    None: the control plane's admin)."""
-    mounted = tmp_path / "serviceaccount"
-    mounted.mkdir()
-    token = TOKEN if account is None else cluster.control_plane.kubectl(
-        "create", "token", account, "--namespace", namespace).stdout
-    (mounted / "token").write_text(token)
-    assert cluster.control_plane.ca is not None
-    (mounted / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
-    return {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-            "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
-            "FUSION_HOOK_SERVICEACCOUNT_DIR": str(mounted)}

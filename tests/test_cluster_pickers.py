@@ -26,8 +26,8 @@ from tests.builders import render, role, service
 from tests.cluster import Cluster, eventually, ready_pods, release
 from tests.controlplane.builds import ROOT, picker, shared_crd
 from tests.helm import VALUES, Helm
+from tests.hook_kubelet import hook_environment
 from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
-from tests.test_cluster_lifecycle import hook_environment
 from tests.test_router import EXAMPLE, documented_request, monolithic_v1alpha2
 
 pytestmark = pytest.mark.cluster

@@ -54,7 +54,9 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
     ]
     events = {key: obj["metadata"]["annotations"]["helm.sh/hook"] for key, obj in objects.items()}
     assert events[f"Job/{name}-check"] == "pre-install,pre-upgrade"
-    assert events[f"Job/{name}-status"] == "post-install,post-upgrade"
+    assert events[f"Job/{name}-status"] == "post-install,post-upgrade,post-rollback"
+    # Their RBAC and code also pre-delete: uninstall removes what a failed phase left behind.
+    assert events[f"ConfigMap/{name}"].split(",")[-1] == "pre-delete"
     for job in (f"Job/{name}-check", f"Job/{name}-status"):
         pod = objects[job]["spec"]["template"]["spec"]
         assert pod["serviceAccountName"] == name
@@ -94,7 +96,8 @@ def test_hooks_can_be_turned_off(helm: Helm) -> None:
 def check_args(helm: Helm, values: Path) -> list[str]:
     job = next(o for key, o in hook_objects(helm, values).items() if key.endswith("-check"))
     args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
-    return args
+    assert args[:2] == ["--crd-fields", "crd-fields.json"]  # always: the served CRD is the chart's or newer
+    return args[2:]
 
 
 def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Helm, tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def test_other_services_and_removed_replicas_do_not_count() -> None:
 def test_the_ready_condition() -> None:
     running = statuses_of([pod("prefill", 0)] + [pod("decode", i, w) for i in (0, 1) for w in (0, 1)])
     status = status_object(running, 3, "2026-01-02T00:00:00Z")
-    assert status["observedGeneration"] == 3
+    assert "observedGeneration" not in status  # the conditions carry it (Helm 4's --wait reads a top-level one)
     assert status["conditions"] == [{"type": "Ready", "status": "True", "reason": "AllComponentsRunning",
                                      "message": "every replica of every role is ready", "observedGeneration": 3,
                                      "lastTransitionTime": "2026-01-02T00:00:00Z"}]
@@ -249,3 +249,10 @@ def test_an_autoscaled_role_wants_what_its_scaler_says() -> None:
     # Without a scaler yet (the controller makes it): the autoscaler's minimum.
     statuses, _ = service_status(DISAGGREGATED, pods, "T", Workloads(disaggregated_set=SET))
     assert (statuses["decode"].desired_replicas, statuses["decode"].ready_replicas) == (1, 1)
+
+
+def test_the_status_patch_removes_a_top_level_observed_generation() -> None:
+    """No controller keeps one up to date: Helm 4's `--wait` would wait for it until it times out."""
+    from fusion_helm.status import as_patch
+
+    assert as_patch({"conditions": []}) == {"status": {"conditions": [], "observedGeneration": None}}

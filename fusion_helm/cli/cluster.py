@@ -87,9 +87,9 @@ class Cluster:
         items: list[dict[str, Any]] = self.api.sanitize_for_serialization(pods)["items"]
         return items
 
-    def write_status(self, service: str, namespace: str, status: dict[str, Any]) -> None:
+    def write_status(self, service: str, namespace: str, body: dict[str, Any]) -> None:
         self._call(kubernetes.client.CustomObjectsApi(self.api).patch_namespaced_custom_object_status,
-                   GROUP, VERSION, namespace, PLURAL, service, {"status": status})
+                   GROUP, VERSION, namespace, PLURAL, service, status.as_patch(body))
 
     @staticmethod
     def _call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -108,7 +108,8 @@ def crds(cp: ControlPlane) -> None:
 
 def kwok(cp: ControlPlane) -> None:
     """kwok manages the nodes annotated kwok.x-k8s.io/node=fake: they turn Ready and renew their
-    leases, so the node lifecycle controller lifts their not-ready taint; their pods turn Ready."""
+    leases, so the node lifecycle controller lifts their not-ready taint; their pods turn Ready, but
+    for those annotated kwok.x-k8s.io/status: custom (tests.hook_kubelet runs them)."""
     stages = [shared("kwok", name).read_text() for name in (
         "node-initialize.yaml", "node-heartbeat-with-lease.yaml", "pod-ready.yaml", "pod-complete.yaml",
         "pod-delete.yaml")]
@@ -119,6 +120,8 @@ def kwok(cp: ControlPlane) -> None:
         "--manage-nodes-with-annotation-selector", f"{KWOK_NODE_ANNOTATION}=fake",
         "--server-address", f"127.0.0.1:{free_port()}", "--cidr", "10.244.0.1/16", "--node-ip", "10.0.0.1",
         "--node-lease-duration-seconds", "40",
+        # Pods so annotated are tests.hook_kubelet's to run (hook Jobs whose code really runs).
+        "--disregard-status-with-annotation-selector", "kwok.x-k8s.io/status=custom",
     ])
 
 

@@ -253,6 +253,13 @@ def rolling(spec: Mapping[str, Any], workloads: Workloads) -> dict[str, str] | N
     return None
 
 
+def as_patch(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A status BODY as the JSON merge patch that writes it. Each condition carries the generation it
+    describes; a top-level ``observedGeneration`` (written once) is removed: no controller keeps it up
+    to date, and Helm 4's --wait, which reads it as a controller's, would wait for it in vain."""
+    return {"status": {**body, "observedGeneration": None}}
+
+
 def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]], timestamp: str,
                    workloads: Workloads = Workloads()
                    ) -> tuple[dict[str, ComponentStatus], dict[str, Any]]:
@@ -296,7 +303,6 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
                                     "; ".join(f"{name}: {progress}" for name, progress in rolling.items()))
                           if rolling else condition("Progressing", "False", "NoRollout", "no role is rolling"))
     return {
-        "observedGeneration": generation,
         "conditions": conditions,
         "components": {name: {**s.to_manifest(), "lastUpdateTime": now} for name, s in statuses.items()},
     }

@@ -53,7 +53,7 @@ renders). Whether a served CRD is older than the chart's is the check Job's to s
 {{- define "fusioninfer.checkCRD" -}}
 {{- if not (.Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1") -}}
 {{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" "inferenceservices.fusioninfer.io")) -}}
-{{- fail "the InferenceService CRD (inferenceservices.fusioninfer.io) is not installed: install it once per cluster, before this chart: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds --take-ownership (docs/lifecycle.md)" -}}
+{{- fail "the InferenceService CRD (inferenceservices.fusioninfer.io) is not installed: install it once per cluster, before this chart: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds --take-ownership (Helm 4: and --server-side=true --force-conflicts; docs/lifecycle.md)" -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -73,8 +73,8 @@ def serves(kube: Kube, group_version: str, resource: str) -> bool:
 
 
 API_GROUP, KIND, CRD_CHART = "fusioninfer.io", "InferenceService", "fusioninfer-crds"
-UPGRADE_CRD = (f"helm upgrade --install {CRD_CHART} charts/{CRD_CHART} --take-ownership (once per cluster; "
-               "docs/lifecycle.md)")
+UPGRADE_CRD = (f"helm upgrade --install {CRD_CHART} charts/{CRD_CHART} --take-ownership (Helm 4: and "
+               "--server-side=true --force-conflicts; once per cluster, docs/lifecycle.md)")
 QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
 
 

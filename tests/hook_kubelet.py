@@ -1,0 +1,126 @@
+"""Hook Jobs that really run on the test control plane.
+
+kwok leaves alone the pods annotated ``kwok.x-k8s.io/status: custom`` (its
+``--disregard-status-with-annotation-selector``); for those, this runner does a kubelet's part: once the
+scheduler has bound a pod, it lays out the pod's ConfigMap volume, runs its container's command — the
+chart's standard-library Python, by this interpreter without site-packages — as the pod's
+ServiceAccount against the API server, and writes the pod's phase and exit code, from which the Job
+controller marks the Job complete or failed and Helm goes on or stops. A chart opts its hook pods in
+with ``hooks.podAnnotations`` (``REAL_HOOKS``); other pods stay kwok's.
+"""
+
+from __future__ import annotations
+
+import datetime
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import kubernetes
+
+from tests.cluster import Cluster
+from tests.controlplane.processes import TOKEN
+
+CUSTOM = ("kwok.x-k8s.io/status", "custom")
+REAL_HOOKS = {"hooks": {"podAnnotations": {CUSTOM[0]: CUSTOM[1]}, "ttlSecondsAfterFinished": 3}}
+"""Values that have the chart's hook Jobs run for real here (a failed one gone soon after)."""
+
+
+def hook_environment(cluster: Cluster, namespace: str, account: str | None, into: Path) -> dict[str, str]:
+    """What a pod of ACCOUNT sees: the API server's address, and the account's token and CA (ACCOUNT
+    None: the control plane's admin)."""
+    mounted = into / "serviceaccount"
+    mounted.mkdir(parents=True, exist_ok=True)
+    token = TOKEN if account is None else cluster.control_plane.kubectl(
+        "create", "token", account, "--namespace", namespace).stdout
+    (mounted / "token").write_text(token)
+    assert cluster.control_plane.ca is not None
+    (mounted / "ca.crt").write_bytes(cluster.control_plane.ca.read_bytes())
+    return {"PATH": "/usr/bin:/bin", "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+            "KUBERNETES_SERVICE_PORT": str(cluster.control_plane.ports["apiserver"]),
+            "FUSION_HOOK_SERVICEACCOUNT_DIR": str(mounted)}
+
+
+class HookKubelet(threading.Thread):
+    """Runs the pods annotated ``kwok.x-k8s.io/status: custom``; keeps what each printed."""
+
+    def __init__(self, cluster: Cluster, workdir: Path) -> None:
+        super().__init__(daemon=True)
+        self.cluster, self.workdir = cluster, workdir
+        self.ran: dict[str, subprocess.CompletedProcess[str]] = {}
+        """namespace/pod → what its container printed and returned."""
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+
+    def outputs(self, namespace: str) -> list[subprocess.CompletedProcess[str]]:
+        with self.lock:
+            return [result for key, result in self.ran.items() if key.startswith(f"{namespace}/")]
+
+    def run(self) -> None:
+        core = self.cluster.core
+        while not self.done.is_set():
+            watch = kubernetes.watch.Watch()
+            for event in watch.stream(core.list_pod_for_all_namespaces, timeout_seconds=5):
+                pod = event["object"]
+                if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED":
+                    continue
+                key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+                if pod.metadata.deletion_timestamp is not None:  # no kubelet confirms it: the runner does
+                    self._forget(pod)
+                elif pod.spec.node_name and key not in self.ran and (pod.status.phase or "Pending") == "Pending":
+                    with self.lock:
+                        self.ran[key] = subprocess.CompletedProcess([], -1, "", "running")
+                    threading.Thread(target=self._run_pod, args=(pod, key), daemon=True).start()
+                if self.done.is_set():
+                    watch.stop()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(15)
+
+    def _forget(self, pod: kubernetes.client.V1Pod) -> None:
+        try:
+            self.cluster.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace, grace_period_seconds=0)
+        except kubernetes.client.ApiException as error:
+            if error.status != 404:
+                raise
+
+    def _run_pod(self, pod: kubernetes.client.V1Pod, key: str) -> None:
+        namespace, spec = pod.metadata.namespace, pod.spec
+        [container] = spec.containers
+        directory = self.workdir / key.replace("/", "_")
+        mount = next(m for m in container.volume_mounts if m.name == spec.volumes[0].name)
+        configmap = self.cluster.core.read_namespaced_config_map(spec.volumes[0].config_map.name, namespace).data
+        for item in spec.volumes[0].config_map.items:
+            (directory / item.path).parent.mkdir(parents=True, exist_ok=True)
+            (directory / item.path).write_text(configmap[item.key])
+        python, *argv = [*container.command, *(container.args or [])]
+        assert python == "python", container.command  # the image's; here this interpreter
+        argv = [arg.replace(f"{mount.mount_path}/", f"{directory}/") for arg in argv]
+        started = _now()
+        self._status(pod, "Running", {"running": {"startedAt": started}}, started)
+        env = hook_environment(self.cluster, namespace, spec.service_account_name, directory)
+        try:
+            result = subprocess.run([sys.executable, "-S", "-E", *argv], env=env, text=True, capture_output=True,
+                                    timeout=spec.active_deadline_seconds or 300)
+        except subprocess.TimeoutExpired as expired:
+            result = subprocess.CompletedProcess(argv, 137, str(expired.stdout or ""), "deadline exceeded")
+        with self.lock:
+            self.ran[key] = result
+        phase = "Succeeded" if result.returncode == 0 else "Failed"
+        self._status(pod, phase, {"terminated": {
+            "exitCode": result.returncode, "reason": "Completed" if result.returncode == 0 else "Error",
+            "startedAt": started, "finishedAt": _now()}}, started)
+
+    def _status(self, pod: kubernetes.client.V1Pod, phase: str, state: dict[str, Any], started: str) -> None:
+        [container] = pod.spec.containers
+        self.cluster.core.patch_namespaced_pod_status(pod.metadata.name, pod.metadata.namespace, {"status": {
+            "phase": phase, "startTime": started, "containerStatuses": [{
+                "name": container.name, "image": container.image, "imageID": "", "ready": phase == "Running",
+                "restartCount": 0, "started": phase == "Running", "state": state}]}})
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
