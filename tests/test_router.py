@@ -213,6 +213,28 @@ def test_picker_flags_merge_with_the_routers() -> None:
                                  "--zap-encoder=json"]
 
 
+RESTRICTED_POD = {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
+                  "seccompProfile": {"type": "RuntimeDefault"}}
+RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+@pytest.mark.parametrize(("picker", "pod_context", "container_context", "resources"), [
+    ({}, RESTRICTED_POD, RESTRICTED_CONTAINER, {"requests": {"cpu": "1", "memory": "1Gi"}}),
+    ({"podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},
+      "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "4Gi"}}},
+     {"runAsNonRoot": True, "fsGroup": 2000}, {"readOnlyRootFilesystem": True}, {"limits": {"memory": "4Gi"}}),
+    ({"podSecurityContext": {}, "securityContext": {}}, {}, {}, {"requests": {"cpu": "1", "memory": "1Gi"}}),
+], ids=["default: restricted", "the router's own, in place of the default", "empty: nothing set"])
+def test_the_picker_runs_restricted_unless_the_router_says_otherwise(
+        picker: dict[str, Any], pod_context: dict[str, Any], container_context: dict[str, Any],
+        resources: dict[str, Any]) -> None:
+    objects = expand(service(WORKER, router(endpointPicker=picker)))
+    pod = objects["Deployment/svc-router-epp"]["spec"]["template"]["spec"]
+    assert pod["securityContext"] == pod_context
+    assert pod["containers"][0]["securityContext"] == container_context
+    assert pod["containers"][0]["resources"] == resources
+
+
 def test_served_models_map_criticality_to_priority_on_v1() -> None:
     models = [{"name": name, "criticality": criticality}
               for name, criticality in (("gold", "Critical"), ("std", "Standard"), ("batch", "Sheddable"))]
@@ -351,6 +373,12 @@ ERRORS = {
     "a strategy object with a wrong field": (
         [WORKER, router(strategy={"scorers": "queue-size"})], "spec.roles[1].strategy.scorers",
         "must be of type array, got string"),
+    "a picker securityContext of the wrong shape": (
+        [WORKER, router(endpointPicker={"securityContext": {"runAsUser": "nobody"}})],
+        "spec.roles[1].endpointPicker.securityContext.runAsUser", "must be of type integer, got string"),
+    "a picker pod securityContext of the wrong shape": (
+        [WORKER, router(endpointPicker={"podSecurityContext": {"seccompProfile": {"type": 1}}})],
+        "spec.roles[1].endpointPicker.podSecurityContext.seccompProfile.type", "must be of type string"),
     "too many target models": (
         [WORKER, router(models=[{"name": "m", "targetModels": [{"name": f"t{i}"} for i in range(11)]}])],
         "spec.roles[1].models[0].targetModels", "must have at most 10 item(s), got 11"),

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
 SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FLAG_CHARS = _ALNUM | frozenset("_.-")
-RESOURCES_SCHEMA = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "spec", "leaderWorkerTemplate", "workerTemplate",
-                    "spec", "containers", "[]", "resources")
-"""A container's resources, as the upstream schemas have them (the picker's Deployment has none of its own here)."""
+POD_SPEC = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "spec", "leaderWorkerTemplate", "workerTemplate", "spec")
+PICKER_FIELDS_SCHEMAS = {"resources": (*POD_SPEC, "containers", "[]", "resources"),
+                         "securityContext": (*POD_SPEC, "containers", "[]", "securityContext"),
+                         "podSecurityContext": (*POD_SPEC, "securityContext")}
+"""The picker's container resources and securityContext and its pod's securityContext, as the upstream
+schemas have a pod's (a LeaderWorkerSet's pod template: the Deployment has no schema of its own here)."""
 
 
 class PoolAPI(StrEnum):
@@ -111,6 +114,8 @@ class Router:
     picker_image: str | None
     picker_flags: Mapping[str, str]
     picker_resources: Mapping[str, Any] | None
+    picker_security_context: Mapping[str, Any] | None
+    picker_pod_security_context: Mapping[str, Any] | None
     target_port: int | None
     gateway: Mapping[str, Any] | None
     httproute: Mapping[str, Any]
@@ -151,8 +156,9 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
             raise InvalidSpec(where, key_path(f"{path}.endpointPicker.flags", flag),
                               f"is not a flag name (letters, digits, '-', '_' and '.', without the leading dashes), "
                               f"got {show(flag)}")
-    if picker.get("resources") is not None:
-        check(where, f"{path}.endpointPicker.resources", upstream.schema(*RESOURCES_SCHEMA), picker["resources"])
+    for field, schema_path in PICKER_FIELDS_SCHEMAS.items():
+        if picker.get(field) is not None:
+            check(where, f"{path}.endpointPicker.{field}", upstream.schema(*schema_path), picker[field])
     return Router(
         name=raw["name"],
         position=position,
@@ -165,6 +171,8 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         picker_image=picker.get("image"),
         picker_flags=dict(picker.get("flags") or {}),
         picker_resources=picker.get("resources"),
+        picker_security_context=picker.get("securityContext"),
+        picker_pod_security_context=picker.get("podSecurityContext"),
         target_port=raw.get("targetPort"),
         gateway=raw.get("gateway"),
         httproute=raw.get("httproute") or {},

@@ -3,6 +3,8 @@ pool, the pool's model objects and the pods."""
 
 from __future__ import annotations
 
+import copy
+
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.digest import short_hash
@@ -13,6 +15,7 @@ from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 GRPC_HEALTH_PORT = 9003
@@ -22,6 +25,10 @@ CONFIG_KEY = "config.yaml"
 CONFIG_HASH_ANNOTATION = "fusioninfer.io/picker-config-hash"
 """On the picker's pod template: a changed configuration restarts the picker, which reads it once."""
 HEALTH_SERVICE = "inference-extension"
+PICKER_USER = 65532
+"""The user the picker images run as (distroless "nonroot")."""
+DEFAULT_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}}
+"""What the scheduler reserves for the picker unless the router says otherwise."""
 READ = ["get", "list", "watch"]
 
 
@@ -99,6 +106,7 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                     CONFIG_HASH_ANNOTATION: short_hash(config)}},
                 "spec": {
                     "serviceAccountName": name,
+                    "securityContext": _given_or(router.picker_pod_security_context, _restricted_pod()),
                     # Requests in flight finish before the picker stops.
                     "terminationGracePeriodSeconds": 130,
                     "containers": [_container(service, router, generation, image)],
@@ -132,5 +140,22 @@ def _container(service: InferenceService, router: Router, generation: Generation
         except resources.QuantityError as error:
             raise InvalidSpec(service.where, format_path([f"{router.path}.endpointPicker", *error.path]),
                               str(error)) from None
-        container["resources"] = router.picker_resources
+    container["resources"] = _given_or(router.picker_resources, DEFAULT_RESOURCES)
+    container["securityContext"] = _given_or(router.picker_security_context, _restricted_container())
     return container
+
+
+def _restricted_pod() -> dict[str, Any]:
+    """The pod-level settings of the Pod Security Standard "restricted", as the picker images run."""
+    return {"runAsNonRoot": True, "runAsUser": PICKER_USER, "runAsGroup": PICKER_USER,
+            "seccompProfile": {"type": "RuntimeDefault"}}
+
+
+def _restricted_container() -> dict[str, Any]:
+    """The container-level settings of the Pod Security Standard "restricted"."""
+    return {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def _given_or(given: Mapping[str, Any] | None, default: Mapping[str, Any]) -> dict[str, Any]:
+    """The router's own value, even an empty one (which sets nothing), else the default."""
+    return copy.deepcopy(dict(default if given is None else given))

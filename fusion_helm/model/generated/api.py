@@ -735,7 +735,69 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                            'requests': {'type': 'object',
                                                                                                                                         'additionalProperties': {'x-kubernetes-int-or-string': True,
                                                                                                                                                                  'anyOf': [{'type': 'integer'},
-                                                                                                                                                                           {'type': 'string'}]}}}}}},
+                                                                                                                                                                           {'type': 'string'}]}}},
+                                                                                                            'description': 'The '
+                                                                                                                           'picker '
+                                                                                                                           "container's "
+                                                                                                                           'resources. '
+                                                                                                                           'Default: '
+                                                                                                                           'requests '
+                                                                                                                           'of '
+                                                                                                                           '1 '
+                                                                                                                           'CPU '
+                                                                                                                           'and '
+                                                                                                                           '1Gi '
+                                                                                                                           'of '
+                                                                                                                           'memory, '
+                                                                                                                           'no '
+                                                                                                                           'limits.'},
+                                                                                              'securityContext': {'type': 'object',
+                                                                                                                  'description': 'The '
+                                                                                                                                 'picker '
+                                                                                                                                 "container's "
+                                                                                                                                 'securityContext, '
+                                                                                                                                 'instead '
+                                                                                                                                 'of '
+                                                                                                                                 'the '
+                                                                                                                                 'default: '
+                                                                                                                                 'the '
+                                                                                                                                 'Pod '
+                                                                                                                                 'Security '
+                                                                                                                                 'Standard '
+                                                                                                                                 '"restricted" '
+                                                                                                                                 '(no '
+                                                                                                                                 'privilege '
+                                                                                                                                 'escalation, '
+                                                                                                                                 'every '
+                                                                                                                                 'capability '
+                                                                                                                                 'dropped).',
+                                                                                                                  'x-kubernetes-preserve-unknown-fields': True},
+                                                                                              'podSecurityContext': {'type': 'object',
+                                                                                                                     'description': 'The '
+                                                                                                                                    'picker '
+                                                                                                                                    "pod's "
+                                                                                                                                    'securityContext, '
+                                                                                                                                    'instead '
+                                                                                                                                    'of '
+                                                                                                                                    'the '
+                                                                                                                                    'default: '
+                                                                                                                                    'the '
+                                                                                                                                    'Pod '
+                                                                                                                                    'Security '
+                                                                                                                                    'Standard '
+                                                                                                                                    '"restricted" '
+                                                                                                                                    '(non-root, '
+                                                                                                                                    'as '
+                                                                                                                                    'the '
+                                                                                                                                    'picker '
+                                                                                                                                    "images' "
+                                                                                                                                    'user '
+                                                                                                                                    '65532, '
+                                                                                                                                    'the '
+                                                                                                                                    'RuntimeDefault '
+                                                                                                                                    'seccomp '
+                                                                                                                                    'profile).',
+                                                                                                                     'x-kubernetes-preserve-unknown-fields': True}}},
                                                             'gateway': {'type': 'object',
                                                                         'description': 'A Gateway spec '
                                                                                        '(gateway.networking.k8s.io/v1); '
@@ -1852,7 +1914,67 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                                                 {'type': 'string'}]}},
                                                                                                                   'requests': {'type': 'object',
                                                                                                                                'additionalProperties': {'anyOf': [{'type': 'integer'},
-                                                                                                                                                                  {'type': 'string'}]}}}}},
+                                                                                                                                                                  {'type': 'string'}]}}},
+                                                                                                   'description': 'The '
+                                                                                                                  'picker '
+                                                                                                                  "container's "
+                                                                                                                  'resources. '
+                                                                                                                  'Default: '
+                                                                                                                  'requests '
+                                                                                                                  'of '
+                                                                                                                  '1 '
+                                                                                                                  'CPU '
+                                                                                                                  'and '
+                                                                                                                  '1Gi '
+                                                                                                                  'of '
+                                                                                                                  'memory, '
+                                                                                                                  'no '
+                                                                                                                  'limits.'},
+                                                                                     'securityContext': {'type': 'object',
+                                                                                                         'description': 'The '
+                                                                                                                        'picker '
+                                                                                                                        "container's "
+                                                                                                                        'securityContext, '
+                                                                                                                        'instead '
+                                                                                                                        'of '
+                                                                                                                        'the '
+                                                                                                                        'default: '
+                                                                                                                        'the '
+                                                                                                                        'Pod '
+                                                                                                                        'Security '
+                                                                                                                        'Standard '
+                                                                                                                        '"restricted" '
+                                                                                                                        '(no '
+                                                                                                                        'privilege '
+                                                                                                                        'escalation, '
+                                                                                                                        'every '
+                                                                                                                        'capability '
+                                                                                                                        'dropped).'},
+                                                                                     'podSecurityContext': {'type': 'object',
+                                                                                                            'description': 'The '
+                                                                                                                           'picker '
+                                                                                                                           "pod's "
+                                                                                                                           'securityContext, '
+                                                                                                                           'instead '
+                                                                                                                           'of '
+                                                                                                                           'the '
+                                                                                                                           'default: '
+                                                                                                                           'the '
+                                                                                                                           'Pod '
+                                                                                                                           'Security '
+                                                                                                                           'Standard '
+                                                                                                                           '"restricted" '
+                                                                                                                           '(non-root, '
+                                                                                                                           'as '
+                                                                                                                           'the '
+                                                                                                                           'picker '
+                                                                                                                           "images' "
+                                                                                                                           'user '
+                                                                                                                           '65532, '
+                                                                                                                           'the '
+                                                                                                                           'RuntimeDefault '
+                                                                                                                           'seccomp '
+                                                                                                                           'profile).'}},
                                                                       'additionalProperties': False},
                                                    'gateway': {'type': 'object',
                                                                'description': 'A Gateway spec '
