@@ -16,10 +16,12 @@ from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
 
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
+HOOK_IMAGE = "python:3.12-alpine@sha256:6d43704baacd1bfbe7c295d7f13079d5d8104ed33568873133f8fc69980419df"
 
 
-def hook_objects(helm: Helm, *values: Path, post_render: bool = False) -> dict[str, dict[str, Any]]:
-    out = helm.template(*values, hooks=True, post_render=post_render).stdout
+def hook_objects(helm: Helm, *values: Path, post_render: bool = False,
+                 extra: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    out = helm.template(*values, hooks=True, post_render=post_render, extra=extra).stdout
     docs = [doc for doc in yaml.safe_load_all(out) if doc and "helm.sh/hook" in doc["metadata"].get("annotations", {})]
     return {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
 
@@ -60,7 +62,7 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
     for job in (f"Job/{name}-check", f"Job/{name}-status"):
         pod = objects[job]["spec"]["template"]["spec"]
         assert pod["serviceAccountName"] == name
-        assert pod["containers"][0]["image"] == "python:3.12-alpine"
+        assert pod["containers"][0]["image"] == HOOK_IMAGE
         assert pod["securityContext"]["runAsNonRoot"] is True
 
 
@@ -86,6 +88,15 @@ def test_the_hooks_need_nothing_but_the_standard_library(helm: Helm, tmp_path: P
 
 def test_post_renderers_leave_the_hooks_alone(helm: Helm) -> None:
     assert hook_objects(helm, STORY4, post_render=True) == hook_objects(helm, STORY4)
+
+
+def test_the_hook_image_is_pinned_by_digest_and_can_be_replaced(helm: Helm) -> None:
+    repository, digest = HOOK_IMAGE.split("@")
+    assert repository.count(":") == 1 and len(digest) == len("sha256:") + 64
+    mirror = "registry.example.com/python:3.12"
+    objects = hook_objects(helm, STORY4, extra=("--set", f"hooks.image={mirror}"))
+    assert {objects[job]["spec"]["template"]["spec"]["containers"][0]["image"]
+            for job in objects if job.startswith("Job/")} == {mirror}
 
 
 def test_hooks_can_be_turned_off(helm: Helm) -> None:
