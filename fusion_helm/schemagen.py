@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
+from fusion_helm.expand.monitoring import REQUIRED_APIS as MONITORING_APIS
 from fusion_helm.expand.router.generations import (
     DEFAULTS,
     GATEWAY_API_VERSION,
@@ -53,6 +54,7 @@ UPSTREAM_KINDS = (
     ("inference.networking.x-k8s.io/v1alpha2", "InferenceObjective"),
     ("inference.networking.x-k8s.io/v1alpha2", "InferenceModel"),
     ("llm-d.ai/v1alpha2", "InferenceObjective"),
+    ("monitoring.coreos.com/v1", "PodMonitor"),
 )
 """Every kind the expansion writes or takes over, at the versions it uses."""
 VENDORED_CRDS = {"LLMD_ROUTER": "config/crd/bases/llm-d.ai_inferenceobjectives.yaml"}
@@ -207,12 +209,12 @@ def chart_decisions() -> str:
     layouts = {str(Layout.DISAGGREGATED): {"apis": list(REQUIRED_APIS),
                                           "generation": str(LAYOUT_GENERATIONS[Layout.DISAGGREGATED])}}
     table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools, "layouts": layouts,
-             "gateway": [f"{GATEWAY_API_VERSION}/gateways"],
+             "gateway": [f"{GATEWAY_API_VERSION}/gateways"], "monitoring": list(MONITORING_APIS),
              "disaggregated": sorted(str(kind) for kind in DISAGGREGATED)}
     return ("{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides "
             "and the chart's checks need, as data: the resources a router needs served by pool API and picker "
-            "generation, those a layout needs and the generation it runs, the prefill/decode component "
-            "types. */}}\n"
+            "generation, those a layout needs and the generation it runs, those PodMonitors need, the prefill/decode "
+            "component types. */}}\n"
             "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
 
 

@@ -1,7 +1,7 @@
 """The chart's own checks decide as the post-renderer does: whether the service is gang-scheduled (the
-check Job's --gang, the Volcano CRD check), which APIs its router writes (the check Job's --api) and
-which its layout needs (--layout-api), over the stories, the edge cases and a few hundred generated
-specs."""
+check Job's --gang, the Volcano CRD check), which APIs its router writes (the check Job's --api), which
+its layout needs (--layout-api) and its monitors (--monitoring-api), over the stories, the edge cases
+and a few hundred generated specs."""
 
 from __future__ import annotations
 
@@ -98,6 +98,10 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
         "roles": [role("p", "prefiller"), role("d", "decoder"), router(generation="llm-d-router", gateway=True)],
         "layout": "disaggregated"},
     "role layout with a monolithic router": {"roles": [role("w", "worker", 2), router()], "layout": "role"},
+    "PodMonitors for prefill/decode and the picker": {
+        "roles": [role("p", "prefiller"), role("d", "decoder", 2, nodes=2), router()], "layout": "disaggregated",
+        "monitoring": {"podMonitor": {"enabled": True, "interval": "30s"}}},
+    "PodMonitors turned off": {"roles": [role("w", "worker")], "monitoring": {"podMonitor": {"enabled": False}}},
 }
 
 
@@ -140,6 +144,9 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
         if rng.random() < 0.2:
             values["schedulingStrategy"] = {key: value for key, value in (("queue", "team-a"), ("priorityClassName",
                                             "high")) if rng.random() < 0.7}
+        if rng.random() < 0.3:
+            values["monitoring"] = rng.choice([{}, {"podMonitor": {}}, {"podMonitor": {"enabled": True}},
+                                               {"podMonitor": {"enabled": False, "interval": "1m"}}])
         out[f"generated {case}"] = values
     return out
 
@@ -148,9 +155,9 @@ CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUE
          **generated(120)}
 
 
-Decision = tuple[bool, list[str], list[str], list[str]]
-"""Gang-scheduled, the APIs the router needs, those the layout needs, and where it is placed: the
-check's --queue, --priority-class and --tier arguments."""
+Decision = tuple[bool, list[str], list[str], list[str], list[str]]
+"""Gang-scheduled, the APIs the router needs, those the layout needs, where it is placed (the check's
+--queue, --priority-class and --tier arguments), and the APIs of the monitors it writes."""
 
 
 def placement(service: InferenceService) -> list[str]:
@@ -171,7 +178,7 @@ def placement(service: InferenceService) -> list[str]:
 
 def python_decision(values: dict[str, Any]) -> Decision | None:
     spec = {key: value for key, value in values.items()
-            if key in ("roles", "gangSchedule", "schedulingStrategy", "layout")}
+            if key in ("roles", "gangSchedule", "schedulingStrategy", "layout", "monitoring")}
     if "gangSchedule" in spec and not spec["gangSchedule"]:
         del spec["gangSchedule"]  # the chart leaves an empty gangSchedule out
     try:
@@ -183,14 +190,16 @@ def python_decision(values: dict[str, Any]) -> Decision | None:
     layout = list(REQUIRED_APIS) if service.layout is Layout.DISAGGREGATED else []
     try:
         placed = placement(service)
+        monitors = sorted({f"{o['apiVersion']}/{o['kind'].lower()}s" for o in expand(service)
+                           if o["apiVersion"].startswith("monitoring.coreos.com/")})
         if service.router is None:
-            return gang, [], layout, placed
+            return gang, [], layout, placed, monitors
         router = service.router
         generation = generation_of(service, router)
     except InvalidSpec:
         return None
     return gang, required_apis(generation, router.pool_api, gateway=router.gateway is not None,
-                               models=bool(router.models)), layout, placed
+                               models=bool(router.models)), layout, placed, monitors
 
 
 def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> Decision | None:
@@ -206,7 +215,8 @@ def chart_decision(helm: Helm, values: dict[str, Any], tmp_path: Path) -> Decisi
     placed = [value for i, arg in enumerate(args) if arg in ("--queue", "--priority-class", "--tier")
               for value in (arg, args[i + 1])]
     return ("--gang" in args, [args[i + 1] for i, arg in enumerate(args) if arg == "--api"],
-            [args[i + 1] for i, arg in enumerate(args) if arg == "--layout-api"], placed)
+            [args[i + 1] for i, arg in enumerate(args) if arg == "--layout-api"], placed,
+            [args[i + 1] for i, arg in enumerate(args) if arg == "--monitoring-api"])
 
 
 def test_the_chart_decides_as_the_post_renderer(helm: Helm, tmp_path: Path) -> None:

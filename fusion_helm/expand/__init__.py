@@ -2,7 +2,8 @@
 
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
 by role order and replica index (layout role: the role's one, and its autoscaler; layout
-disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects.
+disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects, then the
+PodMonitors.
 Generated objects may share unchanged sub-structures (a role's pod spec is the same object in all
 its replicas): treat the result as read-only.
 """
@@ -53,6 +54,10 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.router import router_objects  # seven modules most services never need
 
         objects += router_objects(service, service.router)
+    if service.monitoring is not None:
+        from fusion_helm.expand.monitoring import pod_monitors
+
+        objects += pod_monitors(service)
     check_objects(service, objects)
     return objects
 

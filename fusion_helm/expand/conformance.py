@@ -60,6 +60,8 @@ def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
             origins += [(("spec", "roles", index, *path), source) for path, source in _lws_origins(role)]
             origins.append((("spec", "roles", index, "spec", "rolloutStrategy", "rollingUpdateConfiguration"),
                             f"{role.path}.rollout"))
+    elif kind == "PodMonitor":
+        origins.append(((), "spec.monitoring.podMonitor"))
     elif service.router is not None:
         router = service.router
         models = {f"{service.name}-{model.name}": model.path for model in service.router.models}

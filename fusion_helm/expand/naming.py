@@ -89,6 +89,11 @@ def picker_name(service: str, router: str) -> str:
     return f"{service}-{router}-epp"
 
 
+def monitor_name(service: str, role: str) -> str:
+    """A serving role's PodMonitor."""
+    return f"{service}-{role}"
+
+
 def role_labels(service: InferenceService, role: Role | Router) -> dict[str, str]:
     return {
         LABEL_SERVICE: service.name,

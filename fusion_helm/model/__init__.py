@@ -15,6 +15,7 @@ from fusion_helm.model.inference_service import (
     is_inference_service,
     parse_inference_service,
 )
+from fusion_helm.model.monitoring import POD_MONITOR_API_VERSION, PodMonitoring
 from fusion_helm.model.router import (
     Criticality,
     PickerGeneration,
@@ -31,6 +32,7 @@ __all__ = [
     "API_VERSION",
     "DISAGGREGATED",
     "KIND",
+    "POD_MONITOR_API_VERSION",
     "ComponentType",
     "Criticality",
     "GangLevel",
@@ -38,6 +40,7 @@ __all__ = [
     "InferenceService",
     "Layout",
     "PickerGeneration",
+    "PodMonitoring",
     "PoolAPI",
     "RecoveryPolicy",
     "Role",

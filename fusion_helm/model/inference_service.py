@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.metadata import check_dns_label, check_metadata
+from fusion_helm.model.monitoring import PodMonitoring, parse_monitoring
 from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
@@ -174,6 +175,8 @@ class InferenceService:
     annotations: Mapping[str, str] = EMPTY
     """Carried to every generated object: a taken-over LeaderWorkerSet's own annotations."""
     layout: Layout = Layout.REPLICA
+    monitoring: PodMonitoring | None = None
+    """None: no PodMonitors."""
 
     @property
     def disaggregated(self) -> bool:
@@ -237,6 +240,7 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         priority_class_name=strategy.get("priorityClassName"),
         gang_schedule=gang_schedule,
         layout=layout,
+        monitoring=parse_monitoring(spec.get("monitoring"), where),
     )
 
 

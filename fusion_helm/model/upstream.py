@@ -1,5 +1,5 @@
 """The upstream CRD schemas of every kind the expansion writes or reads (LeaderWorkerSet, PodGroup,
-Gateway, HTTPRoute, InferencePool, InferenceObjective, InferenceModel), shipped with the package.
+Gateway, HTTPRoute, InferencePool, InferenceObjective, InferenceModel, PodMonitor), shipped with the package.
 
 ``generated/upstream.py`` is written from the upstream CRDs by ``make generate``
 (``fusion_helm.schemagen``): each version's structural schema without descriptions and CEL rules,

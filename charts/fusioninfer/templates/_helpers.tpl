@@ -151,6 +151,9 @@ post-renderer refuses it. As a JSON list. */}}
 {{- $args = concat $args (list "--layout" (toString $.Values.layout)) -}}
 {{- range .apis -}}{{- $args = concat $args (list "--layout-api" .) -}}{{- end -}}
 {{- end -}}
+{{- if ((.Values.monitoring | default dict).podMonitor | default dict).enabled -}}
+{{- range (include "fusioninfer.decisions" . | fromJson).monitoring -}}{{- $args = concat $args (list "--monitoring-api" .) -}}{{- end -}}
+{{- end -}}
 {{- $placement := include "fusioninfer.placement" . | fromJson -}}
 {{- with $placement.queue -}}{{- $args = concat $args (list "--queue" .) -}}{{- end -}}
 {{- with $placement.priorityClass -}}{{- $args = concat $args (list "--priority-class" .) -}}{{- end -}}
@@ -160,7 +163,8 @@ post-renderer refuses it. As a JSON list. */}}
 
 {{/* Where the service is placed, as the check Job reads it (JSON): the PodGroup's queue (a
 gang-scheduled service's), the PriorityClass, and the tiers the PodGroup's hard network topologies name
-(each serving role's own networkTopology, else gangSchedule.networkTopology; and
+(each serving role's own networkTopology, else gangSchedule.networkTopology, for each role with a
+subGroupPolicy — all but a role of no replicas at level group in the replica layout; and
 gangSchedule.serviceNetworkTopology), each as text. All cluster-scoped: with any of them, the hooks get a
 ClusterRole to read exactly those. */}}
 {{- define "fusioninfer.placement" -}}
@@ -172,7 +176,8 @@ ClusterRole to read exactly those. */}}
 {{- with $strategy.queue -}}{{- $_ := set $out "queue" . -}}{{- end -}}
 {{- $topologies := list -}}
 {{- range .Values.roles -}}
-{{- if ne .componentType "router" -}}{{- $topologies = append $topologies (.networkTopology | default $gang.networkTopology) -}}{{- end -}}
+{{- $placed := or .autoscaling (not (hasKey . "replicas")) (gt (int .replicas) 0) (ne ($gang.level | default "role") "group") (has (toString $.Values.layout) (list "role" "disaggregated")) -}}
+{{- if and (ne .componentType "router") $placed -}}{{- $topologies = append $topologies (.networkTopology | default $gang.networkTopology) -}}{{- end -}}
 {{- end -}}
 {{- $topologies = append $topologies $gang.serviceNetworkTopology -}}
 {{- $tiers := list -}}

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 GRPC_HEALTH_PORT = 9003
 METRICS_PORT = 9090
+METRICS_PORT_NAME = "metrics"
 CONFIG_DIR = "/config"
 CONFIG_KEY = "config.yaml"
 CONFIG_HASH_ANNOTATION = "fusioninfer.io/picker-config-hash"
@@ -129,7 +130,7 @@ def _container(service: InferenceService, router: Router, generation: Generation
         "env": [{"name": "NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
         "ports": [{"name": "grpc", "containerPort": PICKER_GRPC_PORT},
                   {"name": "grpc-health", "containerPort": GRPC_HEALTH_PORT},
-                  {"name": "metrics", "containerPort": METRICS_PORT}],
+                  {"name": METRICS_PORT_NAME, "containerPort": METRICS_PORT}],
         "livenessProbe": probe,
         "readinessProbe": probe,
         "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True}],

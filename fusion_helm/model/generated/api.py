@@ -1207,7 +1207,100 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                       'as '
                                                                                                                                       'rack).',
                                                                                                                        'minLength': 1,
-                                                                                                                       'maxLength': 253}}}}}}},
+                                                                                                                       'maxLength': 253}}}}},
+                         'monitoring': {'type': 'object',
+                                        'description': 'Prometheus Operator monitors (monitoring.coreos.com/v1; '
+                                                       'the pre-install check requires the API where they are '
+                                                       'enabled). See docs/monitoring.md.',
+                                        'properties': {'podMonitor': {'type': 'object',
+                                                                      'description': 'One PodMonitor per serving '
+                                                                                     "role, scraping vLLM's "
+                                                                                     '/metrics on the serving port '
+                                                                                     "of each replica's leader "
+                                                                                     "(the pod that runs vLLM's "
+                                                                                     'API server: a multi-node '
+                                                                                     "replica's other pods run Ray "
+                                                                                     'workers, which serve none), '
+                                                                                     "and one for a router's "
+                                                                                     'endpoint picker (its metrics '
+                                                                                     "port, 9090). The pods' "
+                                                                                     'service, role and '
+                                                                                     'component-type labels become '
+                                                                                     "the metrics' labels.",
+                                                                      'properties': {'enabled': {'type': 'boolean',
+                                                                                                 'description': 'Create '
+                                                                                                                'the '
+                                                                                                                'PodMonitors. '
+                                                                                                                'Default '
+                                                                                                                'false.',
+                                                                                                 'default': False},
+                                                                                     'interval': {'type': 'string',
+                                                                                                  'description': 'How '
+                                                                                                                 'often '
+                                                                                                                 'Prometheus '
+                                                                                                                 'scrapes, '
+                                                                                                                 'as '
+                                                                                                                 'a '
+                                                                                                                 'Prometheus '
+                                                                                                                 'duration '
+                                                                                                                 '(e.g. '
+                                                                                                                 '30s); '
+                                                                                                                 'default '
+                                                                                                                 'its '
+                                                                                                                 'global '
+                                                                                                                 'scrape '
+                                                                                                                 'interval.'},
+                                                                                     'labels': {'type': 'object',
+                                                                                                'description': 'Labels '
+                                                                                                               'of '
+                                                                                                               'every '
+                                                                                                               'PodMonitor, '
+                                                                                                               'such '
+                                                                                                               'as '
+                                                                                                               'the '
+                                                                                                               'one '
+                                                                                                               'a '
+                                                                                                               "Prometheus's "
+                                                                                                               'podMonitorSelector '
+                                                                                                               'matches '
+                                                                                                               '(e.g. '
+                                                                                                               'release: '
+                                                                                                               'kube-prometheus-stack).',
+                                                                                                'additionalProperties': {'type': 'string'}},
+                                                                                     'pickerAuthorization': {'type': 'object',
+                                                                                                             'description': 'The '
+                                                                                                                            'picker '
+                                                                                                                            "endpoint's "
+                                                                                                                            'authorization, '
+                                                                                                                            'as '
+                                                                                                                            'a '
+                                                                                                                            'PodMonitor '
+                                                                                                                            "endpoint's "
+                                                                                                                            '(e.g. '
+                                                                                                                            '{type: '
+                                                                                                                            'Bearer, '
+                                                                                                                            'credentials: '
+                                                                                                                            '{name: '
+                                                                                                                            'SECRET, '
+                                                                                                                            'key: '
+                                                                                                                            'token}}): '
+                                                                                                                            'the '
+                                                                                                                            "picker's "
+                                                                                                                            'metrics '
+                                                                                                                            'endpoint '
+                                                                                                                            'serves '
+                                                                                                                            'only '
+                                                                                                                            'tokens '
+                                                                                                                            'the '
+                                                                                                                            'API '
+                                                                                                                            'server '
+                                                                                                                            'authenticates '
+                                                                                                                            'and '
+                                                                                                                            'allows '
+                                                                                                                            'to '
+                                                                                                                            'get '
+                                                                                                                            '/metrics.',
+                                                                                                             'x-kubernetes-preserve-unknown-fields': True}}}}}}},
  'status': {'type': 'object',
             'properties': {'observedGeneration': {'type': 'integer', 'format': 'int64'},
                            'conditions': {'type': 'array',
@@ -2344,5 +2437,88 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                               'minLength': 1,
                                                                                                               'maxLength': 253}},
                                                                            'additionalProperties': False}},
-                                 'additionalProperties': False}},
+                                 'additionalProperties': False},
+                'monitoring': {'type': 'object',
+                               'description': 'Prometheus Operator monitors (monitoring.coreos.com/v1; the '
+                                              'pre-install check requires the API where they are enabled). See '
+                                              'docs/monitoring.md.',
+                               'properties': {'podMonitor': {'type': 'object',
+                                                             'description': 'One PodMonitor per serving role, '
+                                                                            "scraping vLLM's /metrics on the "
+                                                                            "serving port of each replica's leader "
+                                                                            "(the pod that runs vLLM's API server: "
+                                                                            "a multi-node replica's other pods run "
+                                                                            'Ray workers, which serve none), and '
+                                                                            "one for a router's endpoint picker "
+                                                                            "(its metrics port, 9090). The pods' "
+                                                                            'service, role and component-type '
+                                                                            "labels become the metrics' labels.",
+                                                             'properties': {'enabled': {'type': 'boolean',
+                                                                                        'description': 'Create the '
+                                                                                                       'PodMonitors. '
+                                                                                                       'Default '
+                                                                                                       'false.',
+                                                                                        'default': False},
+                                                                            'interval': {'type': 'string',
+                                                                                         'description': 'How often '
+                                                                                                        'Prometheus '
+                                                                                                        'scrapes, '
+                                                                                                        'as a '
+                                                                                                        'Prometheus '
+                                                                                                        'duration '
+                                                                                                        '(e.g. '
+                                                                                                        '30s); '
+                                                                                                        'default '
+                                                                                                        'its '
+                                                                                                        'global '
+                                                                                                        'scrape '
+                                                                                                        'interval.'},
+                                                                            'labels': {'type': 'object',
+                                                                                       'description': 'Labels of '
+                                                                                                      'every '
+                                                                                                      'PodMonitor, '
+                                                                                                      'such as the '
+                                                                                                      'one a '
+                                                                                                      "Prometheus's "
+                                                                                                      'podMonitorSelector '
+                                                                                                      'matches '
+                                                                                                      '(e.g. '
+                                                                                                      'release: '
+                                                                                                      'kube-prometheus-stack).',
+                                                                                       'additionalProperties': {'type': 'string'}},
+                                                                            'pickerAuthorization': {'type': 'object',
+                                                                                                    'description': 'The '
+                                                                                                                   'picker '
+                                                                                                                   "endpoint's "
+                                                                                                                   'authorization, '
+                                                                                                                   'as '
+                                                                                                                   'a '
+                                                                                                                   'PodMonitor '
+                                                                                                                   "endpoint's "
+                                                                                                                   '(e.g. '
+                                                                                                                   '{type: '
+                                                                                                                   'Bearer, '
+                                                                                                                   'credentials: '
+                                                                                                                   '{name: '
+                                                                                                                   'SECRET, '
+                                                                                                                   'key: '
+                                                                                                                   'token}}): '
+                                                                                                                   'the '
+                                                                                                                   "picker's "
+                                                                                                                   'metrics '
+                                                                                                                   'endpoint '
+                                                                                                                   'serves '
+                                                                                                                   'only '
+                                                                                                                   'tokens '
+                                                                                                                   'the '
+                                                                                                                   'API '
+                                                                                                                   'server '
+                                                                                                                   'authenticates '
+                                                                                                                   'and '
+                                                                                                                   'allows '
+                                                                                                                   'to '
+                                                                                                                   'get '
+                                                                                                                   '/metrics.'}},
+                                                             'additionalProperties': False}},
+                               'additionalProperties': False}},
  'additionalProperties': False}

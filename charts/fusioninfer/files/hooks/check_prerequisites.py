@@ -3,7 +3,8 @@ the release: the LeaderWorkerSet API must be served and, when the service is gan
 Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
 ``scheduling.k8s.io/group-name``, taking the pods out of our PodGroup); with a router, each resource
 it needs: those of the objects it creates (InferencePool, HTTPRoute, Gateway) and the model objects
-its endpoint picker watches; in layout disaggregated, the DisaggregatedSet APIs. Where the service is
+its endpoint picker watches; in layout disaggregated, the DisaggregatedSet APIs; with PodMonitors, the
+Prometheus Operator's PodMonitor API. Where the service is
 placed: its Volcano queue must exist and be Open (Volcano schedules nothing from another), its
 PriorityClass must exist (Kubernetes refuses every pod naming a missing one), and each network topology
 tier it names must be one the cluster's HyperNodes have (Volcano reads an unknown tier name as no bound
@@ -14,6 +15,7 @@ chart's CRD has), whose missing fields the API server would drop from the servic
     python check_prerequisites.py [--crd-fields FILE] [--gang [--lws-config NAMESPACE/NAME]]
                                   [--api GROUP/VERSION/RESOURCE ...]
                                   [--layout NAME --layout-api GROUP/VERSION/RESOURCE ...]
+                                  [--monitoring-api GROUP/VERSION/RESOURCE ...]
                                   [--queue NAME] [--priority-class NAME] [--tier NUMBER|NAME ...]
 
 API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
@@ -161,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
     parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
                         help="a resource the service's router creates objects of, or its endpoint picker watches")
+    parser.add_argument("--monitoring-api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
+                        help="a resource of the monitors the service asks for (monitoring.podMonitor)")
     parser.add_argument("--layout", help="the service's layout, when it needs more than LWS")
     parser.add_argument("--layout-api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
                         help="a resource the service's layout needs")
@@ -183,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
                     "install LWS v0.10.0 or later (its DisaggregatedSet controller and CRDs), or choose another "
                     "layout (docs/layouts.md)"
                     for group_version, resource in (api.rsplit("/", 1) for api in args.layout_api)
+                    if not serves(kube, group_version, resource)]
+        missing += [f"{resource} ({group_version}) is not served, and the service asks for PodMonitors: install "
+                    "the Prometheus Operator (its CRDs), or set monitoring.podMonitor.enabled=false (docs/monitoring.md)"
+                    for group_version, resource in (api.rsplit("/", 1) for api in args.monitoring_api)
                     if not serves(kube, group_version, resource)]
         if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
             missing.append(gang_on)

@@ -1,0 +1,60 @@
+"""Prometheus Operator PodMonitors: one per serving role, scraping vLLM's metrics where vLLM serves them
+— each replica's leader; a multi-node replica's other pods run Ray workers, without vLLM's API server —
+and one for a router's endpoint picker."""
+
+from __future__ import annotations
+
+from fusion_helm.expand import naming
+from fusion_helm.expand.router.picker import METRICS_PORT_NAME
+from fusion_helm.expand.router.pool import LWS_WORKER_INDEX
+from fusion_helm.expand.serving_port import SCRAPED, serving_port
+from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
+from fusion_helm.model import POD_MONITOR_API_VERSION, InferenceService, PodMonitoring
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+REQUIRED_APIS = (f"{POD_MONITOR_API_VERSION}/podmonitors",)
+"""What the pre-install check requires served for a service with PodMonitors."""
+METRICS_PATH = "/metrics"
+TARGET_LABELS = [LABEL_SERVICE, LABEL_ROLE_NAME, LABEL_COMPONENT_TYPE]
+"""Carried from the pods onto every metric: a dashboard tells the roles apart by them."""
+
+
+def pod_monitors(service: InferenceService) -> list[dict[str, Any]]:
+    if service.monitoring is None:
+        return []
+    monitoring = service.monitoring
+    monitors = []
+    for role in service.roles:
+        port = serving_port(service, role, SCRAPED)
+        endpoint: dict[str, Any] = {"port": port.name} if port.name else {"portNumber": port.number}
+        selector = {**naming.role_labels(service, role), LWS_WORKER_INDEX: "0"}
+        monitors.append(_pod_monitor(service, monitoring, naming.monitor_name(service.name, role.name),
+                                     naming.role_labels(service, role), selector, endpoint))
+    if service.router is not None:
+        endpoint = {"port": METRICS_PORT_NAME}
+        if monitoring.picker_authorization is not None:
+            endpoint["authorization"] = dict(monitoring.picker_authorization)
+        labels = naming.role_labels(service, service.router)
+        monitors.append(_pod_monitor(service, monitoring, naming.picker_name(service.name, service.router.name),
+                                     labels, labels, endpoint))
+    return monitors
+
+
+def _pod_monitor(service: InferenceService, monitoring: PodMonitoring, name: str, labels: dict[str, str],
+                 selector: dict[str, str], endpoint: dict[str, Any]) -> dict[str, Any]:
+    endpoint = {**endpoint, "path": METRICS_PATH}
+    if monitoring.interval is not None:
+        endpoint["interval"] = monitoring.interval
+    return {
+        "apiVersion": POD_MONITOR_API_VERSION,
+        "kind": "PodMonitor",
+        "metadata": naming.object_metadata(service, name, {**monitoring.labels, **labels}),
+        "spec": {
+            "selector": {"matchLabels": selector},
+            "podMetricsEndpoints": [endpoint],
+            "podTargetLabels": list(TARGET_LABELS),
+        },
+    }

@@ -1,0 +1,113 @@
+"""Production defaults on the control plane, helm 3 and 4, the hook Jobs running for real: a namespace
+that enforces the Pod Security Standard "restricted" admits the picker, the hook Jobs and — with the
+restricted example's templates — the serving pods, and refuses a picker without our securityContext;
+PodMonitors are refused by the check while their API is not served, and applied as rendered once the
+Prometheus Operator's CRDs are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cluster import ROLE_NAME, Cluster, eventually, ready, release
+from tests.controlplane.builds import shared_crd
+from tests.helm import CHART, VALUES, Helm
+from tests.hook_kubelet import REAL_HOOKS, HookKubelet
+
+pytestmark = pytest.mark.cluster
+
+RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
+PICKER = "qwen-pd-router-epp"
+MONITOR_CRDS = ("monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_servicemonitors.yaml")
+POD_MONITORS = ("monitoring.coreos.com", "v1", "podmonitors")
+
+
+def with_values(tmp_path: Path, name: str, **changes: Any) -> Path:
+    """The restricted example, the hooks running for real, CHANGES over it (a router's fields under
+    ``router``)."""
+    spec = yaml.safe_load(RESTRICTED.read_text())
+    router = next(role for role in spec["roles"] if role["componentType"] == "router")
+    router.update(changes.pop("router", {}))
+    spec.update(changes)
+    spec["hooks"] = REAL_HOOKS["hooks"]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def picker_replica_sets(cluster: Cluster, namespace: str) -> list[Any]:
+    return [rs for rs in cluster.apps.list_namespaced_replica_set(namespace).items
+            if rs.metadata.name.startswith(f"{PICKER}-")]
+
+
+def test_a_restricted_namespace_admits_every_pod_of_the_release(
+        cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    namespace = f"restricted-helm{helm.major}"
+    kubectl = cluster.control_plane.kubectl
+    kubectl("create", "namespace", namespace)
+    kubectl("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted",
+            "pod-security.kubernetes.io/enforce-version=latest")
+    try:
+        with release(cluster, helm, "svc", namespace) as installed:
+            # The hook Jobs' pods must be admitted for the install to pass its checks and report status.
+            installed.install(with_values(tmp_path, "restricted"))
+            ran = {script for run in hook_kubelet.outputs(namespace) if run.returncode == 0
+                   for script in ("check_prerequisites", "report_status") if any(script in str(a) for a in run.args)}
+            assert ran == {"check_prerequisites", "report_status"}
+            eventually("the serving pods and the picker Ready", lambda: len(
+                [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) == 7)
+
+            # The protection: the same picker without its securityContext is refused by the namespace.
+            installed.install(with_values(tmp_path, "unrestricted", router={"endpointPicker": {
+                "podSecurityContext": {}, "securityContext": {}}}), verb="upgrade")
+
+            def refused() -> str | None:
+                for replica_set in picker_replica_sets(cluster, namespace):
+                    for condition in replica_set.status.conditions or []:
+                        if condition.type == "ReplicaFailure" and "violates PodSecurity" in condition.message:
+                            return str(condition.message)
+                return None
+
+            message = eventually("the unrestricted picker refused", refused)
+            assert 'restricted:latest' in message and "runAsNonRoot" in message, message
+    finally:
+        kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def hook_errors(hook_kubelet: HookKubelet, namespace: str) -> str:
+    return "".join(run.stderr for run in hook_kubelet.outputs(namespace) if run.returncode)
+
+
+def test_pod_monitors_need_their_api_and_apply_as_rendered(
+        cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    namespace = f"monitoring-helm{helm.major}"
+    kubectl = cluster.control_plane.kubectl
+    monitored = with_values(tmp_path, "monitored", monitoring={"podMonitor": {
+        "enabled": True, "interval": "30s", "labels": {"release": "prometheus"},
+        "pickerAuthorization": {"type": "Bearer", "credentials": {"name": "metrics-reader", "key": "token"}}}})
+    crds = [str(shared_crd(name)) for name in MONITOR_CRDS]
+    try:
+        with release(cluster, helm, "svc", namespace) as installed:
+            refused = helm.run("install", "svc", CHART, "-f", monitored, "--post-renderer", "fusion-postrender",
+                               "--namespace", namespace, "--create-namespace", "--kubeconfig", cluster.kubeconfig,
+                               check=False)
+            assert refused.returncode != 0, "the check refuses PodMonitors the cluster does not serve"
+            assert "podmonitors (monitoring.coreos.com/v1) is not served, and the service asks for PodMonitors" \
+                in hook_errors(hook_kubelet, namespace)
+            installed.uninstall()
+
+            for crd in crds:
+                kubectl("apply", "--server-side", "-f", crd)
+            kubectl("wait", "--for", "condition=Established", "crd/podmonitors.monitoring.coreos.com",
+                    "--timeout", "60s")
+            installed.install(monitored)
+            rendered = {o["metadata"]["name"]: o for o in installed.manifest() if o["kind"] == "PodMonitor"}
+            assert sorted(rendered) == ["qwen-pd-decode", "qwen-pd-prefill", "qwen-pd-router-epp"]
+            live = {o["metadata"]["name"]: o for o in cluster.custom(POD_MONITORS, namespace)}
+            assert {name: o["spec"] for name, o in live.items()} == {name: o["spec"] for name, o in rendered.items()}
+    finally:
+        kubectl("delete", "--ignore-not-found", "--wait", *(arg for crd in crds for arg in ("-f", crd)), check=False)
+        kubectl("delete", "namespace", namespace, "--wait=false", check=False)
