@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test lint bench fuzz generate helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
+.PHONY: demo test lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -39,6 +39,7 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check
 	$(BIN)/python ci/chart_files.py --check
+	$(BIN)/python ci/chart_readme.py --check
 
 ## bench: what the post-renderer adds to helm template (helm 3 and 4) against the floors; 10 … 10,000 replicas per role
 bench: setup
@@ -51,24 +52,34 @@ FUZZ_SEED ?= 0
 fuzz: setup
 	$(BIN)/python -m tests.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
-## generate: rewrite the CRD and values.schema.json from the schema source, and the hooks' copies in the chart
+## generate: rewrite the CRD and values.schema.json from the schema source, the hooks' copies in the chart
+## and the charts' READMEs (from their values.yaml comments)
 generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
 	$(BIN)/python ci/chart_files.py
+	$(BIN)/python ci/chart_readme.py
+
+## dist: the release: the wheel and sdist (python -m build) and both charts' packages, into dist/
+DIST ?= dist
+dist: setup
+	rm -rf $(DIST)
+	$(BIN)/python -m build --outdir $(DIST) .
+	$(HELM4) package charts/fusioninfer-crds charts/fusioninfer --destination $(DIST)
+	@ls -1 $(DIST)
 
 ## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4)
 helm4-plugin: setup
-	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/plugins/fusion-postrender
+	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/fusion_helm/plugins/fusion-postrender
 
 ## helm-plugin: install `helm fusion` (the fusion-helm CLI) into your helm 3 or 4 (HELM=path/to/helm)
 helm-plugin: setup
-	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/plugins/fusion
+	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/fusion_helm/plugins/fusion
 
 setup: $(VENV)/.installed $(HELM3) $(HELM4)
 
 # A regular (not editable) install: what users get, and an editable one's import hook costs start-up
 # time on every helm call. Reinstalled whenever the package changes.
-PACKAGE_FILES := $(shell find fusion_helm -name '*.py' -o -name '*.yaml')
+PACKAGE_FILES := $(shell find fusion_helm bin -type f -not -path '*/__pycache__/*')
 
 $(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
 	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)
@@ -81,4 +92,4 @@ $(HELM3) $(HELM4): ci/fetch-helm.sh
 	HELM_CACHE=$(CACHE)/helm ci/fetch-helm.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info .fuzz
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info .fuzz dist build

@@ -56,7 +56,7 @@ def post_renderer_for(helm: str) -> str:
     plugins = subprocess.run([helm, "plugin", "list"], capture_output=True, text=True, check=True).stdout
     if not any(line.split()[:1] == [POST_RENDERER] for line in plugins.splitlines()[1:]):
         raise ReleaseError(f"helm {version} post-renders only through plugins and {POST_RENDERER} is not installed: "
-                           f"helm plugin install plugins/{POST_RENDERER} (from this repository)")
+                           f"helm plugin install \"$(fusion-helm plugin-dir {POST_RENDERER})\"")
     return POST_RENDERER
 
 

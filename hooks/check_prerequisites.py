@@ -189,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
                     for group_version, resource in (api.rsplit("/", 1) for api in args.layout_api)
                     if not serves(kube, group_version, resource)]
         missing += [f"{resource} ({group_version}) is not served, and the service asks for PodMonitors: install "
-                    "the Prometheus Operator (its CRDs), or set monitoring.podMonitor.enabled=false (docs/monitoring.md)"
+                    "the Prometheus Operator (its CRDs), or set monitoring.podMonitor.enabled=false "
+                    "(docs/monitoring.md)"
                     for group_version, resource in (api.rsplit("/", 1) for api in args.monitoring_api)
                     if not serves(kube, group_version, resource)]
         if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):

@@ -1,7 +1,7 @@
 """Drives the real helm binaries, each major version in its own HELM_* homes.
 
 Helm 3 runs the post-renderer as an executable on PATH; Helm 4 only as a postrenderer/v1 plugin,
-installed here from plugins/fusion-postrender. (A Helm 3 sharing Helm 4's plugin directory fails
+installed here from fusion_helm/plugins/fusion-postrender. (A Helm 3 sharing Helm 4's plugin directory fails
 to load the v1 plugin.yaml, hence the separate homes.)
 """
 
@@ -18,8 +18,8 @@ CHART = ROOT / "charts" / "fusioninfer"
 CRD_CHART = ROOT / "charts" / "fusioninfer-crds"
 CRD = CRD_CHART / "templates" / "fusioninfer.io_inferenceservices.yaml"
 VALUES = ROOT / "values"
-PLUGIN = ROOT / "plugins" / "fusion-postrender"
-CLI_PLUGIN = ROOT / "plugins" / "fusion"
+PLUGIN = ROOT / "fusion_helm" / "plugins" / "fusion-postrender"
+CLI_PLUGIN = ROOT / "fusion_helm" / "plugins" / "fusion"
 CACHE = Path(os.environ.get("FUSION_CACHE", Path.home() / ".cache" / "fusioninfer"))
 VERSIONS = {3: "v3.17.3", 4: "v4.1.4"}
 
@@ -44,9 +44,13 @@ def fusion_helm(*args: str | Path, stdin: str | None = None, check: bool = True
                           text=True, capture_output=True, check=check)
 
 
-def tool_path() -> str:
-    """PATH with this interpreter's scripts (fusion-postrender) first."""
-    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+TOOLS = Path(sys.executable).parent
+"""Where this interpreter's scripts are: the fusion commands of the package installed in it."""
+
+
+def tool_path(tools: Path = TOOLS) -> str:
+    """PATH with the fusion commands in TOOLS (fusion-postrender) first."""
+    return os.pathsep.join([str(tools), os.environ.get("PATH", "")])
 
 
 @dataclass(frozen=True)
@@ -54,10 +58,12 @@ class Helm:
     major: int
     path: Path
     home: Path
+    tools: Path = TOOLS
+    """Where the fusion commands it runs are."""
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HELM_")}
-        env.update(PATH=tool_path(), HELM_CONFIG_HOME=str(self.home / "config"),
+        env.update(PATH=tool_path(self.tools), HELM_CONFIG_HOME=str(self.home / "config"),
                    HELM_CACHE_HOME=str(self.home / "cache"), HELM_DATA_HOME=str(self.home / "data"))
         return env
 
@@ -78,11 +84,12 @@ class Helm:
         return self.run(*args, *extra, check=check)
 
 
-def make_helm(major: int, home: Path) -> Helm:
-    helm = Helm(major, binary(major), home)
+def make_helm(major: int, home: Path, tools: Path = TOOLS, plugins: Path = PLUGIN.parent) -> Helm:
+    """Helm MAJOR in HOME, running the fusion commands in TOOLS, with the plugins in PLUGINS installed."""
+    helm = Helm(major, binary(major), home, tools)
     version = helm.run("version", "--template", "{{.Version}}").stdout.strip()
     assert version == VERSIONS[major], f"expected helm {VERSIONS[major]}, got {version}"
     if major == 4:
-        helm.run("plugin", "install", PLUGIN)
-    helm.run("plugin", "install", CLI_PLUGIN)
+        helm.run("plugin", "install", plugins / PLUGIN.name)
+    helm.run("plugin", "install", plugins / CLI_PLUGIN.name)
     return helm

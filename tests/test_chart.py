@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,17 +13,53 @@ import pytest
 import yaml
 
 from fusion_helm.schemagen import crd, values_schema
-from tests.helm import CHART, CRD, VALUES, Helm
+from tests.helm import CHART, CRD, CRD_CHART, ROOT, VALUES, Helm
 
-STORIES = sorted(path.name for path in VALUES.glob("story*.yaml"))
+EXAMPLES = sorted(path.name for path in VALUES.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("values", [None, *STORIES])
+@pytest.mark.parametrize("values", [None, *EXAMPLES])
 def test_helm_lint_strict(helm: Helm, values: str | None) -> None:
     args = ["lint", "--strict", str(CHART)] + (["-f", str(VALUES / values)] if values else [])
     result = helm.run(*args, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 chart(s) failed" in result.stdout
+
+
+def test_the_crd_chart_lints_strict(helm: Helm) -> None:
+    result = helm.run("lint", "--strict", str(CRD_CHART), check=False)
+    assert result.returncode == 0 and "0 chart(s) failed" in result.stdout, result.stdout + result.stderr
+
+
+def chart_readme(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "ci" / "chart_readme.py"), *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def test_the_chart_readmes_document_every_value() -> None:
+    result = chart_readme("--check")
+    assert result.returncode == 0, result.stderr
+    readme = (CHART / "README.md").read_text()
+    for key in ("name", "roles", "monitoring", "hooks.image", "hooks.ttlSecondsAfterFinished"):
+        assert f"| `{key}` |" in readme, key
+
+
+def test_a_value_added_without_documentation_fails_the_readme_check(tmp_path: Path) -> None:
+    chart = tmp_path / "fusioninfer"
+    shutil.copytree(CHART, chart)
+    values = (chart / "values.yaml").read_text()
+    assert chart_readme("--check", chart).returncode == 0, "the copy starts documented and current"
+    (chart / "values.yaml").write_text(values + "\nreplicaLimit: 10\n")
+    undocumented = chart_readme("--check", chart)
+    assert undocumented.returncode == 1
+    assert "values.yaml: replicaLimit has no comment above it" in undocumented.stderr
+    (chart / "values.yaml").write_text(values.replace("  statusWaitSeconds: 30\n", "  statusWaitSeconds: 30\n"
+                                                      "  backoff: 2\n"))
+    assert "hooks.backoff has no comment above it" in chart_readme("--check", chart).stderr
+    (chart / "values.yaml").write_text(values + "\n# -- The most replicas a role may have.\nreplicaLimit: 10\n")
+    assert "out of date" in chart_readme("--check", chart).stderr, "documented, the README must be regenerated"
+    assert chart_readme(chart).returncode == 0
+    assert "| `replicaLimit` | int | `10` | The most replicas a role may have. |" in (chart / "README.md").read_text()
 
 
 def test_generated_artifacts_are_up_to_date() -> None:
@@ -39,7 +76,7 @@ def test_the_values_schema_is_draft07_and_takes_every_story() -> None:
     assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
     jsonschema.Draft7Validator.check_schema(schema)
     validator = jsonschema.Draft7Validator(schema)
-    for story in STORIES:
+    for story in EXAMPLES:
         assert list(validator.iter_errors(yaml.safe_load((VALUES / story).read_text()))) == []
     assert list(validator.iter_errors({"roles": [], "unknown": 1}))
 

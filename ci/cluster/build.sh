@@ -91,7 +91,7 @@ vendored() {
   echo "$dir"
 }
 
-components=${*:-etcd kubernetes kwok lws volcano pickers pipelines}
+components=${*:-etcd kubernetes kwok lws volcano pickers pipelines registry}
 for component in $components; do
   case $component in
     etcd)
@@ -160,6 +160,10 @@ for component in $components; do
       src="$cache/src/kpt-$KPT_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" github.com/GoogleContainerTools/kpt "$KPT_VERSION"
       build "$src" "kpt-$KPT_VERSION" github.com/GoogleContainerTools/kpt ;;
+    registry)
+      src="$cache/src/registry-$REGISTRY_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/distribution/distribution/v3 "$REGISTRY_VERSION"
+      build "$src" "registry-$REGISTRY_VERSION" github.com/distribution/distribution/v3/cmd/registry ;;
     *) echo "build.sh: unknown component $component" >&2; exit 2 ;;
   esac
 done

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_helm import capacity, changes, status
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from fusion_helm.cli.cluster import Cluster
 
 PROG = "fusion-helm"
+PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
+"""The helm plugins, shipped inside the package."""
 T = TypeVar("T")
 U = TypeVar("U")
 
@@ -233,6 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
     status_cmd.add_argument("--write", action="store_true", help="write the status subresource")
     status_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
     status_cmd.set_defaults(run=_status)
+    plugin_cmd = commands.add_parser(
+        "plugin-dir", help="where this installation's helm plugins are, to `helm plugin install` them",
+        description="Print the directory of one of the helm plugins installed with this package: fusion-postrender "
+                    "(Helm 4's postrenderer/v1 plugin) or fusion (`helm fusion`, Helm 3 and 4). For example: "
+                    'helm plugin install "$(fusion-helm plugin-dir fusion-postrender)"')
+    plugin_cmd.add_argument("plugin", choices=sorted(path.name for path in PLUGINS.iterdir() if path.is_dir()))
+    plugin_cmd.set_defaults(run=_plugin_dir)
     size = plan_cmd.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
     size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
@@ -243,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
     plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
     return parser
+
+
+def _plugin_dir(args: argparse.Namespace) -> int:
+    print(PLUGINS / args.plugin)
+    return 0
 
 
 def _positive(text: str) -> int:

@@ -36,7 +36,7 @@ working); when multi-node, a Volcano PodGroup is added. The annotation fusioninf
 without.
 
 Helm 3:  helm install NAME CHART --post-renderer fusion-postrender
-Helm 4:  helm plugin install plugins/fusion-postrender   (once)
+Helm 4:  helm plugin install "$(fusion-helm plugin-dir fusion-postrender)"   (once)
          helm install NAME CHART --post-renderer fusion-postrender
 Either:  --post-renderer-args --take-over-lws --post-renderer-args {LAYOUT_FLAG}=role
 

@@ -1,0 +1,114 @@
+"""The release as users get it, from `make dist`: the wheel installed into a fresh virtualenv
+post-renders a story with its own commands (Helm 3) and its own Helm 4 plugin, as the working tree's
+install does; its commands are our scripts, not an installer's wrappers; the chart packages carry
+their README, metadata and nothing else. (Installing the packages from an OCI registry:
+tests/test_cluster_release.py.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fusion_helm.expand.router.generations import GENERATIONS
+from tests.helm import CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm
+
+STORY = VALUES / "story2-pd-qwen3-8b.yaml"
+COMMANDS = ("fusion-postrender", "fusion-krm", "fusion-helm")
+
+
+def version() -> str:
+    return str(yaml.safe_load((CHART / "Chart.yaml").read_text())["version"])
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(["make", "--no-print-directory", "-s", "dist", f"DIST={out}"], cwd=ROOT, check=True,
+                   capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh virtualenv with the wheel (and only what it depends on) installed: its bin directory."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    [wheel] = dist.glob("*.whl")
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)
+    yield venv / "bin"
+
+
+def test_the_wheel_s_commands_are_our_scripts_on_its_python(installed: Path) -> None:
+    for name in COMMANDS:
+        shebang, _, body = (installed / name).read_text().partition("\n")
+        assert Path(shebang.removeprefix("#!")).parent == installed, shebang
+        assert body == (ROOT / "bin" / name).read_text().partition("\n")[2], f"{name} is not bin/{name}"
+
+
+def test_the_wheel_post_renders_as_the_working_tree_does(helm: Helm, installed: Path,
+                                                         tmp_path: Path) -> None:
+    """Helm 3 runs the venv's fusion-postrender from PATH; Helm 4 the plugin the wheel carries, installed
+    from where `fusion-helm plugin-dir` says."""
+    plugins = Path(subprocess.run([str(installed / "fusion-helm"), "plugin-dir", "fusion-postrender"],
+                                  capture_output=True, text=True, check=True).stdout.strip()).parent
+    assert installed.parent in plugins.parents, plugins
+    from_wheel = make_helm(helm.major, tmp_path / "home", tools=installed, plugins=plugins)
+    rendered = from_wheel.template(STORY).stdout
+    assert "kind: LeaderWorkerSet" in rendered and "kind: PodGroup" in rendered
+    assert rendered == helm.template(STORY).stdout
+
+
+def test_the_wheel_s_krm_function_and_cli_render_as_the_working_tree_s(helm: Helm, installed: Path,
+                                                                      tmp_path: Path) -> None:
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(helm.template(STORY, post_render=False).stdout)
+    items = [doc for doc in yaml.safe_load_all(manifest.read_text()) if doc]
+    resource_list = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items})
+    outputs = [(subprocess.run([str(tools / "fusion-helm"), "render", str(manifest)], capture_output=True,
+                               text=True, check=True).stdout,
+                subprocess.run([str(tools / "fusion-krm")], input=resource_list, capture_output=True, text=True,
+                               check=True).stdout) for tools in (installed, TOOLS)]
+    assert "kind: LeaderWorkerSet" in outputs[0][0] and "kind: LeaderWorkerSet" in outputs[0][1]
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("chart", [CHART, CRD_CHART], ids=lambda path: path.name)
+def test_the_chart_packages_carry_their_readme_and_metadata(dist: Path, helm: Helm, chart: Path) -> None:
+    package = dist / f"{chart.name}-{version()}.tgz"
+    with tarfile.open(package) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames()}
+    assert "README.md" in names and "Chart.yaml" in names
+    assert not {name for name in names if name.endswith(".in") or "__pycache__" in name}, names
+    assert helm.run("show", "readme", package).stdout.strip() == (chart / "README.md").read_text().strip()
+    metadata = yaml.safe_load(helm.run("show", "chart", package).stdout)
+    assert {"kubeVersion", "home", "sources", "maintainers", "icon"} <= set(metadata)
+    assert metadata["annotations"]["artifacthub.io/license"] == "Apache-2.0"
+    lint = helm.run("lint", "--strict", package, check=False)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_the_chart_lists_the_images_it_runs() -> None:
+    """Artifact Hub's images: the hook Jobs' (the default hooks.image) and every picker generation's."""
+    annotations = yaml.safe_load((CHART / "Chart.yaml").read_text())["annotations"]
+    listed = {entry["image"] for entry in yaml.safe_load(annotations["artifacthub.io/images"])}
+    hooks = yaml.safe_load((CHART / "values.yaml").read_text())["hooks"]["image"]
+    pickers = {image for generation in GENERATIONS.values()
+               for image in (generation.image, generation.disaggregated_image) if image}
+    assert listed == {hooks, *pickers}
+    [crd] = yaml.safe_load(annotations["artifacthub.io/crds"])
+    ours = yaml.safe_load(next((CRD_CHART / "templates").glob("*.yaml")).read_text())
+    assert (crd["name"], crd["kind"], crd["version"]) == (
+        ours["metadata"]["name"], ours["spec"]["names"]["kind"], ours["spec"]["versions"][0]["name"])
+
+
+def test_the_license_is_the_apache_license() -> None:
+    text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
