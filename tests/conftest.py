@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import kubernetes
@@ -11,8 +14,9 @@ from tests.cluster import GPU_NODES, Cluster, install_crd_chart
 from tests.controlplane import set_gpu_nodes, start
 from tests.controlplane.builds import SHARED_CRDS
 from tests.goyaml import GoYAML, build
-from tests.helm import Helm, make_helm
+from tests.helm import ROOT, Helm, make_helm
 from tests.hook_kubelet import HookKubelet
+from tests.registry import Registry
 from tests.schemas import Validators
 
 
@@ -71,6 +75,32 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             yield cluster
     finally:
         control_plane.stop()
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`make dist`: the wheel, the sdist and the chart packages."""
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(["make", "--no-print-directory", "-s", "dist", f"DIST={out}"], cwd=ROOT, check=True,
+                   capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with the wheel (and only what it depends on) installed: its bin directory."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    [wheel] = dist.glob("*.whl")
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)
+    return venv / "bin"
+
+
+@pytest.fixture(scope="session")
+def oci_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A CNCF distribution registry on localhost, serving plain HTTP: its host:port."""
+    with Registry(tmp_path_factory.mktemp("registry")) as address:
+        yield address
 
 
 @pytest.fixture(scope="session")

@@ -48,6 +48,14 @@ TOOLS = Path(sys.executable).parent
 """Where this interpreter's scripts are: the fusion commands of the package installed in it."""
 
 
+def plugins_of(tools: Path) -> Path:
+    """Where the package whose commands are in TOOLS has its helm plugins, as `fusion-helm plugin-dir`
+    tells a user."""
+    found = subprocess.run([str(tools / "fusion-helm"), "plugin-dir", PLUGIN.name], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    return Path(found).parent
+
+
 def tool_path(tools: Path = TOOLS) -> str:
     """PATH with the fusion commands in TOOLS (fusion-postrender) first."""
     return os.pathsep.join([str(tools), os.environ.get("PATH", "")])

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tarfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
-from tests.helm import CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm
+from tests.helm import CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm, plugins_of
 
 STORY = VALUES / "story2-pd-qwen3-8b.yaml"
 COMMANDS = ("fusion-postrender", "fusion-krm", "fusion-helm")
@@ -25,24 +23,6 @@ COMMANDS = ("fusion-postrender", "fusion-krm", "fusion-helm")
 
 def version() -> str:
     return str(yaml.safe_load((CHART / "Chart.yaml").read_text())["version"])
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(["make", "--no-print-directory", "-s", "dist", f"DIST={out}"], cwd=ROOT, check=True,
-                   capture_output=True)
-    return out
-
-
-@pytest.fixture(scope="module")
-def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A fresh virtualenv with the wheel (and only what it depends on) installed: its bin directory."""
-    venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    [wheel] = dist.glob("*.whl")
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)
-    yield venv / "bin"
 
 
 def test_the_wheel_s_commands_are_our_scripts_on_its_python(installed: Path) -> None:
@@ -56,8 +36,7 @@ def test_the_wheel_post_renders_as_the_working_tree_does(helm: Helm, installed: 
                                                          tmp_path: Path) -> None:
     """Helm 3 runs the venv's fusion-postrender from PATH; Helm 4 the plugin the wheel carries, installed
     from where `fusion-helm plugin-dir` says."""
-    plugins = Path(subprocess.run([str(installed / "fusion-helm"), "plugin-dir", "fusion-postrender"],
-                                  capture_output=True, text=True, check=True).stdout.strip()).parent
+    plugins = plugins_of(installed)
     assert installed.parent in plugins.parents, plugins
     from_wheel = make_helm(helm.major, tmp_path / "home", tools=installed, plugins=plugins)
     rendered = from_wheel.template(STORY).stdout

@@ -18,7 +18,7 @@ SHARED_CRDS = Path(os.environ.get("FUSION_SHARED_CRDS", ROOT.parent / "shared" /
 _COMPONENT = {
     "etcd": "ETCD", "kube-apiserver": "KUBERNETES", "kube-controller-manager": "KUBERNETES",
     "kube-scheduler": "KUBERNETES", "kubectl": "KUBERNETES", "kwok": "KWOK", "lws-controller": "LWS",
-    "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO",
+    "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO", "registry": "REGISTRY",
 }
 
 
