@@ -120,6 +120,16 @@ def seeds() -> list[dict[str, Any]]:
                                       "serviceNetworkTopology": {"mode": "hard", "highestTierAllowed": 2}}
     placed["spec"]["roles"][0]["networkTopology"] = {"mode": "none"}
     out.append(placed)
+    # the router example monitored, multi-node decode, the picker with its own securityContext and resources
+    monitored = copy.deepcopy(routed)
+    monitored["spec"]["monitoring"] = {"podMonitor": {
+        "enabled": True, "interval": "30s", "labels": {"release": "prometheus"},
+        "pickerAuthorization": {"type": "Bearer", "credentials": {"name": "reader", "key": "token"}}}}
+    next(r for r in monitored["spec"]["roles"] if r["componentType"] == "decoder")["multinode"] = {"nodeCount": 2}
+    next(r for r in monitored["spec"]["roles"] if r["componentType"] == "router")["endpointPicker"] = {
+        "podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},
+        "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "2Gi"}}}
+    out.append(monitored)
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
