@@ -128,7 +128,9 @@ def test_a_replica_no_rack_can_take_waits_whole_or_spans_racks_when_soft(
                 len(where[task]) == 1 for task in ("inference-0", "inference-1"))
         else:
             assert all(where.values()), where
-            assert len(where["inference-2"]) > 1, "the third replica spans racks"
+            # Nine one-node pods in racks of 4, 4 and 2 nodes: replicas of three cannot all keep to one
+            # rack, so one spans racks; which one depends on the order Volcano's session meets them.
+            assert any(len(racks) > 1 for racks in where.values()), "a replica spans racks"
 
 
 def test_a_role_s_own_topology_and_one_opting_out_are_each_placed_as_they_say(
