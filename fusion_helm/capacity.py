@@ -24,7 +24,14 @@ from typing import Any, TypeVar
 from fusion_helm.expand import gang, naming, resources
 from fusion_helm.expand.quantity import ZERO
 from fusion_helm.kio.keys import latest_by_key
-from fusion_helm.labels import one_per_replica
+from fusion_helm.labels import (
+    LABEL_COMPONENT_TYPE,
+    LABEL_GROUP_INDEX,
+    LABEL_REPLICA_INDEX,
+    LABEL_ROLE_NAME,
+    LABEL_SERVICE,
+    one_per_replica,
+)
 from fusion_helm.records import record
 
 T = TypeVar("T")
@@ -281,7 +288,7 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
     by_key = latest_by_key(objects, KINDS)
     pod_groups = {obj["metadata"]["name"]: obj["spec"] for obj in by_key.values()
-                  if obj["kind"] == "PodGroup" and naming.LABEL_SERVICE in obj["metadata"].get("labels", {})}
+                  if obj["kind"] == "PodGroup" and LABEL_SERVICE in obj["metadata"].get("labels", {})}
     autoscalers = {(obj["metadata"].get("namespace"), obj["spec"]["scaleTargetRef"]["name"]):
                    Autoscaled(obj["spec"].get("minReplicas", 1), obj["spec"]["maxReplicas"])
                    for obj in by_key.values() if obj["kind"] == "HorizontalPodAutoscaler"}
@@ -289,9 +296,9 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     autoscaled: dict[str, dict[str, Autoscaled]] = {}
     for obj in by_key.values():
         labels = obj["metadata"].get("labels", {})
-        if naming.LABEL_SERVICE not in labels:
+        if LABEL_SERVICE not in labels:
             continue
-        service = labels[naming.LABEL_SERVICE]
+        service = labels[LABEL_SERVICE]
         if obj["kind"] == "LeaderWorkerSet":
             leader_worker_sets = [(obj, obj["metadata"]["name"], Autoscaled(1, None))]
         elif obj["kind"] == "DisaggregatedSet":
@@ -302,7 +309,7 @@ def _services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
             replicas = lws["spec"].get("replicas")
             if replicas is None:  # the autoscaler owns the count
                 scaling = autoscalers.get((obj["metadata"].get("namespace"), target), unscaled)
-                autoscaled.setdefault(service, {})[lws["metadata"]["labels"][naming.LABEL_ROLE_NAME]] = scaling
+                autoscaled.setdefault(service, {})[lws["metadata"]["labels"][LABEL_ROLE_NAME]] = scaling
                 replicas = scaling.min_replicas
             members.setdefault(service, []).extend(_members(lws, replicas))
     return [_service(name, found, pod_groups.get(name), autoscaled.get(name, {})) for name, found in members.items()]
@@ -340,11 +347,11 @@ def _members(lws: Mapping[str, Any], replicas: int) -> list[_Member]:
     by the template and LWS's group index."""
     labels = lws["metadata"].get("labels", {})
     if one_per_replica(labels):
-        return [_Member(lws, int(labels[naming.LABEL_REPLICA_INDEX]), labels, group=0)]
+        return [_Member(lws, int(labels[LABEL_REPLICA_INDEX]), labels, group=0)]
     template = lws["spec"]["leaderWorkerTemplate"]
     pod_labels = {**labels, **((template.get("leaderTemplate") or template["workerTemplate"]).get("metadata") or {})
                   .get("labels", {})}
-    return [_Member(lws, group, {**pod_labels, naming.LABEL_GROUP_INDEX: str(group)}, group)
+    return [_Member(lws, group, {**pod_labels, LABEL_GROUP_INDEX: str(group)}, group)
             for group in range(replicas)]
 
 
@@ -357,11 +364,11 @@ def _service(name: str, members: list[_Member], pod_group: Mapping[str, Any] | N
     roles: dict[str, list[Replica]] = {}
     component_types: dict[str, str] = {}
     for member in members:
-        role = member.labels[naming.LABEL_ROLE_NAME]
+        role = member.labels[LABEL_ROLE_NAME]
         position = gang.policy_of(policies, member.labels)
         topology = policies[position].get("networkTopology") if position is not None else None
         roles.setdefault(role, []).append(Replica(role, member.index, member.key in required, _pods(member), topology))
-        component_types[role] = member.labels[naming.LABEL_COMPONENT_TYPE]
+        component_types[role] = member.labels[LABEL_COMPONENT_TYPE]
     return ServicePlan(name, pod_group is not None, tuple(
         Role(role, component_types[role], tuple(replicas), autoscaled.get(role)) for role, replicas in roles.items()),
         (pod_group or {}).get("networkTopology"))

@@ -122,9 +122,8 @@ def test_a_stream_with_nothing_to_expand_loads_neither_yaml_nor_the_model(tmp_pa
 
 def test_the_claimed_kinds_are_the_models() -> None:
     from fusion_helm import kinds
-    from fusion_helm.convert.leader_worker_set import LWS_API_VERSION, LWS_KIND, TAKE_OVER_ANNOTATION
     from fusion_helm.model import API_GROUP, KIND
+    from fusion_helm.model.upstream import has_schema
 
     assert (kinds.API_GROUP, kinds.INFERENCE_SERVICE) == (API_GROUP, KIND)
-    assert (kinds.LEADER_WORKER_SET, kinds.LEADER_WORKER_SET_API_VERSION, kinds.TAKE_OVER_ANNOTATION) == (
-        LWS_KIND, LWS_API_VERSION, TAKE_OVER_ANNOTATION)
+    assert has_schema(kinds.LEADER_WORKER_SET_API_VERSION, kinds.LEADER_WORKER_SET)

@@ -11,8 +11,7 @@ import kubernetes
 
 from fusion_helm import status
 from fusion_helm.cli.io import InputError
-from fusion_helm.expand import naming
-from fusion_helm.labels import LABEL_SET_NAME
+from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_SET_NAME
 from fusion_helm.model import API_VERSION, KIND
 
 GROUP, VERSION = API_VERSION.split("/")
@@ -47,7 +46,7 @@ class Cluster:
         found: list[dict[str, Any]] = self._call(
             kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object,
             "leaderworkerset.x-k8s.io", "v1", namespace, "leaderworkersets",
-            label_selector=f"{naming.LABEL_SERVICE}={service},{naming.LABEL_ROLE_NAME}={role}")["items"]
+            label_selector=f"{LABEL_SERVICE}={service},{LABEL_ROLE_NAME}={role}")["items"]
         return found
 
     def leader_worker_sets(self, service: str, namespace: str) -> list[dict[str, Any]]:
@@ -55,7 +54,7 @@ class Cluster:
         found: list[dict[str, Any]] = self._call(
             kubernetes.client.CustomObjectsApi(self.api).list_namespaced_custom_object,
             "leaderworkerset.x-k8s.io", "v1", namespace, "leaderworkersets",
-            label_selector=f"{naming.LABEL_SERVICE}={service}")["items"]
+            label_selector=f"{LABEL_SERVICE}={service}")["items"]
         return found
 
     def workloads(self, service: dict[str, Any], namespace: str) -> status.Workloads:
@@ -83,7 +82,7 @@ class Cluster:
 
     def pods(self, service: str, namespace: str) -> list[dict[str, Any]]:
         pods = self._call(kubernetes.client.CoreV1Api(self.api).list_namespaced_pod, namespace,
-                          label_selector=f"{naming.LABEL_SERVICE}={service}")
+                          label_selector=f"{LABEL_SERVICE}={service}")
         items: list[dict[str, Any]] = self.api.sanitize_for_serialization(pods)["items"]
         return items
 

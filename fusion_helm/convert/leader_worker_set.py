@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, key_path, show
-from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+from fusion_helm.kinds import (
+    LAYOUT_ANNOTATION,
+    LEADER_WORKER_SET,
+    LEADER_WORKER_SET_API_VERSION,
+    RAY_BOOTSTRAP_ANNOTATION,
+    TAKE_OVER_ANNOTATION,
+    TAKE_OVER_LAYOUTS,
+)
 from fusion_helm.limits import MAX_REPLICAS
 from fusion_helm.model import upstream
 from fusion_helm.model.inference_service import (
@@ -30,16 +37,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
-LWS_KIND = "LeaderWorkerSet"
-TAKE_OVER_ANNOTATION = "fusioninfer.io/take-over"
-"""``"true"`` on a LeaderWorkerSet: the post-renderer takes it over (``--take-over-lws`` takes all)."""
-LAYOUT_ANNOTATION = "fusioninfer.io/layout"
-"""``replica`` or ``role`` on a LeaderWorkerSet taken over: the layout it becomes (``--take-over-layout``
-sets it for those without)."""
-RAY_ANNOTATION = "fusioninfer.io/ray-bootstrap"
-"""``"true"``: start the leader and workers with the Ray bootstrap, as a multi-node role's are (the
-worker template's first container then holds the server's command; there is no leaderTemplate)."""
 ROLE_NAME = "group"
 """The role a taken-over LeaderWorkerSet becomes: its replicas are LWS groups. In the replica layout they
 are named ``<name>-group-<i>``, which nothing of the original LeaderWorkerSet (``<name>``, ``<name>-<i>``…)
@@ -84,7 +81,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     """The service a LeaderWorkerSet becomes, in the layout its annotation names, else DEFAULT_LAYOUT."""
     raw_metadata = obj.get("metadata")
     name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
-    where = where or (f"{LWS_KIND} {clip(name)}" if isinstance(name, str) and name else LWS_KIND)
+    where = where or (f"{LEADER_WORKER_SET} {clip(name)}" if isinstance(name, str) and name else LEADER_WORKER_SET)
     metadata = check_metadata(where, raw_metadata, annotations=True)
     name = check_dns_label(where, "metadata.name", name)
     spec = obj.get("spec")
@@ -97,7 +94,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     for path, why in refused.items():
         if _get(obj, path) is not None:
             raise InvalidSpec(where, ".".join(path), f"{refusal}: it {why}")
-    check(where, "", upstream.schema(LWS_API_VERSION, LWS_KIND), {**obj, "metadata": {}})
+    check(where, "", upstream.schema(LEADER_WORKER_SET_API_VERSION, LEADER_WORKER_SET), {**obj, "metadata": {}})
     counts: dict[str, int] = {}
     for field, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
         value = _get(obj, field)
@@ -134,11 +131,11 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
                           "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "
                           "is ready, while the gang places a replica's pods together, so the leader would wait "
                           "for them forever; use LeaderCreated (the default)")
-    ray = (metadata.get("annotations") or {}).get(RAY_ANNOTATION) == "true"
+    ray = (metadata.get("annotations") or {}).get(RAY_BOOTSTRAP_ANNOTATION) == "true"
     if ray and leader is not None:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.leaderTemplate",
-                          f"must be absent with {RAY_ANNOTATION}: \"true\": the Ray bootstrap makes the leader "
-                          "from the worker template")
+                          f"must be absent with {RAY_BOOTSTRAP_ANNOTATION}: \"true\": the Ray bootstrap makes the "
+                          "leader from the worker template")
     restart = template.get("restartPolicy", "RecreateGroupOnPodRestart")
     if restart not in RESTART_POLICIES:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.restartPolicy",
@@ -160,9 +157,9 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
         volume_claims={key: template[key] for key in VOLUME_CLAIM_FIELDS if key in template} if whole else {},
     )
     annotations = {key: value for key, value in (metadata.get("annotations") or {}).items()
-                   if key not in (TAKE_OVER_ANNOTATION, RAY_ANNOTATION, LAYOUT_ANNOTATION)}
+                   if key not in (TAKE_OVER_ANNOTATION, RAY_BOOTSTRAP_ANNOTATION, LAYOUT_ANNOTATION)}
     return InferenceService(name=name, roles=(role,), namespace=metadata.get("namespace"),
-                            labels=dict(metadata.get("labels") or {}), kind=LWS_KIND, annotations=annotations,
+                            labels=dict(metadata.get("labels") or {}), kind=LEADER_WORKER_SET, annotations=annotations,
                             layout=layout)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fusion_helm.expand import naming
 from fusion_helm.expand.disaggregated_set import DISAGGREGATED_SET_API_VERSION, ROLE_SCALER, role_scaler_name
-from fusion_helm.expand.lws import LWS_API_VERSION
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
 from fusion_helm.model import InferenceService, Layout, Role
 
 TYPE_CHECKING = False
@@ -21,7 +21,8 @@ def scale_target(service: InferenceService, role: Role) -> dict[str, str]:
     if service.layout is Layout.DISAGGREGATED:
         return {"apiVersion": DISAGGREGATED_SET_API_VERSION, "kind": ROLE_SCALER,
                 "name": role_scaler_name(service, role.name)}
-    return {"apiVersion": LWS_API_VERSION, "kind": "LeaderWorkerSet", "name": naming.role_lws_name(service, role)}
+    return {"apiVersion": LEADER_WORKER_SET_API_VERSION, "kind": LEADER_WORKER_SET,
+            "name": naming.role_lws_name(service, role)}
 
 
 def horizontal_pod_autoscalers(service: InferenceService, role: Role) -> list[dict[str, Any]]:

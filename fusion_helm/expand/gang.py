@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from fusion_helm.errors import InvalidSpec, format_path
 from fusion_helm.expand import naming, resources
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.labels import LABEL_REVISION
+from fusion_helm.labels import LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Layout, Role
 from fusion_helm.model.topology import NetworkTopology, TopologyMode
 from fusion_helm.records import EMPTY, record
@@ -140,14 +140,14 @@ def pod_groups(
         spec["queue"] = service.queue
     if service.priority_class_name is not None:
         spec["priorityClassName"] = service.priority_class_name
-    metadata = naming.object_metadata(service, plan.group_name, {naming.LABEL_SERVICE: service.name})
+    metadata = naming.object_metadata(service, plan.group_name, {LABEL_SERVICE: service.name})
     return [{"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}]
 
 
 def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: int, operator: str,
             indices: list[str]) -> dict[str, Any]:
     index_label = naming.replica_index_label(service)
-    selector: dict[str, Any] = {"matchLabels": {naming.LABEL_SERVICE: service.name, naming.LABEL_ROLE_NAME: role.name}}
+    selector: dict[str, Any] = {"matchLabels": {LABEL_SERVICE: service.name, LABEL_ROLE_NAME: role.name}}
     if indices:  # NotIn needs values; without any, "more" is every replica of the role
         selector["matchExpressions"] = [{"key": index_label, "operator": operator, "values": indices}]
     # The index first: Volcano orders a policy's subgroups by the first key's value read as a number.

@@ -10,6 +10,8 @@ from fusion_helm.expand import naming
 from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
+from fusion_helm.labels import LABEL_REPLICA_INDEX, LABEL_SPEC_HASH
 from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
 
@@ -17,7 +19,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-LWS_API_VERSION = "leaderworkerset.x-k8s.io/v1"
 # A role's recoveryPolicy as LWS says it.
 RESTART_POLICY = {RecoveryPolicy.ROLE_RESTART: "RecreateGroupOnPodRestart", RecoveryPolicy.NONE: "None"}
 
@@ -55,7 +56,7 @@ def role_blueprint(
                              service.priority_class_name, "set spec.schedulingStrategy.priorityClassName alone")
             spec["priorityClassName"] = service.priority_class_name
         labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
-                              naming.pod_labels(service, role), per_replica=[naming.LABEL_REPLICA_INDEX])
+                              naming.pod_labels(service, role), per_replica=[LABEL_REPLICA_INDEX])
         annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),
                                    shared_annotations, per_replica=plan.replica_annotations(role, 0))
         stamped_metadata = {**metadata, "labels": labels}
@@ -100,7 +101,7 @@ def leader_worker_sets(
         return {**template, "metadata": replica_metadata}
 
     for index in range(role.replicas):
-        index_label = {naming.LABEL_REPLICA_INDEX: str(index)}
+        index_label = {LABEL_REPLICA_INDEX: str(index)}
         replica_annotations = plan.replica_annotations(role, index)
         leader_worker_template: dict[str, Any] = {"size": blueprint.size, "restartPolicy": restart_policy}
         if blueprint.leader is not None:
@@ -108,10 +109,10 @@ def leader_worker_sets(
                                                                    replica_annotations)
         leader_worker_template["workerTemplate"] = for_replica(blueprint.worker, index_label, replica_annotations)
         yield {
-            "apiVersion": LWS_API_VERSION,
-            "kind": "LeaderWorkerSet",
+            "apiVersion": LEADER_WORKER_SET_API_VERSION,
+            "kind": LEADER_WORKER_SET,
             "metadata": naming.object_metadata(service, naming.lws_name(service.name, role.name, index), {
-                **role_labels, **index_label, naming.LABEL_SPEC_HASH: blueprint.spec_hash}),
+                **role_labels, **index_label, LABEL_SPEC_HASH: blueprint.spec_hash}),
             "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template, **startup_policy},
         }
 
@@ -139,10 +140,10 @@ def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: Ro
     if role.network_config:
         spec["networkConfig"] = dict(role.network_config)
     return {
-        "apiVersion": LWS_API_VERSION,
-        "kind": "LeaderWorkerSet",
+        "apiVersion": LEADER_WORKER_SET_API_VERSION,
+        "kind": LEADER_WORKER_SET,
         "metadata": naming.object_metadata(service, naming.role_lws_name(service, role), {
-            **naming.role_labels(service, role), naming.LABEL_SPEC_HASH: blueprint.spec_hash}),
+            **naming.role_labels(service, role), LABEL_SPEC_HASH: blueprint.spec_hash}),
         "spec": spec,
     }
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from fusion_helm.expand import naming
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
-from fusion_helm.expand.router.pool import LWS_WORKER_INDEX
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
-from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
+from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
 from fusion_helm.model import POD_MONITOR_API_VERSION, InferenceService, PodMonitoring
 
 TYPE_CHECKING = False
@@ -30,7 +29,7 @@ def pod_monitors(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         port = serving_port(service, role, SCRAPED)
         endpoint: dict[str, Any] = {"port": port.name} if port.name else {"portNumber": port.number}
-        selector = {**naming.role_labels(service, role), LWS_WORKER_INDEX: "0"}
+        selector = {**naming.role_labels(service, role), LABEL_WORKER_INDEX: "0"}
         monitors.append(_pod_monitor(service, monitoring, naming.monitor_name(service.name, role.name),
                                      naming.role_labels(service, role), selector, endpoint))
     if service.router is not None:

@@ -6,10 +6,10 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
+    LABEL_PD_ROLE,
     LABEL_REPLICA_INDEX,
     LABEL_ROLE_NAME,
     LABEL_SERVICE,
-    LABEL_SPEC_HASH,
 )
 from fusion_helm.model import ComponentType, InferenceService, Layout, Role, Router
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
@@ -17,9 +17,6 @@ from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-__all__ = ["LABEL_COMPONENT_TYPE", "LABEL_GROUP_INDEX", "LABEL_REPLICA_INDEX", "LABEL_ROLE_NAME", "LABEL_SERVICE",
-           "LABEL_SPEC_HASH"]
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
@@ -36,8 +33,6 @@ SERVICE_SUFFIX = "-prv"
 SLICE = 0
 """A DisaggregatedSet of ours is one slice (its roles' replicas are the service's)."""
 
-PD_ROLE_LABEL = "llm-d.ai/role"
-"""The label the prefill/decode endpoint picker tells prefill from decode pods by."""
 PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
 
 
@@ -106,7 +101,7 @@ def pod_labels(service: InferenceService, role: Role) -> dict[str, str]:
     """A serving role's pod labels: its role labels, and under a router the picker's prefill/decode label."""
     labels = role_labels(service, role)
     if service.router is not None and role.component_type in PD_ROLES:
-        labels[PD_ROLE_LABEL] = PD_ROLES[role.component_type]
+        labels[LABEL_PD_ROLE] = PD_ROLES[role.component_type]
     return labels
 
 

@@ -10,9 +10,7 @@ from fusion_helm.filters import Filter
 from fusion_helm.filters.expansions import Expansion, place
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
 from fusion_helm.kio.document import Document, about
-from fusion_helm.labels import LABEL_SERVICE
-
-LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
 
 def take_over_leader_worker_sets(every_one: bool = False, layout: str = TAKE_OVER_LAYOUTS[0]) -> Filter:
@@ -52,7 +50,7 @@ def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str
     if not taken:
         return
     for document in documents:
-        if not (document.could_be(LWS_NAME_LABEL) and document.could_be("Service")) or document.kind != "Service" \
+        if not (document.could_be(LABEL_LWS_NAME) and document.could_be("Service")) or document.kind != "Service" \
                 or document.head.get("apiVersion") != "v1":
             continue
         try:
@@ -60,8 +58,8 @@ def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str
         except InvalidSpec:
             continue  # a Service Go cannot read: not ours to judge
         selector = spec.get("selector") if isinstance(spec, dict) else None
-        name = selector.get(LWS_NAME_LABEL) if isinstance(selector, dict) else None
+        name = selector.get(LABEL_LWS_NAME) if isinstance(selector, dict) else None
         if isinstance(name, str) and (document.metadata.get("namespace"), name) in taken:
-            raise InvalidSpec(document.where, f"spec.selector.{LWS_NAME_LABEL}",
+            raise InvalidSpec(document.where, f"spec.selector.{LABEL_LWS_NAME}",
                               f"selects the pods of LeaderWorkerSet {name}, which is taken over: its pods now "
                               f"belong to {name}-group-<i>; select {LABEL_SERVICE}: {name} instead", subject=document)

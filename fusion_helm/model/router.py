@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, key_path, show
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
 from fusion_helm.model import upstream
 from fusion_helm.model.validation import check, check_unique
 from fusion_helm.records import record
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FLAG_CHARS = _ALNUM | frozenset("_.-")
-POD_SPEC = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "spec", "leaderWorkerTemplate", "workerTemplate", "spec")
+POD_SPEC = (LEADER_WORKER_SET_API_VERSION, LEADER_WORKER_SET, "spec", "leaderWorkerTemplate", "workerTemplate", "spec")
 PICKER_FIELDS_SCHEMAS = {"resources": (*POD_SPEC, "containers", "[]", "resources"),
                          "securityContext": (*POD_SPEC, "containers", "[]", "securityContext"),
                          "podSecurityContext": (*POD_SPEC, "securityContext")}

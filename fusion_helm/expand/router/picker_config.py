@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Disaggregation, Generation
-from fusion_helm.expand.router.pool import LWS_WORKER_INDEX
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
-from fusion_helm.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE
+from fusion_helm.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.model import DISAGGREGATED, InferenceService, Layout, Router, Scorer
 
 TYPE_CHECKING = False
@@ -62,7 +61,7 @@ def rollout_screener(service: InferenceService) -> dict[str, Any]:
     prefill and a decode of different revisions never serve one request. It is not in a profile."""
     roles = [role.name for role in service.roles if role.component_type in DISAGGREGATED]
     return {"type": ROLLOUT_SCREENER, "parameters": {
-        "scope": {"labelSelector": f"{LABEL_SET_NAME}={service.name},{LWS_WORKER_INDEX}=0"},
+        "scope": {"labelSelector": f"{LABEL_SET_NAME}={service.name},{LABEL_WORKER_INDEX}=0"},
         "revisionGating": {"mode": "sum", "revisionLabelKey": LABEL_REVISION, "roleLabelKey": LABEL_SET_ROLE,
                            "requireRoles": {"values": roles}},
     }}

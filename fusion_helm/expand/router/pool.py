@@ -6,19 +6,18 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import naming
 from fusion_helm.expand.serving_port import ROUTED, serving_port
+from fusion_helm.labels import LABEL_SERVICE, LABEL_WORKER_INDEX
 from fusion_helm.model import InferenceService, PoolAPI, Router
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
-"""LWS numbers the pods of a replica; the leader, the one that serves, is 0 (a one-pod replica's only pod)."""
 PICKER_GRPC_PORT = 9002
 
 
 def selector(service: InferenceService) -> dict[str, str]:
-    return {naming.LABEL_SERVICE: service.name, LWS_WORKER_INDEX: "0"}
+    return {LABEL_SERVICE: service.name, LABEL_WORKER_INDEX: "0"}
 
 
 def target_port(service: InferenceService, router: Router) -> int:
