@@ -49,7 +49,7 @@ def _validate(args: argparse.Namespace) -> int:
         expanded = _in_file(name, lambda docs: apply(docs, args.take_over_lws, args.take_over_layout), documents)
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
-                       f"{sum(1 for doc in expanded if doc.raw is None)} generated object(s))")
+                       f"{sum(1 for doc in expanded if doc.generated)} generated object(s))")
     print("\n".join(reports))
     return 0
 

@@ -77,9 +77,9 @@ def _previous_copy(document: Document, names: re.Pattern[str] | tuple[str, ...],
     if expansion is None:
         return False
     labels = document.metadata.get("labels")
-    if document.raw is not None and isinstance(labels, dict) and labels.get(LABEL_SERVICE) == expansion.service:
+    if not document.generated and isinstance(labels, dict) and labels.get(LABEL_SERVICE) == expansion.service:
         return True
-    where = document.describe() if document.raw is not None else "another expansion"
+    where = "another expansion" if document.generated else document.describe()
     raise InvalidSpec(expansion.origin.where, "metadata.name",
                       f"makes {_named(key)}, which the stream already has ({where}); rename one",  # type: ignore[arg-type]
                       subject=expansion.origin)

@@ -264,8 +264,21 @@ def _string(node: Node | None) -> str | None:
 
 
 
+def unreadable(error: ReadError | yaml.YAMLError, first_line: int | None = None) -> tuple[str, str]:
+    """Why a text is not one document Go can read, as (the field it stops at, "" for the text as a
+    whole; the message): what Go could not take as written, or the malformed YAML libyaml found —
+    placed on the line of the input the text is part of when it begins at FIRST_LINE of it."""
+    if isinstance(error, ReadError):
+        return error.field, error.message
+    problem = getattr(error, "problem", None) or str(error)
+    mark = getattr(error, "problem_mark", None)
+    at = f" (line {first_line + mark.line} of the input)" if first_line is not None and mark is not None else ""
+    return "", f"malformed YAML: {problem}{at}"
+
+
 def load(text: str) -> Any:
-    """One YAML document as data, read as Go reads it; ValueError naming the problem."""
+    """One YAML document as data, read as Go reads it (the text of a field: a problem is placed by its
+    own line and column); ValueError naming the problem."""
     try:
         return construct(compose(text))
     except yaml.MarkedYAMLError as error:

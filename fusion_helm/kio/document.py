@@ -1,15 +1,17 @@
-"""Helm's stream as Documents: a read document keeps its exact text and is parsed only as far as it is
-asked — its head to tell its kind, its whole data only when it is expanded; a generated one is data."""
+"""Helm's stream as Documents, each stating its origin: one passed in as text keeps its exact text and
+is parsed only as far as it is asked — its head to tell its kind, its whole data only when it is
+expanded; one a reader gave as data (a ResourceList's item) and one generated are data."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
 from functools import cached_property
 
 from fusion_helm.errors import InvalidSpec, clip
-from fusion_helm.kio.construct import ReadError, compose, construct, head
+from fusion_helm.kio.construct import ReadError, compose, construct, head, unreadable
 from fusion_helm.kio.libyaml import yaml
 from fusion_helm.kio.stream import Chunk, disguises, split
 
@@ -21,18 +23,38 @@ FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 """Helm 4 sets it on every document it post-renders and files the output by it."""
 
 
+class Origin(Enum):
+    TEXT = "text"
+    """Read from a stream's text, which it keeps: written back byte for byte."""
+    DATA = "data"
+    """Given as data by a reader (a ResourceList's item, already read as Go reads it)."""
+    GENERATED = "generated"
+    """Made by a filter."""
+
+
 class Document:
-    def __init__(self, chunk: Chunk | None = None, obj: Any = None, source: str | None = None) -> None:
+    def __init__(self, chunk: Chunk | None = None, obj: Any = None, source: str | None = None,
+                 origin: Origin = Origin.GENERATED, position: int = 0) -> None:
         self.chunk = chunk
+        self.origin = Origin.TEXT if chunk else origin
         self.raw = chunk.text if chunk else None
-        """Exact text as read, separator line included; None for a generated document."""
-        self.position = chunk.position if chunk else 0
-        """1-based position in the input stream (0 for a generated document)."""
+        """Exact text as read, separator line included; None for a document of data."""
+        self.position = chunk.position if chunk else position
+        """1-based position in the input (0 for a generated document)."""
         self.first_line = chunk.first_line if chunk else 0
         self.source = chunk.source if chunk else source
         """The chart file it came from, per Helm 3's ``# Source:`` comment."""
         if chunk is None:
             self.__dict__["obj"] = obj
+
+    @classmethod
+    def of_data(cls, obj: Any, position: int) -> Document:
+        """An input's document a reader has read already: OBJ, at 1-based POSITION."""
+        return cls(obj=obj, origin=Origin.DATA, position=position)
+
+    @property
+    def generated(self) -> bool:
+        return self.origin is Origin.GENERATED
 
     @cached_property
     def node(self) -> yaml.Node | None:
@@ -40,14 +62,8 @@ class Document:
         assert self.raw is not None
         try:
             return compose(self.raw)
-        except ReadError as error:
-            raise InvalidSpec(self.describe(), "", error.message, subject=self) from None
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark
-            at = f" (line {self.first_line + mark.line} of the input)" if mark is not None else ""
-            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error.problem}{at}", subject=self) from None
-        except yaml.YAMLError as error:
-            raise InvalidSpec(self.describe(), "", f"malformed YAML: {error}", subject=self) from None
+        except (ReadError, yaml.YAMLError) as error:
+            raise InvalidSpec(self.describe(), *unreadable(error, self.first_line), subject=self) from None
 
     @cached_property
     def head(self) -> dict[str, Any]:
@@ -99,7 +115,7 @@ class Document:
         """Its position and chart file (a document that cannot be parsed is named without reading it)."""
         parsed = self.raw is None or "head" in self.__dict__
         origin = self.source or (self.filename if parsed else None)
-        where = f"document {self.position}" if self.position else "generated document"
+        where = "generated document" if self.generated else f"document {self.position}"
         return f"{where} ({clip(origin)})" if origin else where
 
     @property

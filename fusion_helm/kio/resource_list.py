@@ -1,19 +1,18 @@
 """A KRM function's input and output: a ``config.kubernetes.io/v1`` ResourceList as Documents.
 
-The ResourceList is read as Go reads it; each item becomes a Document of its own text (what the
-filters read, exactly as they read a document of Helm's stream), numbered by its position in
-``items``, and is held to the limits of one document. What the filters pass through is written back
-as the object read; what they make is written from their data.
+The ResourceList is read as Go reads it; each item becomes a Document of that data (the filters read
+it as they read a document of Helm's stream, without parsing it again), numbered by its position in
+``items``, and is held to the limits of one document. Every item is written from its data: what the
+filters pass through as read, what they make as made.
 """
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec, format_path, show
-from fusion_helm.kio.construct import ReadError, compose, construct, head, is_merge_key
+from fusion_helm.kio.construct import ReadError, compose, construct, head, is_merge_key, unreadable
 from fusion_helm.kio.document import Document
 from fusion_helm.kio.libyaml import MappingNode, SequenceNode, yaml
-from fusion_helm.kio.stream import Chunk
-from fusion_helm.kio.write import Writer, dump
+from fusion_helm.kio.write import Writer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,17 +26,14 @@ WHERE = "ResourceList"
 class ResourceList:
     """The items as Documents, the function's configuration, and the apiVersion to answer in."""
 
-    def __init__(self, api_version: str, documents: list[Document], items: dict[int, Any],
-                 function_config: Any) -> None:
+    def __init__(self, api_version: str, documents: list[Document], function_config: Any) -> None:
         self.api_version = api_version
         self.documents = documents
         self.function_config = function_config
-        self._items = items
-        """Each read item by its Document's id: written back as read when passed through."""
 
     def write(self, documents: list[Document], results: list[dict[str, Any]] | None = None) -> str:
-        """The ResourceList answering this one: DOCUMENTS as its items, and RESULTS."""
-        items = [self._items.get(id(document)) or document.obj for document in documents]
+        """The ResourceList answering this one: DOCUMENTS as its items (each as read or made), and RESULTS."""
+        items = [document.obj for document in documents]
         out: dict[str, Any] = {"apiVersion": self.api_version, "kind": KIND, "items": items}
         if results:
             out["results"] = results
@@ -48,11 +44,8 @@ def read_resource_list(text: str) -> ResourceList:
     """The ResourceList TEXT holds; InvalidSpec naming the field of the first thing Go could not read."""
     try:
         node = compose(text)
-    except ReadError as error:
-        raise InvalidSpec(WHERE, error.field, error.message) from None
-    except yaml.YAMLError as error:
-        problem = getattr(error, "problem", None) or str(error)
-        raise InvalidSpec(WHERE, "", f"malformed YAML: {problem}") from None
+    except (ReadError, yaml.YAMLError) as error:
+        raise InvalidSpec(WHERE, *unreadable(error)) from None
     if not isinstance(node, MappingNode):
         raise InvalidSpec(WHERE, "", f"must be a {KIND} mapping ({', '.join(API_VERSIONS)})")
     fields = _fields(node)
@@ -65,17 +58,14 @@ def read_resource_list(text: str) -> ResourceList:
             raise InvalidSpec(WHERE, "items", "must be a list")
         items_node = None
     documents: list[Document] = []
-    items: dict[int, Any] = {}
     for index, item_node in enumerate(items_node.value if items_node is not None else ()):
         item = _read(item_node, ("items", index))
         if not isinstance(item, dict):
             raise InvalidSpec(WHERE, format_path(["items", index]), "must be a mapping (an object)")
-        document = Document(Chunk(f"---\n{dump(item)}", index + 1, 1))
-        documents.append(document)
-        items[id(document)] = item
+        documents.append(Document.of_data(item, index + 1))
     config_node = fields.get("functionConfig")
     function_config = _read(config_node, ("functionConfig",)) if config_node is not None else None
-    return ResourceList(top["apiVersion"], documents, items, function_config)
+    return ResourceList(top["apiVersion"], documents, function_config)
 
 
 def _fields(node: MappingNode) -> dict[str, yaml.Node]:
