@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
+.PHONY: demo test test-fast lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -21,6 +21,10 @@ demo: setup
 ## included (on the local control plane: the first run builds it, see docs/test-cluster.md)
 test: setup cluster-build lint
 	$(BIN)/pytest
+
+## test-fast: linters and every test but those on the control plane (nothing to build but the helm binaries)
+test-fast: setup lint
+	$(BIN)/pytest -m "not cluster"
 
 ## cluster-build: build etcd, Kubernetes, kwok, LWS and Volcano from the Go module proxy, into $(CACHE)/cluster
 cluster-build:

@@ -19,6 +19,16 @@ from tests.hook_kubelet import HookKubelet
 from tests.registry import Registry
 from tests.schemas import Validators
 
+CLUSTER_FIXTURES = frozenset({"cluster", "oci_registry"})
+"""What only the local control plane's build provides: a test that uses one (itself or through another
+fixture) is a cluster test."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.cluster)
+
 
 @pytest.fixture(scope="session", params=[3, 4], ids=["helm3", "helm4"])
 def helm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Helm:

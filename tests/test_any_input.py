@@ -13,6 +13,7 @@ import yaml
 
 from fusion_helm import InvalidSpec, render
 from fusion_helm.limits import MAX_DEPTH, MAX_REPLICAS
+from fusion_helm.options import Options
 from tests.builders import role, service
 from tests.helm import VALUES
 
@@ -33,7 +34,7 @@ def pd_service(**container: Any) -> dict[str, Any]:
 
 def refused(text: str, take_over: bool = False) -> str:
     with pytest.raises(InvalidSpec) as error:
-        render(text, take_over)
+        render(text, Options(take_over_every_leader_worker_set=take_over))
     message = str(error.value)
     assert "\n" not in message and "Traceback" not in message and "sys.set_int_max_str_digits" not in message
     return message
@@ -262,7 +263,7 @@ def test_exclusive_topology_is_refused_for_a_multi_node_take_over() -> None:
         "over with size > 1")
     single = copy.deepcopy(lws)
     single["spec"]["leaderWorkerTemplate"]["size"] = 1
-    assert "x-group-0" in render(yaml.safe_dump(single), True)
+    assert "x-group-0" in render(yaml.safe_dump(single), Options(take_over_every_leader_worker_set=True))
 
 
 def test_a_list_restart_policy_in_a_taken_over_leader_worker_set_is_refused() -> None:

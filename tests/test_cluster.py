@@ -31,8 +31,6 @@ from tests.controlplane.builds import SHARED_CRDS
 from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 
-pytestmark = pytest.mark.cluster
-
 STORIES = sorted(VALUES.glob("story*.yaml"))
 SETTLE = 3.0  # seconds: six of Volcano's 500 ms scheduling periods
 

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.cluster import (
@@ -25,8 +24,6 @@ from tests.cluster import (
 )
 from tests.helm import CHART, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet
-
-pytestmark = pytest.mark.cluster
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"

@@ -23,8 +23,6 @@ from tests.pickers import RequestStream, kubeconfig_for, running, serving
 from tests.rollouts import PodTimeline, pairs
 from tests.test_cluster_lifecycle import hook_runner
 
-pytestmark = pytest.mark.cluster
-
 DISAGGREGATED_SETS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsets")
 ROLE_SCALERS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsetrolescalers")
 LWS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import kubernetes
-import pytest
 import yaml
 
 from tests.cluster import (
@@ -28,8 +27,6 @@ from tests.cluster import (
 from tests.controlplane import set_gpu_nodes
 from tests.helm import CHART, VALUES, Helm
 from tests.test_cluster_lifecycle import hook_runner
-
-pytestmark = pytest.mark.cluster
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"

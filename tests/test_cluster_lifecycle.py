@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.cluster import (
@@ -32,8 +31,6 @@ from tests.cluster import (
 )
 from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.hook_kubelet import hook_environment
-
-pytestmark = pytest.mark.cluster
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"

@@ -30,8 +30,6 @@ from tests.hook_kubelet import hook_environment
 from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
 from tests.test_router import EXAMPLE, documented_request, monolithic_v1alpha2
 
-pytestmark = pytest.mark.cluster
-
 V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
 WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 COMPONENT = "fusioninfer.io/component-type"

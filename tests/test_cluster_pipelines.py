@@ -9,7 +9,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.cluster import LWS, PODGROUP, Cluster, eventually, expected_pods, ready_pods, release
@@ -17,8 +16,6 @@ from tests.controlplane.builds import CACHE, VERSIONS
 from tests.helm import VALUES, Helm
 from tests.recipes import Workspace
 from tests.test_pipelines import DOC_STORY, section
-
-pytestmark = pytest.mark.cluster
 
 SERVICE = "qwen-inference-service"
 

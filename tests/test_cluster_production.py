@@ -9,15 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.cluster import ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.builds import shared_crd
 from tests.helm import CHART, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet
-
-pytestmark = pytest.mark.cluster
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
 PICKER = "qwen-pd-router-epp"

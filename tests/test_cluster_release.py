@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.cluster import LWS, Cluster, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, make_helm, plugins_of
-
-pytestmark = pytest.mark.cluster
 
 STORY = VALUES / "story1-monolithic-qwen3-8b.yaml"
 

@@ -13,8 +13,6 @@ from tests.cluster import Cluster, eventually, owner, ready_pods, release
 from tests.helm import VALUES, Helm
 from tests.test_router import EXAMPLE, monolithic_v1alpha2
 
-pytestmark = pytest.mark.cluster
-
 WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 
 

@@ -8,13 +8,10 @@ import json
 from typing import Any
 
 import kubernetes
-import pytest
 
 from tests.cluster import LWS, PODGROUP, Cluster, eventually, owner, pods_by_lws, ready, ready_pods, release
 from tests.helm import Helm, fusion_helm
 from tests.test_take_over import LWS_CHART, ROLLOUT_CHART
-
-pytestmark = pytest.mark.cluster
 
 
 def test_a_taken_over_lws_installs_scales_up_and_reports_its_status(cluster: Cluster, helm: Helm) -> None:

@@ -23,8 +23,6 @@ from tests.test_cluster import SETTLE, bound_replicas, volcano_decided
 from tests.test_cluster_lifecycle import hook_runner
 from tests.test_cluster_pickers import run_check
 
-pytestmark = pytest.mark.cluster
-
 QUEUES = ("scheduling.volcano.sh", "v1beta1", "queues")
 COMMANDS = ("bus.volcano.sh", "v1alpha1", "commands")
 RACK = {"mode": "hard", "highestTierName": "rack"}

@@ -14,6 +14,7 @@ import yaml
 from fusion_helm import InvalidSpec, render
 from fusion_helm.convert.leader_worker_set import ROLE_LAYOUT_UNSUPPORTED as REFUSED_WHOLE
 from fusion_helm.convert.leader_worker_set import UNSUPPORTED as REFUSED
+from fusion_helm.options import Options
 from tests.helm import ROOT, Helm, fusion_helm, tool_path
 from tests.schemas import Validators, errors
 from tests.test_stories import of_kind
@@ -85,7 +86,7 @@ def test_every_leader_worker_set_on_request(helm: Helm, validators: Validators) 
 
 def test_taken_over_output_is_stable_when_post_rendered_again(helm: Helm) -> None:
     text, _ = rendered(helm, "--post-renderer-args", "--take-over-lws")
-    assert render(text, True) == text
+    assert render(text, Options(take_over_every_leader_worker_set=True)) == text
 
 
 def leader_worker_set(**spec: Any) -> dict[str, Any]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import sys
 
 from fusion_helm.cli.io import InputError, fail, read_input
-from fusion_helm.errors import InvalidSpec, format_path, show
+from fusion_helm.errors import InvalidSpec
 from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+from fusion_helm.options import LAYOUT_KEY, TAKE_OVER_KEY, from_function_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     from fusion_helm.kio.resource_list import ResourceList
 
 PROG = "fusion-krm"
-TAKE_OVER_LWS = "take-over-lws"
-TAKE_OVER_LAYOUT = "take-over-layout"
 HELP = f"""usage: {PROG} [-h]
 
 A KRM function: expand every InferenceService (fusioninfer.io/v1alpha1) among the items of the
@@ -33,15 +32,14 @@ does; write the ResourceList to standard output. On bad input: the error on stan
 ResourceList's results, no items, exit status 1.
 
 functionConfig (optional): a ConfigMap whose data may set
-  {TAKE_OVER_LWS}: "true"          take over every LeaderWorkerSet, annotated or not
-  {TAKE_OVER_LAYOUT}: replica|role  the layout of a taken-over LeaderWorkerSet without the annotation
+  {TAKE_OVER_KEY}: "true"          take over every LeaderWorkerSet, annotated or not
+  {LAYOUT_KEY}: replica|role  the layout of a taken-over LeaderWorkerSet without the annotation
                                    fusioninfer.io/layout (default: {TAKE_OVER_LAYOUTS[0]})
 
 kustomize:  a transformer annotated config.kubernetes.io/function: {{exec: {{path: fusion-krm}}}},
             kustomize build --enable-alpha-plugins --enable-exec
-kpt:        kpt fn eval DIR --exec fusion-krm [-- {TAKE_OVER_LWS}=true]
+kpt:        kpt fn eval DIR --exec fusion-krm [-- {TAKE_OVER_KEY}=true]
 """
-_BOOLEANS = {"true": True, "false": False, True: True, False: False}
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -65,45 +63,16 @@ def run(argv: list[str] | None = None) -> int:
 def respond(text: str) -> tuple[str, InvalidSpec | None]:
     """The ResourceList answering the one in TEXT: its items expanded, or none and the error as its one
     result, which is returned too."""
-    from fusion_helm.collector import paused
     from fusion_helm.kio.resource_list import read_resource_list
     from fusion_helm.pipeline import apply
 
     resource_list: ResourceList | None = None
     try:
         resource_list = read_resource_list(text)
-        take_over, layout = options(resource_list.function_config)
-        with paused():
-            return resource_list.write(apply(resource_list.documents, take_over, layout)), None
+        options = from_function_config(resource_list.function_config)
+        return resource_list.write(apply(resource_list.documents, options)), None
     except InvalidSpec as error:
         return _failure(resource_list, error), error
-
-
-def options(function_config: Any) -> tuple[bool, str]:
-    """Whether to take over every LeaderWorkerSet, and in which layout, from the functionConfig."""
-    if function_config is None:
-        return False, TAKE_OVER_LAYOUTS[0]
-    metadata = function_config.get("metadata") if isinstance(function_config, dict) else None
-    name = metadata.get("name") if isinstance(metadata, dict) else None
-    where = f"functionConfig ConfigMap {name}" if isinstance(name, str) else "functionConfig"
-    if not isinstance(function_config, dict) or function_config.get("kind") != "ConfigMap" \
-            or function_config.get("apiVersion") != "v1":
-        raise InvalidSpec(where, "", f"must be a v1 ConfigMap whose data sets {TAKE_OVER_LWS} or {TAKE_OVER_LAYOUT}")
-    data = function_config.get("data") or {}
-    if not isinstance(data, dict):
-        raise InvalidSpec(where, "data", "must be a mapping")
-    for key in data:
-        if key not in (TAKE_OVER_LWS, TAKE_OVER_LAYOUT):
-            raise InvalidSpec(where, format_path(["data", key]) if isinstance(key, str) else "data",
-                              f"unknown option; the options are {TAKE_OVER_LWS} and {TAKE_OVER_LAYOUT}")
-    take_over = data.get(TAKE_OVER_LWS, False)
-    if not isinstance(take_over, str | bool) or take_over not in _BOOLEANS:
-        raise InvalidSpec(where, f"data.{TAKE_OVER_LWS}", f'must be "true" or "false", got {show(take_over)}')
-    layout = data.get(TAKE_OVER_LAYOUT, TAKE_OVER_LAYOUTS[0])
-    if layout not in TAKE_OVER_LAYOUTS:
-        raise InvalidSpec(where, f"data.{TAKE_OVER_LAYOUT}",
-                          f"must be one of {', '.join(TAKE_OVER_LAYOUTS)}, got {show(layout)}")
-    return _BOOLEANS[take_over], layout
 
 
 def _failure(resource_list: ResourceList | None, error: InputError | InvalidSpec) -> str:

@@ -19,6 +19,7 @@ from fusion_helm.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.kio.document import read_documents
 from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
+from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
 from fusion_helm.pipeline import apply, render
 
 if TYPE_CHECKING:
@@ -31,10 +32,14 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
+def _options(args: argparse.Namespace) -> Options:
+    return Options(args.take_over_lws, args.take_over_layout)
+
+
 def _render(args: argparse.Namespace) -> int:
     outputs = []
     for name in args.files:
-        output = _in_file(name, lambda text: render(text, args.take_over_lws, args.take_over_layout), read_input(name))
+        output = _in_file(name, lambda text: render(text, _options(args)), read_input(name))
         if output and not output.endswith("\n"):
             output += "\n"
         outputs.append(output)
@@ -46,7 +51,7 @@ def _validate(args: argparse.Namespace) -> int:
     reports = []
     for name in args.files:
         documents = _in_file(name, read_documents, read_input(name))
-        expanded = _in_file(name, lambda docs: apply(docs, args.take_over_lws, args.take_over_layout), documents)
+        expanded = _in_file(name, lambda docs: apply(docs, _options(args)), documents)
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
                        f"{sum(1 for doc in expanded if doc.generated)} generated object(s))")
@@ -199,12 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
         "would (schema, role names, name lengths, commands) and report one line per file. Exits non-zero with the "
         "first error.")
     for sub in (render_cmd, validate_cmd):
-        sub.add_argument("--take-over-lws", action="store_true",
-                         help="take over every LeaderWorkerSet, annotated or not")
-        sub.add_argument("--take-over-layout", choices=TAKE_OVER_LAYOUTS, default=TAKE_OVER_LAYOUTS[0],
-                         help="the layout of a taken-over LeaderWorkerSet without the annotation "
-                              "fusioninfer.io/layout: replica (one LeaderWorkerSet per replica, the default) or "
-                              "role (the LeaderWorkerSet kept whole, its rollout and name kept)")
+        sub.add_argument(TAKE_OVER_FLAG, action="store_true", help=TAKE_OVER_HELP)
+        sub.add_argument(LAYOUT_FLAG, choices=TAKE_OVER_LAYOUTS, default=TAKE_OVER_LAYOUTS[0], help=LAYOUT_HELP)
     plan_cmd = command(
         "plan", _plan, "preview which replicas a cluster of identical GPU nodes can place",
         "Expand the InferenceServices in the given files and play the generated PodGroups and "

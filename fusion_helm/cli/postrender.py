@@ -13,14 +13,14 @@ import sys
 from fusion_helm.cli.io import InputError, fail, read_input
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+from fusion_helm.options import LAYOUT_FLAG, TAKE_OVER_FLAG, UsageError, from_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
 PROG = "fusion-postrender"
-LAYOUT_FLAG = "--take-over-layout"
-USAGE = f"usage: {PROG} [-h] [--take-over-lws] [{LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}]"
+USAGE = f"usage: {PROG} [-h] [{TAKE_OVER_FLAG}] [{LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}]"
 HELP = f"""{USAGE}
 
 Expand every InferenceService (fusioninfer.io/v1alpha1) in the YAML stream on standard input into
@@ -51,29 +51,18 @@ options:
 
 def run(argv: list[str] | None = None) -> int:
     """The post-renderer as a command; what main() returns."""
-    take_over, layout = False, TAKE_OVER_LAYOUTS[0]
-    args = iter(sys.argv[1:] if argv is None else argv)
-    for arg in args:
-        if arg in ("-h", "--help"):
-            sys.stdout.write(HELP)
-            return 0
-        if arg == "--take-over-lws":
-            take_over = True
-        elif arg == LAYOUT_FLAG or arg.startswith(f"{LAYOUT_FLAG}="):
-            # either form argparse takes: helm passes each --post-renderer-args value as one argument
-            value = arg.partition("=")[2] if "=" in arg else next(args, None)
-            if value is None:
-                return _usage_error(f"argument {LAYOUT_FLAG}: expected one argument")
-            if value not in TAKE_OVER_LAYOUTS:
-                choices = ", ".join(map(repr, TAKE_OVER_LAYOUTS))
-                return _usage_error(f"argument {LAYOUT_FLAG}: invalid choice: {value!r} (choose from {choices})")
-            layout = value
-        else:
-            return _usage_error(f"unrecognized argument: {arg}")
+    args = sys.argv[1:] if argv is None else argv
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(HELP)
+        return 0
+    try:
+        options = from_flags(args)
+    except UsageError as error:
+        return _usage_error(str(error))
     from fusion_helm.pipeline import render
 
     try:
-        output = render(read_input("-"), take_over, layout)
+        output = render(read_input("-"), options)
     except (InputError, InvalidSpec) as error:
         return fail(PROG, error)
     sys.stdout.write(output)

@@ -1,9 +1,22 @@
-"""Filters: pure functions from a list of Documents to a list of Documents."""
+"""Filters: each owns what it claims and its transform.
 
-from collections.abc import Callable
+``claims(chunk)`` says from a document's text whether it could be one the filter transforms (False:
+the document need not be parsed for it, and a stream none of whose documents any filter claims passes
+as it is); calling the filter transforms a list of Documents into a list of Documents. The filter
+modules import only the standard library until a filter is called: the pipeline asks their claims of
+every stream, including those with nothing to expand.
+"""
 
-from fusion_helm.kio.document import Document
+from __future__ import annotations
 
-Filter = Callable[[list[Document]], list[Document]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
 
-__all__ = ["Filter"]
+    from fusion_helm.kio.document import Document
+    from fusion_helm.kio.stream import Chunk
+
+    class Filter(Protocol):
+        def claims(self, chunk: Chunk) -> bool: ...
+
+        def __call__(self, documents: list[Document]) -> list[Document]: ...

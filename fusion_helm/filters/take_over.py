@@ -5,34 +5,43 @@ an InferenceService would be: one LeaderWorkerSet per replica (layout replica) o
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import expand
-from fusion_helm.filters import Filter
-from fusion_helm.filters.expansions import Expansion, place
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
-from fusion_helm.kio.document import Document, about
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION
 from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from fusion_helm.kio.document import Document
+    from fusion_helm.kio.stream import Chunk
+    from fusion_helm.options import Options
 
-def take_over_leader_worker_sets(every_one: bool = False, layout: str = TAKE_OVER_LAYOUTS[0]) -> Filter:
-    """Take over the LeaderWorkerSets annotated ``fusioninfer.io/take-over: "true"``, or EVERY_ONE, in
-    the LAYOUT given unless one's ``fusioninfer.io/layout`` annotation names another. Those the
+
+class TakeOver:
+    """Take over the LeaderWorkerSets annotated ``fusioninfer.io/take-over: "true"``, or every one, in
+    the options' layout unless one's ``fusioninfer.io/layout`` annotation names another. Those the
     expansion made (labelled with a service) are never taken over again."""
 
-    def take_over(documents: list[Document]) -> list[Document]:
+    def __init__(self, options: Options) -> None:
+        self.every_one = options.take_over_every_leader_worker_set
+        self.layout = options.take_over_layout
+        self._words = () if self.every_one else (TAKE_OVER_ANNOTATION,)
+
+    def claims(self, chunk: Chunk) -> bool:
+        return chunk.could_hold(LEADER_WORKER_SET, *self._words)
+
+    def __call__(self, documents: list[Document]) -> list[Document]:
+        from fusion_helm.convert.leader_worker_set import parse_leader_worker_set
+        from fusion_helm.expand import expand
+        from fusion_helm.filters.expansions import Expansion, place
+        from fusion_helm.kio.document import about
+        from fusion_helm.model import Layout
+
         expansions = []
         renamed: set[tuple[str | None, str]] = set()  # whose pods LWS now labels with other names
         for document in documents:
-            if document.could_be(LEADER_WORKER_SET, *(() if every_one else (TAKE_OVER_ANNOTATION,))) \
-                    and document.kind == LEADER_WORKER_SET \
-                    and document.head.get("apiVersion") == LEADER_WORKER_SET_API_VERSION \
-                    and LABEL_SERVICE not in (document.metadata.get("labels") or {}) \
-                    and (every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true"):
-                from fusion_helm.convert.leader_worker_set import parse_leader_worker_set  # only for one to take
-                from fusion_helm.model import Layout
-
+            if self._taken(document):
                 with about(document):
                     service = parse_leader_worker_set(document.obj, where=document.where,
-                                                      default_layout=Layout(layout))
+                                                      default_layout=Layout(self.layout))
                     made = (document.derive(obj) for obj in expand(service))
                     expansions.append(Expansion(document, service.name, made, replaces_origin=True))
                 if service.layout is Layout.REPLICA:
@@ -40,7 +49,12 @@ def take_over_leader_worker_sets(every_one: bool = False, layout: str = TAKE_OVE
         _check_selectors(documents, renamed)
         return place(documents, expansions)
 
-    return take_over
+    def _taken(self, document: Document) -> bool:
+        return document.could_be(LEADER_WORKER_SET, *self._words) \
+            and document.kind == LEADER_WORKER_SET \
+            and document.head.get("apiVersion") == LEADER_WORKER_SET_API_VERSION \
+            and LABEL_SERVICE not in (document.metadata.get("labels") or {}) \
+            and (self.every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true")
 
 
 def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str]]) -> None:

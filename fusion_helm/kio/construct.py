@@ -235,6 +235,24 @@ def head(node: Node | None) -> dict[str, Any]:
     return out
 
 
+def head_of_data(obj: Any) -> dict[str, Any]:
+    """The same head from an object already read (a ResourceList's item)."""
+    out: dict[str, Any] = {}
+    fields = obj if isinstance(obj, dict) else {}
+    out.update({name: fields[name] for name in ("apiVersion", "kind") if isinstance(fields.get(name), str)})
+    given = fields.get("metadata")
+    given = given if isinstance(given, dict) else {}
+    metadata: dict[str, Any] = {name: given[name] for name in ("name", "namespace") if isinstance(given.get(name), str)}
+    for name in ("labels", "annotations"):
+        if name in given:
+            values = given[name] if isinstance(given[name], dict) else {}
+            metadata[name] = {key: text for key, text in values.items()
+                              if isinstance(key, str) and isinstance(text, str)}
+    if metadata:
+        out["metadata"] = metadata
+    return out
+
+
 def _entries(node: Node | None, merges: int = 0) -> dict[str, Node]:
     """A mapping node's string keys to their value nodes, merges applied; {} for anything else."""
     if not isinstance(node, MappingNode):

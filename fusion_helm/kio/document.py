@@ -11,7 +11,7 @@ from enum import Enum
 from functools import cached_property
 
 from fusion_helm.errors import InvalidSpec, clip
-from fusion_helm.kio.construct import ReadError, compose, construct, head, unreadable
+from fusion_helm.kio.construct import ReadError, compose, construct, head, head_of_data, unreadable
 from fusion_helm.kio.libyaml import yaml
 from fusion_helm.kio.stream import Chunk, disguises, split
 
@@ -68,9 +68,11 @@ class Document:
     @cached_property
     def head(self) -> dict[str, Any]:
         """apiVersion, kind and metadata's name, namespace, labels and annotations, where strings."""
-        if self.raw is None:
-            return self.obj if isinstance(self.obj, dict) else {}
-        return head(self.node)
+        if self.origin is Origin.TEXT:
+            return head(self.node)
+        if self.origin is Origin.DATA:
+            return head_of_data(self.obj)
+        return self.obj if isinstance(self.obj, dict) else {}
 
     @cached_property
     def obj(self) -> Any:

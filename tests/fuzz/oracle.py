@@ -21,6 +21,7 @@ from fusion_helm.cli.krm import respond
 from fusion_helm.kio.document import read_documents
 from fusion_helm.kio.resource_list import read_resource_list
 from fusion_helm.kio.write import dump
+from fusion_helm.options import Options
 from fusion_helm.schemagen import upstream_schemas
 from tests.fuzz.cases import Case
 from tests.schemas import prune_nulls, strict_validator
@@ -69,7 +70,7 @@ def _validator(api_version: str, kind: str) -> jsonschema.Draft7Validator | None
 
 
 def _render(case: Case, text: str) -> str:
-    return render(text, case.take_over)
+    return render(text, Options(take_over_every_leader_worker_set=case.take_over))
 
 
 def judge(case: Case) -> Verdict:

@@ -16,7 +16,15 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm import labels as naming
+from fusion_helm.labels import (
+    LABEL_ROLE_NAME,
+    LABEL_SERVICE,
+    LABEL_SET_ROLE,
+    LABEL_SPEC_HASH,
+    one_per_replica,
+    replica_index,
+    revision,
+)
 
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
@@ -94,7 +102,7 @@ def role_shapes(spec: Mapping[str, Any], workloads: Workloads = Workloads()) -> 
     role layout a role's count is its LeaderWorkerSet's, in layout disaggregated an autoscaled role's is
     its role scaler's: an autoscaler may have set either."""
     if spec.get("layout") == "disaggregated":
-        counts = {_labels(scaler).get(naming.LABEL_SET_ROLE, ""): int((scaler.get("spec") or {}).get("replicas", 0))
+        counts = {_labels(scaler).get(LABEL_SET_ROLE, ""): int((scaler.get("spec") or {}).get("replicas", 0))
                   for scaler in workloads.role_scalers}
     else:
         counts = {_role_of(lws): (lws.get("spec") or {}).get("replicas", 1)
@@ -112,7 +120,7 @@ def _spec_replicas(role: Mapping[str, Any]) -> int:
 def _whole(leader_worker_sets: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The role-layout ones: a role's one LeaderWorkerSet, without a replica's index or a revision."""
     return [lws for lws in leader_worker_sets
-            if not naming.one_per_replica(_labels(lws)) and not naming.revision(_labels(lws))]
+            if not one_per_replica(_labels(lws)) and not revision(_labels(lws))]
 
 
 def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
@@ -121,7 +129,7 @@ def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
 
 
 def _role_of(lws: Mapping[str, Any]) -> str:
-    return str(_labels(lws).get(naming.LABEL_ROLE_NAME, ""))
+    return str(_labels(lws).get(LABEL_ROLE_NAME, ""))
 
 
 def rollout_partition(lws_spec: Mapping[str, Any]) -> int:
@@ -163,23 +171,23 @@ def revision_rollouts(disaggregated_set: Mapping[str, Any] | None, leader_worker
     The new revision is the one whose LeaderWorkerSets carry the set's current spec hashes."""
     if disaggregated_set is None:
         return {}
-    wanted = {role.get("name", ""): ((role.get("metadata") or {}).get("labels") or {}).get(naming.LABEL_SPEC_HASH)
+    wanted = {role.get("name", ""): ((role.get("metadata") or {}).get("labels") or {}).get(LABEL_SPEC_HASH)
               for role in (disaggregated_set.get("spec") or {}).get("roles") or []}
     by_role: dict[str, list[Mapping[str, Any]]] = {}
     for lws in leader_worker_sets:
-        if naming.revision(_labels(lws)):
+        if revision(_labels(lws)):
             by_role.setdefault(_role_of(lws), []).append(lws)
-    new = {role: next((lws for lws in by_role.get(role, []) if _labels(lws).get(naming.LABEL_SPEC_HASH) == spec_hash),
+    new = {role: next((lws for lws in by_role.get(role, []) if _labels(lws).get(LABEL_SPEC_HASH) == spec_hash),
                       None) for role, spec_hash in wanted.items()}
     unseen = {role: "not yet seen by the DisaggregatedSet controller" for role, lws in new.items() if lws is None}
     if unseen:
         return unseen
-    revisions = {naming.revision(_labels(lws)) for found in by_role.values() for lws in found
+    revisions = {revision(_labels(lws)) for found in by_role.values() for lws in found
                  if (lws.get("spec") or {}).get("replicas", 1) or (lws.get("status") or {}).get("replicas")}
     if len(revisions) <= 1:
         return {}
     return {role: f"{(lws.get('status') or {}).get('readyReplicas', 0)}/{desired.get(role, 0)} groups ready on "
-                  f"revision {naming.revision(_labels(lws))}" for role, lws in new.items() if lws is not None}
+                  f"revision {revision(_labels(lws))}" for role, lws in new.items() if lws is not None}
 
 
 def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[Mapping[str, Any]]
@@ -191,9 +199,9 @@ def component_statuses(service: str, roles: Iterable[RoleShape], pods: Iterable[
     by_replica: dict[tuple[str, str, int], list[Mapping[str, Any]]] = {}
     for pod in pods:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        index = naming.replica_index(labels)
-        if labels.get(naming.LABEL_SERVICE) == service and index is not None and index.isdigit():
-            key = (labels.get(naming.LABEL_ROLE_NAME, ""), naming.revision(labels), int(index))
+        index = replica_index(labels)
+        if labels.get(LABEL_SERVICE) == service and index is not None and index.isdigit():
+            key = (labels.get(LABEL_ROLE_NAME, ""), revision(labels), int(index))
             by_replica.setdefault(key, []).append(pod)
     return {role.name: _role_status(role.replicas, role.node_count,
                                     [members for (name, revision, index), members in sorted(by_replica.items())
