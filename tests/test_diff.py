@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fusion_helm.changes import changes
+from fusion_helm.diff import changes
 from tests.builders import render, role, service
 from tests.helm import VALUES, Helm, fusion_helm
 

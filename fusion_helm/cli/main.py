@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fusion_helm import capacity, changes, status
+from fusion_helm import diff, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
@@ -21,6 +21,10 @@ from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
 from fusion_helm.pipeline import apply, render
+from fusion_helm.plan import place_all
+from fusion_helm.plan.nodes import HYPER_NODE, Nodes, TopologyError
+from fusion_helm.plan.report import to_json, to_tree
+from fusion_helm.plan.services import KINDS as PLANNED_KINDS
 
 if TYPE_CHECKING:
     from fusion_helm.cli.cluster import Cluster
@@ -62,15 +66,15 @@ def _validate(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     if args.topology is not None:
         documents = _in_file(args.topology, read_documents, read_input(args.topology))
-        hyper_nodes = [obj for doc in documents if doc.could_be(capacity.HYPER_NODE)
+        hyper_nodes = [obj for doc in documents if doc.could_be(HYPER_NODE)
                        and isinstance(obj := _in_file(args.topology, lambda d: d.obj, doc), dict)
-                       and obj.get("kind") == capacity.HYPER_NODE]
+                       and obj.get("kind") == HYPER_NODE]
         if not hyper_nodes:
-            raise InputError(f"{stream_name(args.topology)}: holds no {capacity.HYPER_NODE} "
+            raise InputError(f"{stream_name(args.topology)}: holds no {HYPER_NODE} "
                              "(topology.volcano.sh/v1alpha1)")
         try:
-            cluster = capacity.Cluster.of_hyper_nodes(hyper_nodes, args.gpus_per_node)
-        except capacity.TopologyError as error:
+            cluster = Nodes.of_hyper_nodes(hyper_nodes, args.gpus_per_node)
+        except TopologyError as error:
             raise InputError(f"{stream_name(args.topology)}: {error}") from None
         nodes = len(cluster.free)
     elif args.gpus is not None:
@@ -78,29 +82,29 @@ def _plan(args: argparse.Namespace) -> int:
             raise InputError(f"--gpus {args.gpus} is not a whole number of {args.gpus_per_node}-GPU nodes "
                              "(set --gpus-per-node)")
         nodes = args.gpus // args.gpus_per_node
-        cluster = capacity.Cluster.of(nodes, args.gpus_per_node)
+        cluster = Nodes.of(nodes, args.gpus_per_node)
     else:
         nodes = args.nodes
-        cluster = capacity.Cluster.of(nodes, args.gpus_per_node)
-    objects = [obj for name in args.files for obj in _expanded_objects(name, capacity.KINDS)]
+        cluster = Nodes.of(nodes, args.gpus_per_node)
+    objects = [obj for name in args.files for obj in _expanded_objects(name, PLANNED_KINDS)]
     try:
-        plans = capacity.place_all(objects, cluster)
-    except capacity.TopologyError as error:
+        plans = place_all(objects, cluster)
+    except TopologyError as error:
         raise InputError(f"{stream_name(args.topology)}: {error}") from None
     if args.output == "json":
-        print(json.dumps(capacity.to_json(plans, nodes, args.gpus_per_node), indent=2))
+        print(json.dumps(to_json(plans, nodes, args.gpus_per_node), indent=2))
     else:
-        sys.stdout.write(capacity.to_tree(plans, nodes, args.gpus_per_node))
+        sys.stdout.write(to_tree(plans, nodes, args.gpus_per_node))
     return 0
 
 
 def _diff(args: argparse.Namespace) -> int:
-    current, new = (_expanded_objects(name, changes.KINDS) for name in (args.current, args.new))
-    found = changes.changes(current, new)
+    current, new = (_expanded_objects(name, diff.KINDS) for name in (args.current, args.new))
+    found = diff.changes(current, new)
     if args.output == "json":
-        print(json.dumps(changes.to_json(found), indent=2))
+        print(json.dumps(diff.to_json(found), indent=2))
     else:
-        sys.stdout.write(changes.to_table(found))
+        sys.stdout.write(diff.to_table(found))
     return 0
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from fusion_helm.collector import paused
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import gang, naming
+from fusion_helm.expand import gang
 from fusion_helm.expand.autoscaling import horizontal_pod_autoscalers
 from fusion_helm.expand.conformance import check_objects
 from fusion_helm.expand.disaggregated_set import disaggregated_set
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_sets, role_blueprint
+from fusion_helm.expand.names import check_collisions, check_name_lengths
 from fusion_helm.expand.pods import role_templates
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Layout, Role
@@ -37,8 +38,8 @@ def expand(service: InferenceService) -> list[dict[str, Any]]:
 
 def _expand(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
-        naming.check_name_lengths(service, role)
-    naming.check_collisions(service)
+        check_name_lengths(service, role)
+    check_collisions(service)
     plan = gang.plan_gang(service)
     templates = {role.name: role_templates(service, role) for role in service.roles}
     blueprints = {role.name: role_blueprint(service, role, templates[role.name], plan) for role in service.roles}

@@ -4,8 +4,9 @@ the role's leader pods — its LeaderWorkerSet's (layout role), or its Disaggreg
 
 from __future__ import annotations
 
-from fusion_helm.expand import naming
 from fusion_helm.expand.disaggregated_set import DISAGGREGATED_SET_API_VERSION, ROLE_SCALER, role_scaler_name
+from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.names import role_lws_name
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
 from fusion_helm.model import InferenceService, Layout, Role
 
@@ -22,7 +23,7 @@ def scale_target(service: InferenceService, role: Role) -> dict[str, str]:
         return {"apiVersion": DISAGGREGATED_SET_API_VERSION, "kind": ROLE_SCALER,
                 "name": role_scaler_name(service, role.name)}
     return {"apiVersion": LEADER_WORKER_SET_API_VERSION, "kind": LEADER_WORKER_SET,
-            "name": naming.role_lws_name(service, role)}
+            "name": role_lws_name(service, role)}
 
 
 def horizontal_pod_autoscalers(service: InferenceService, role: Role) -> list[dict[str, Any]]:
@@ -39,5 +40,5 @@ def horizontal_pod_autoscalers(service: InferenceService, role: Role) -> list[di
     if scaling.metrics:
         spec["metrics"] = [dict(metric) for metric in scaling.metrics]
     return [{"apiVersion": HPA_API_VERSION, "kind": "HorizontalPodAutoscaler",
-             "metadata": naming.object_metadata(service, target["name"], naming.role_labels(service, role)),
+             "metadata": object_metadata(service, target["name"], role_labels(service, role)),
              "spec": spec}]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fusion_helm.expand import naming
+from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_template
 from fusion_helm.labels import LABEL_SERVICE, LABEL_SPEC_HASH
 from fusion_helm.model import InferenceService, Layout
@@ -49,12 +49,12 @@ def disaggregated_set(service: InferenceService, blueprints: Mapping[str, RoleBl
             **Layout.DISAGGREGATED.rollout_defaults, **(role.rollout or {})}}
         if role.startup_policy:
             spec["startupPolicy"] = role.startup_policy
-        labels = {**service.labels, **naming.role_labels(service, role), LABEL_SPEC_HASH: blueprint.spec_hash}
+        labels = {**service.labels, **role_labels(service, role), LABEL_SPEC_HASH: blueprint.spec_hash}
         roles.append({"name": role.name, "metadata": {"labels": labels}, "spec": spec,
                       **({"scaling": dict(EXTERNAL_SCALING)} if role.autoscaling else {})})
     return {
         "apiVersion": DISAGGREGATED_SET_API_VERSION,
         "kind": DISAGGREGATED_SET,
-        "metadata": naming.object_metadata(service, service.name, {LABEL_SERVICE: service.name}),
+        "metadata": object_metadata(service, service.name, {LABEL_SERVICE: service.name}),
         "spec": {"roles": roles},
     }

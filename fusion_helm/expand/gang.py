@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from fusion_helm.errors import InvalidSpec, format_path
-from fusion_helm.expand import naming, resources
+from fusion_helm.expand import resources
+from fusion_helm.expand.labelling import object_metadata, replica_index_label
+from fusion_helm.expand.names import task_name
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.labels import LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Layout, Role
@@ -45,7 +47,7 @@ class GangPlan:
         disaggregated), the role's."""
         if not self.group_name:
             return {}
-        return {ANNOTATION_TASK_SPEC: role.name if self.layout.grouped else naming.task_name(role.name, index)}
+        return {ANNOTATION_TASK_SPEC: role.name if self.layout.grouped else task_name(role.name, index)}
 
 
 def plan_gang(service: InferenceService) -> GangPlan:
@@ -140,13 +142,13 @@ def pod_groups(
         spec["queue"] = service.queue
     if service.priority_class_name is not None:
         spec["priorityClassName"] = service.priority_class_name
-    metadata = naming.object_metadata(service, plan.group_name, {LABEL_SERVICE: service.name})
+    metadata = object_metadata(service, plan.group_name, {LABEL_SERVICE: service.name})
     return [{"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}]
 
 
 def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: int, operator: str,
             indices: list[str]) -> dict[str, Any]:
-    index_label = naming.replica_index_label(service)
+    index_label = replica_index_label(service)
     selector: dict[str, Any] = {"matchLabels": {LABEL_SERVICE: service.name, LABEL_ROLE_NAME: role.name}}
     if indices:  # NotIn needs values; without any, "more" is every replica of the role
         selector["matchExpressions"] = [{"key": index_label, "operator": operator, "values": indices}]

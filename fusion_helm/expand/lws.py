@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import naming
 from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
+from fusion_helm.expand.labelling import object_metadata, pod_labels, role_labels
+from fusion_helm.expand.names import lws_name, role_lws_name
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
 from fusion_helm.labels import LABEL_REPLICA_INDEX, LABEL_SPEC_HASH
@@ -56,7 +57,7 @@ def role_blueprint(
                              service.priority_class_name, "set spec.schedulingStrategy.priorityClassName alone")
             spec["priorityClassName"] = service.priority_class_name
         labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
-                              naming.pod_labels(service, role), per_replica=[LABEL_REPLICA_INDEX])
+                              pod_labels(service, role), per_replica=[LABEL_REPLICA_INDEX])
         annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),
                                    shared_annotations, per_replica=plan.replica_annotations(role, 0))
         stamped_metadata = {**metadata, "labels": labels}
@@ -88,7 +89,7 @@ def leader_worker_sets(
         return
     if service.layout is Layout.DISAGGREGATED:
         return
-    role_labels = naming.role_labels(service, role)
+    labels = role_labels(service, role)
     restart_policy = RESTART_POLICY[role.recovery_policy]
     startup_policy = {"startupPolicy": role.startup_policy} if role.startup_policy else {}
 
@@ -111,8 +112,8 @@ def leader_worker_sets(
         yield {
             "apiVersion": LEADER_WORKER_SET_API_VERSION,
             "kind": LEADER_WORKER_SET,
-            "metadata": naming.object_metadata(service, naming.lws_name(service.name, role.name, index), {
-                **role_labels, **index_label, LABEL_SPEC_HASH: blueprint.spec_hash}),
+            "metadata": object_metadata(service, lws_name(service.name, role.name, index), {
+                **labels, **index_label, LABEL_SPEC_HASH: blueprint.spec_hash}),
             "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template, **startup_policy},
         }
 
@@ -142,8 +143,8 @@ def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: Ro
     return {
         "apiVersion": LEADER_WORKER_SET_API_VERSION,
         "kind": LEADER_WORKER_SET,
-        "metadata": naming.object_metadata(service, naming.role_lws_name(service, role), {
-            **naming.role_labels(service, role), LABEL_SPEC_HASH: blueprint.spec_hash}),
+        "metadata": object_metadata(service, role_lws_name(service, role), {
+            **role_labels(service, role), LABEL_SPEC_HASH: blueprint.spec_hash}),
         "spec": spec,
     }
 

@@ -4,7 +4,8 @@ and one for a router's endpoint picker."""
 
 from __future__ import annotations
 
-from fusion_helm.expand import naming
+from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
 from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
@@ -29,15 +30,15 @@ def pod_monitors(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         port = serving_port(service, role, SCRAPED)
         endpoint: dict[str, Any] = {"port": port.name} if port.name else {"portNumber": port.number}
-        selector = {**naming.role_labels(service, role), LABEL_WORKER_INDEX: "0"}
-        monitors.append(_pod_monitor(service, monitoring, naming.monitor_name(service.name, role.name),
-                                     naming.role_labels(service, role), selector, endpoint))
+        selector = {**role_labels(service, role), LABEL_WORKER_INDEX: "0"}
+        monitors.append(_pod_monitor(service, monitoring, monitor_name(service.name, role.name),
+                                     role_labels(service, role), selector, endpoint))
     if service.router is not None:
         endpoint = {"port": METRICS_PORT_NAME}
         if monitoring.picker_authorization is not None:
             endpoint["authorization"] = dict(monitoring.picker_authorization)
-        labels = naming.role_labels(service, service.router)
-        monitors.append(_pod_monitor(service, monitoring, naming.picker_name(service.name, service.router.name),
+        labels = role_labels(service, service.router)
+        monitors.append(_pod_monitor(service, monitoring, picker_name(service.name, service.router.name),
                                      labels, labels, endpoint))
     return monitors
 
@@ -50,7 +51,7 @@ def _pod_monitor(service: InferenceService, monitoring: PodMonitoring, name: str
     return {
         "apiVersion": POD_MONITOR_API_VERSION,
         "kind": "PodMonitor",
-        "metadata": naming.object_metadata(service, name, {**monitoring.labels, **labels}),
+        "metadata": object_metadata(service, name, {**monitoring.labels, **labels}),
         "spec": {
             "selector": {"matchLabels": selector},
             "podMetricsEndpoints": [endpoint],

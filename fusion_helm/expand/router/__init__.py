@@ -8,7 +8,7 @@ configuration, RBAC and model kind.
 
 from __future__ import annotations
 
-from fusion_helm.expand import naming
+from fusion_helm.expand.names import check_router_names
 from fusion_helm.expand.router.generations import generation_of
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
@@ -25,7 +25,7 @@ __all__ = ["router_objects"]
 
 
 def router_objects(service: InferenceService, router: Router) -> list[dict[str, Any]]:
-    naming.check_router_names(service, router)
+    check_router_names(service, router)
     generation = generation_of(service, router)
     disaggregated = service.disaggregated
     port = target_port(service, router)

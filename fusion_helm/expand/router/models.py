@@ -5,7 +5,8 @@ the API group each reads them from."""
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import naming
+from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.names import router_name
 from fusion_helm.expand.router.generations import Generation
 from fusion_helm.model import Criticality, InferenceService, PickerGeneration, Router, ServedModel
 
@@ -19,12 +20,12 @@ PRIORITY = {Criticality.CRITICAL: 1, Criticality.STANDARD: 0, Criticality.SHEDDA
 
 def model_objects(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:
     pool_ref = {"group": router.pool_api.group, "kind": "InferencePool",
-                "name": naming.router_name(service.name, router.name)}
-    labels = naming.role_labels(service, router)
+                "name": router_name(service.name, router.name)}
+    labels = role_labels(service, router)
     return [{
         "apiVersion": generation.model_api_version,
         "kind": generation.model_kind,
-        "metadata": naming.object_metadata(service, f"{service.name}-{model.name}", labels),
+        "metadata": object_metadata(service, f"{service.name}-{model.name}", labels),
         "spec": (_model_spec(model) if generation.model_kind == "InferenceModel" else
                  _objective_spec(service, generation, model))
         | {"poolRef": pool_ref},

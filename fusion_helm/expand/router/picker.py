@@ -6,8 +6,10 @@ from __future__ import annotations
 import copy
 
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
-from fusion_helm.expand import naming, resources
+from fusion_helm.expand import resources
 from fusion_helm.expand.digest import short_hash
+from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
@@ -43,7 +45,7 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
     """The flags the router sets, then the user's others (over the generation's defaults); a user flag
     may repeat ours, not contradict it."""
     flags = generation.flags
-    ours = {flags.pool_name: naming.router_name(service.name, router.name),
+    ours = {flags.pool_name: router_name(service.name, router.name),
             flags.pool_namespace: "$(NAMESPACE)"}
     if flags.pool_group is not None:
         ours[flags.pool_group] = router.pool_api.group
@@ -71,11 +73,11 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
 
 def picker_objects(service: InferenceService, router: Router, generation: Generation, image: str,
                    config: str) -> list[dict[str, Any]]:
-    name = naming.picker_name(service.name, router.name)
-    labels = naming.role_labels(service, router)
+    name = picker_name(service.name, router.name)
+    labels = role_labels(service, router)
 
     def metadata() -> dict[str, Any]:
-        return naming.object_metadata(service, name, labels)
+        return object_metadata(service, name, labels)
 
     subject = {"kind": "ServiceAccount", "name": name}
     if service.namespace:

@@ -4,7 +4,8 @@ leader), behind the router's endpoint picker."""
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import naming
+from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.serving_port import ROUTED, serving_port
 from fusion_helm.labels import LABEL_SERVICE, LABEL_WORKER_INDEX
 from fusion_helm.model import InferenceService, PoolAPI, Router
@@ -35,7 +36,7 @@ def target_port(service: InferenceService, router: Router) -> int:
 
 
 def inference_pool(service: InferenceService, router: Router, port: int) -> dict[str, Any]:
-    picker = naming.picker_name(service.name, router.name)
+    picker = picker_name(service.name, router.name)
     spec: dict[str, Any]
     if router.pool_api is PoolAPI.V1:
         spec = {"selector": {"matchLabels": selector(service)}, "targetPorts": [{"number": port}],
@@ -46,7 +47,7 @@ def inference_pool(service: InferenceService, router: Router, port: int) -> dict
     return {
         "apiVersion": router.pool_api.value,
         "kind": "InferencePool",
-        "metadata": naming.object_metadata(service, naming.router_name(service.name, router.name),
-                                           naming.role_labels(service, router)),
+        "metadata": object_metadata(service, router_name(service.name, router.name),
+                                           role_labels(service, router)),
         "spec": spec,
     }

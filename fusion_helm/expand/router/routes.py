@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand import naming
+from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.names import router_name
 from fusion_helm.expand.router.generations import GATEWAY_API_VERSION, backend_ref
 from fusion_helm.model import InferenceService, Router
 
@@ -21,15 +22,15 @@ def gateway(service: InferenceService, router: Router) -> dict[str, Any] | None:
     if router.gateway is None:
         return None
     return {"apiVersion": GATEWAY_API_VERSION, "kind": "Gateway",
-            "metadata": naming.object_metadata(service, naming.router_name(service.name, router.name),
-                                               naming.role_labels(service, router)),
+            "metadata": object_metadata(service, router_name(service.name, router.name),
+                                               role_labels(service, router)),
             "spec": dict(router.gateway)}
 
 
 def http_route(service: InferenceService, router: Router, target_port: int) -> dict[str, Any]:
     """The user's HTTPRoute spec, each rule kept: one without backendRefs gets the pool, one with them
     must name the pool as the pool's API version does. Attached to the router's gateway by default."""
-    name = naming.router_name(service.name, router.name)
+    name = router_name(service.name, router.name)
     path = f"{router.path}.httproute"
     spec = dict(router.httproute)
     if not spec.get("parentRefs"):
@@ -43,7 +44,7 @@ def http_route(service: InferenceService, router: Router, target_port: int) -> d
     spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, router, target_port)
                      for index, rule in enumerate(spec.get("rules") or [{}])]
     return {"apiVersion": GATEWAY_API_VERSION, "kind": "HTTPRoute",
-            "metadata": naming.object_metadata(service, name, naming.role_labels(service, router)),
+            "metadata": object_metadata(service, name, role_labels(service, router)),
             "spec": spec}
 
 

@@ -1,22 +1,14 @@
-"""Names and labels of generated objects, and the length limits they must respect."""
+"""Names of generated objects, and the limits their names must respect."""
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.labels import (
-    LABEL_COMPONENT_TYPE,
-    LABEL_GROUP_INDEX,
-    LABEL_PD_ROLE,
-    LABEL_REPLICA_INDEX,
-    LABEL_ROLE_NAME,
-    LABEL_SERVICE,
-)
-from fusion_helm.model import ComponentType, InferenceService, Layout, Role, Router
+from fusion_helm.model import InferenceService, Layout, Role, Router
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
@@ -33,7 +25,6 @@ SERVICE_SUFFIX = "-prv"
 SLICE = 0
 """A DisaggregatedSet of ours is one slice (its roles' replicas are the service's)."""
 
-PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
 
 
 def lws_name(service: str, role: str, index: int) -> str:
@@ -50,12 +41,6 @@ def revision_lws_name(service: InferenceService, role: Role, revision: str = REV
     """Layout disaggregated: the role's LeaderWorkerSet of one revision, as the DisaggregatedSet
     controller names it: ``<set>-<slice>-<revision>-<role>``."""
     return f"{service.name}-{SLICE}-{revision}-{role.name}"
-
-
-def replica_index_label(service: InferenceService) -> str:
-    """The pod label holding a pod's replica index: ours in the replica layout, LWS's group index where
-    a role's replicas are LWS groups (one template serves every group)."""
-    return LABEL_GROUP_INDEX if service.layout.grouped else LABEL_REPLICA_INDEX
 
 
 def task_name(role: str, index: int) -> str:
@@ -87,33 +72,6 @@ def picker_name(service: str, router: str) -> str:
 def monitor_name(service: str, role: str) -> str:
     """A serving role's PodMonitor."""
     return f"{service}-{role}"
-
-
-def role_labels(service: InferenceService, role: Role | Router) -> dict[str, str]:
-    return {
-        LABEL_SERVICE: service.name,
-        LABEL_COMPONENT_TYPE: str(role.component_type),
-        LABEL_ROLE_NAME: role.name,
-    }
-
-
-def pod_labels(service: InferenceService, role: Role) -> dict[str, str]:
-    """A serving role's pod labels: its role labels, and under a router the picker's prefill/decode label."""
-    labels = role_labels(service, role)
-    if service.router is not None and role.component_type in PD_ROLES:
-        labels[LABEL_PD_ROLE] = PD_ROLES[role.component_type]
-    return labels
-
-
-def object_metadata(service: InferenceService, name: str, labels: dict[str, str]) -> dict[str, Any]:
-    """Metadata of a generated object: in the service's namespace, with its labels and ``labels``."""
-    metadata: dict[str, Any] = {"name": name}
-    if service.namespace:
-        metadata["namespace"] = service.namespace
-    metadata["labels"] = {**service.labels, **labels}
-    if service.annotations:
-        metadata["annotations"] = dict(service.annotations)
-    return metadata
 
 
 def check_name_lengths(service: InferenceService, role: Role) -> None:

@@ -1,0 +1,52 @@
+"""The labels and metadata of generated objects and their pods."""
+
+from __future__ import annotations
+
+from fusion_helm.labels import (
+    LABEL_COMPONENT_TYPE,
+    LABEL_GROUP_INDEX,
+    LABEL_PD_ROLE,
+    LABEL_REPLICA_INDEX,
+    LABEL_ROLE_NAME,
+    LABEL_SERVICE,
+)
+from fusion_helm.model import ComponentType, InferenceService, Role, Router
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
+
+
+def replica_index_label(service: InferenceService) -> str:
+    """The pod label holding a pod's replica index: ours in the replica layout, LWS's group index where
+    a role's replicas are LWS groups (one template serves every group)."""
+    return LABEL_GROUP_INDEX if service.layout.grouped else LABEL_REPLICA_INDEX
+
+
+def role_labels(service: InferenceService, role: Role | Router) -> dict[str, str]:
+    return {
+        LABEL_SERVICE: service.name,
+        LABEL_COMPONENT_TYPE: str(role.component_type),
+        LABEL_ROLE_NAME: role.name,
+    }
+
+
+def pod_labels(service: InferenceService, role: Role) -> dict[str, str]:
+    """A serving role's pod labels: its role labels, and under a router the picker's prefill/decode label."""
+    labels = role_labels(service, role)
+    if service.router is not None and role.component_type in PD_ROLES:
+        labels[LABEL_PD_ROLE] = PD_ROLES[role.component_type]
+    return labels
+
+
+def object_metadata(service: InferenceService, name: str, labels: dict[str, str]) -> dict[str, Any]:
+    """Metadata of a generated object: in the service's namespace, with its labels and ``labels``."""
+    metadata: dict[str, Any] = {"name": name}
+    if service.namespace:
+        metadata["namespace"] = service.namespace
+    metadata["labels"] = {**service.labels, **labels}
+    if service.annotations:
+        metadata["annotations"] = dict(service.annotations)
+    return metadata
