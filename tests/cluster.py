@@ -25,6 +25,8 @@ REPLICA_INDEX, GROUP_INDEX, ROLE_NAME = ("fusioninfer.io/replica-index", "leader
 PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
 # 8-GPU kwok nodes the session starts with: enough for the largest story (80 GPUs).
 GPU_NODES = 10
+VOLCANO_SETTLE = 3.0
+"""Seconds for six of Volcano\'s 500 ms scheduling periods: after them, nothing else will be placed."""
 
 
 def eventually(what: str, probe: Callable[[], T | None], timeout: float = 90, interval: float = 0.5,
@@ -190,3 +192,18 @@ def pods_by_lws(pods: list[kubernetes.client.V1Pod]) -> dict[str, dict[str, str]
     for pod in pods:
         found[owner(pod)][pod.metadata.name] = pod.metadata.uid
     return dict(found)
+
+
+def bound_replicas(cluster: Cluster, namespace: str) -> set[str]:
+    return {task for task, members in tasks(cluster.pods(namespace)).items() if any(p.spec.node_name for p in members)}
+
+
+def volcano_decided(cluster: Cluster, namespace: str) -> bool:
+    """Volcano has judged the PodGroup: it runs (its atomic minimum is placed) or is unschedulable."""
+    for podgroup in cluster.custom(PODGROUP, namespace):
+        status = podgroup.get("status", {})
+        unschedulable = any(c["type"] == "Unschedulable" and c["status"] == "True"
+                            for c in status.get("conditions", []))
+        if status.get("phase") != "Running" and not unschedulable:
+            return False
+    return True

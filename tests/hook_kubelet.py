@@ -15,13 +15,16 @@ import datetime
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import kubernetes
+import yaml
 
-from tests.cluster import Cluster
+from tests.cluster import Cluster, Release
 from tests.controlplane.processes import TOKEN
+from tests.helm import ROOT
 
 CUSTOM = ("kwok.x-k8s.io/status", "custom")
 REAL_HOOKS = {"hooks": {"podAnnotations": {CUSTOM[0]: CUSTOM[1]}, "ttlSecondsAfterFinished": 3}}
@@ -124,3 +127,37 @@ class HookKubelet(threading.Thread):
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def hook_runner(cluster: Cluster, installed: Release, service: str, tmp_path: Path
+                ) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run a hook Job of INSTALLED as the Job would — its ConfigMap laid out as its volume, its service
+    account's token, a Python without site-packages — against the API server: run("status", *extra)."""
+    namespace = installed.namespace
+    hooks = [o for o in yaml.safe_load_all(installed.run("get", "hooks", installed.name)) if o]
+    # Hook objects are deleted once their phase succeeds: lay the RBAC and code out again as rendered.
+    cluster.control_plane.apply([{**o, "metadata": {**o["metadata"], "namespace": o["metadata"].get(
+        "namespace", namespace)}} for o in hooks if o["kind"] != "Job"])
+    jobs = {o["metadata"]["name"]: o["spec"]["template"]["spec"] for o in hooks if o["kind"] == "Job"}
+    configmap = cluster.core.read_namespaced_config_map(f"{service}-hooks", namespace).data
+    env = hook_environment(cluster, namespace, f"{service}-hooks", tmp_path)
+
+    def run(job: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        spec = jobs[f"{service}-hooks-{job}"]
+        mounted = tmp_path / job
+        for item in spec["volumes"][0]["configMap"]["items"]:
+            (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+            (mounted / item["path"]).write_text(configmap[item["key"]])
+        python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"], *extra]
+        assert python == "python"  # the image's; here this interpreter, without site-packages
+        return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
+                              env=env, text=True, capture_output=True, timeout=120)
+    return run
+
+
+def run_check(cluster: Cluster, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The chart's check hook with ARGS, as its Job runs it."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    env = hook_environment(cluster, "default", None, tmp_path)
+    return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
+                          env=env, text=True, capture_output=True, timeout=120)

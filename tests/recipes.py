@@ -4,6 +4,7 @@ order. A comment line in a shell block after its commands is output the commands
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -102,3 +103,15 @@ class Workspace:
         if check and result.returncode != 0:
             raise AssertionError(f"{command!r} failed ({result.returncode}):\n{result.stderr}")
         return result
+
+
+def section(title: str) -> Section:
+    """The section of docs/pipelines.md titled TITLE."""
+    found = _recipes().get(title)
+    assert found is not None, f"docs/pipelines.md has no section {title!r}"
+    return found
+
+
+@functools.cache
+def _recipes() -> dict[str, Section]:
+    return sections()

@@ -16,7 +16,9 @@ from tests.cluster import (
     GPU_NODES,
     LWS,
     PODGROUP,
+    VOLCANO_SETTLE,
     Cluster,
+    bound_replicas,
     eventually,
     expected_pods,
     owner,
@@ -25,6 +27,7 @@ from tests.cluster import (
     release,
     scaled,
     tasks,
+    volcano_decided,
 )
 from tests.controlplane import set_gpu_nodes
 from tests.controlplane.builds import SHARED_CRDS
@@ -32,7 +35,6 @@ from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 
 STORIES = sorted(VALUES.glob("story*.yaml"))
-SETTLE = 3.0  # seconds: six of Volcano's 500 ms scheduling periods
 
 
 @pytest.mark.parametrize("story", STORIES, ids=[p.stem.split("-")[0] for p in STORIES])
@@ -91,21 +93,6 @@ def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
         assert [pg["spec"]["subGroupPolicy"] for pg in live] == [rendered["spec"]["subGroupPolicy"]]
 
 
-def volcano_decided(cluster: Cluster, namespace: str) -> bool:
-    """Volcano has judged the PodGroup: it runs (its atomic minimum is placed) or is unschedulable."""
-    for podgroup in cluster.custom(PODGROUP, namespace):
-        status = podgroup.get("status", {})
-        unschedulable = any(c["type"] == "Unschedulable" and c["status"] == "True"
-                            for c in status.get("conditions", []))
-        if status.get("phase") != "Running" and not unschedulable:
-            return False
-    return True
-
-
-def bound_replicas(cluster: Cluster, namespace: str) -> set[str]:
-    return {task for task, members in tasks(cluster.pods(namespace)).items() if any(p.spec.node_name for p in members)}
-
-
 def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
     """What `fusion-helm plan` says of the objects helm applied."""
     result = fusion_helm("plan", "-", "--gpus", str(gpus), "-o", "json", stdin=yaml.safe_dump_all(manifest))
@@ -147,7 +134,7 @@ def deliver_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str,
             eventually("Volcano's verdict on the PodGroup", lambda: volcano_decided(cluster, namespace))
             eventually(f"replicas {sorted(expected)} bound", lambda: bound_replicas(cluster, namespace) == expected,
                        timeout=30, describe=lambda: f"bound: {sorted(bound_replicas(cluster, namespace))}")
-            time.sleep(SETTLE)  # a few more scheduling cycles: nothing else may be placed
+            time.sleep(VOLCANO_SETTLE)  # a few more scheduling cycles: nothing else may be placed
             pods = cluster.pods(namespace)
             by_replica = tasks(pods)
             bound = {task for task, members in by_replica.items() if any(p.spec.node_name for p in members)}

@@ -19,9 +19,9 @@ from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
 from tests.cluster import PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, fusion_helm
+from tests.hook_kubelet import hook_runner
 from tests.pickers import RequestStream, kubeconfig_for, running, serving
 from tests.rollouts import PodTimeline, pairs
-from tests.test_cluster_lifecycle import hook_runner
 
 DISAGGREGATED_SETS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsets")
 ROLE_SCALERS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsetrolescalers")
@@ -165,7 +165,7 @@ def test_switching_to_the_layout_is_refused_with_the_pods_it_restarts(
 
 def test_the_prerequisite_check_names_a_disaggregated_set_api_not_served(cluster: Cluster, tmp_path: Path) -> None:
     from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
-    from tests.test_cluster_pickers import run_check
+    from tests.hook_kubelet import run_check
 
     ok = run_check(cluster, tmp_path / "ok", "--layout", "disaggregated",
                    *(arg for api in REQUIRED_APIS for arg in ("--layout-api", api)))

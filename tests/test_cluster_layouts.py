@@ -26,7 +26,7 @@ from tests.cluster import (
 )
 from tests.controlplane import set_gpu_nodes
 from tests.helm import CHART, VALUES, Helm
-from tests.test_cluster_lifecycle import hook_runner
+from tests.hook_kubelet import hook_runner
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"

@@ -6,10 +6,7 @@ upgrade, says exactly what it then does."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +27,7 @@ from tests.cluster import (
     scaled,
 )
 from tests.helm import CHART, VALUES, Helm, fusion_helm
-from tests.hook_kubelet import hook_environment
+from tests.hook_kubelet import hook_runner
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"
@@ -272,31 +269,5 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
 
 
 LWS_CONFIG = "apiVersion: config.lws.x-k8s.io/v1alpha1\nkind: Configuration\nleaderElection:\n  leaderElect: true\n"
-
-
-def hook_runner(cluster: Cluster, installed: Release, service: str, tmp_path: Path
-                ) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """Run a hook Job of INSTALLED as the Job would — its ConfigMap laid out as its volume, its service
-    account's token, a Python without site-packages — against the API server: run("status", *extra)."""
-    namespace = installed.namespace
-    hooks = [o for o in yaml.safe_load_all(installed.run("get", "hooks", installed.name)) if o]
-    # Hook objects are deleted once their phase succeeds: lay the RBAC and code out again as rendered.
-    cluster.control_plane.apply([{**o, "metadata": {**o["metadata"], "namespace": o["metadata"].get(
-        "namespace", namespace)}} for o in hooks if o["kind"] != "Job"])
-    jobs = {o["metadata"]["name"]: o["spec"]["template"]["spec"] for o in hooks if o["kind"] == "Job"}
-    configmap = cluster.core.read_namespaced_config_map(f"{service}-hooks", namespace).data
-    env = hook_environment(cluster, namespace, f"{service}-hooks", tmp_path)
-
-    def run(job: str, *extra: str) -> subprocess.CompletedProcess[str]:
-        spec = jobs[f"{service}-hooks-{job}"]
-        mounted = tmp_path / job
-        for item in spec["volumes"][0]["configMap"]["items"]:
-            (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
-            (mounted / item["path"]).write_text(configmap[item["key"]])
-        python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"], *extra]
-        assert python == "python"  # the image's; here this interpreter, without site-packages
-        return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
-                              env=env, text=True, capture_output=True, timeout=120)
-    return run
 
 

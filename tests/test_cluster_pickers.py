@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,11 @@ from fusion_helm.model import PickerGeneration
 from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
 from tests.builders import render, role, service
 from tests.cluster import Cluster, eventually, ready_pods, release
-from tests.controlplane.builds import ROOT, picker, shared_crd
+from tests.controlplane.builds import picker, shared_crd
 from tests.helm import VALUES, Helm
-from tests.hook_kubelet import hook_environment
+from tests.hook_kubelet import run_check
 from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
-from tests.test_router import EXAMPLE, documented_request, monolithic_v1alpha2
+from tests.support import EXAMPLE, documented_request, monolithic_v1alpha2
 
 V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
 WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
@@ -199,15 +198,6 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
 def check_prerequisites(cluster: Cluster, tmp_path: Path, *apis: str) -> subprocess.CompletedProcess[str]:
     """The chart's check hook, as its Job runs it, with the resources the router needs."""
     return run_check(cluster, tmp_path, *(arg for api in apis for arg in ("--api", api)))
-
-
-def run_check(cluster: Cluster, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The chart's check hook with ARGS, as its Job runs it."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    env = hook_environment(cluster, "default", None, tmp_path)
-    return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
-                          env=env, text=True, capture_output=True, timeout=120)
-
 
 
 def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:

@@ -14,8 +14,8 @@ import yaml
 from tests.cluster import LWS, PODGROUP, Cluster, eventually, expected_pods, ready_pods, release
 from tests.controlplane.builds import CACHE, VERSIONS
 from tests.helm import VALUES, Helm
-from tests.recipes import Workspace
-from tests.test_pipelines import DOC_STORY, section
+from tests.recipes import Workspace, section
+from tests.support import DOC_STORY
 
 SERVICE = "qwen-inference-service"
 

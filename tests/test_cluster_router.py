@@ -11,7 +11,7 @@ import yaml
 
 from tests.cluster import Cluster, eventually, owner, ready_pods, release
 from tests.helm import VALUES, Helm
-from tests.test_router import EXAMPLE, monolithic_v1alpha2
+from tests.support import EXAMPLE, monolithic_v1alpha2
 
 WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 

@@ -11,7 +11,7 @@ import kubernetes
 
 from tests.cluster import LWS, PODGROUP, Cluster, eventually, owner, pods_by_lws, ready, ready_pods, release
 from tests.helm import Helm, fusion_helm
-from tests.test_take_over import LWS_CHART, ROLLOUT_CHART
+from tests.support import LWS_CHART, ROLLOUT_CHART
 
 
 def test_a_taken_over_lws_installs_scales_up_and_reports_its_status(cluster: Cluster, helm: Helm) -> None:

@@ -16,12 +16,19 @@ import kubernetes
 import pytest
 import yaml
 
-from tests.cluster import Cluster, eventually, ready, release, tasks
+from tests.cluster import (
+    VOLCANO_SETTLE,
+    Cluster,
+    bound_replicas,
+    eventually,
+    ready,
+    release,
+    tasks,
+    volcano_decided,
+)
 from tests.controlplane.components import HYPER_NODES
 from tests.helm import VALUES, Helm, fusion_helm
-from tests.test_cluster import SETTLE, bound_replicas, volcano_decided
-from tests.test_cluster_lifecycle import hook_runner
-from tests.test_cluster_pickers import run_check
+from tests.hook_kubelet import hook_runner, run_check
 
 QUEUES = ("scheduling.volcano.sh", "v1beta1", "queues")
 COMMANDS = ("bus.volcano.sh", "v1alpha1", "commands")
@@ -79,7 +86,7 @@ def planned(manifest: list[dict[str, Any]]) -> dict[str, str | None]:
 def settled(cluster: Cluster, namespace: str, pods: int) -> None:
     eventually(f"{pods} pods", lambda: len(cluster.pods(namespace)) == pods)
     eventually("Volcano's verdict on the PodGroup", lambda: volcano_decided(cluster, namespace))
-    time.sleep(SETTLE)  # a few more scheduling cycles: nothing else may be placed
+    time.sleep(VOLCANO_SETTLE)  # a few more scheduling cycles: nothing else may be placed
 
 
 CASES = {
@@ -202,7 +209,7 @@ def test_a_service_in_a_full_queue_waits_whole_and_starts_when_the_queue_grows(
             [podgroup] = cluster.custom(("scheduling.volcano.sh", "v1beta1", "podgroups"), namespace)
             assert podgroup["spec"]["queue"] == queue
             eventually("10 pods", lambda: len(cluster.pods(namespace)) == 10)
-            time.sleep(SETTLE * 2)
+            time.sleep(VOLCANO_SETTLE * 2)
             assert bound_pods(cluster, namespace) == 0, "nothing of the service placed while its queue is full"
             custom_api(cluster).patch_cluster_custom_object(*QUEUES, queue, {"spec": {"capability": {
                 "nvidia.com/gpu": "80"}}})
@@ -225,7 +232,7 @@ def test_a_service_in_a_closed_queue_waits_whole_and_starts_when_it_opens(cluste
             off.write_text(yaml.safe_dump({"hooks": {"enabled": False}}))
             installed.install(values(tmp_path / "values.yaml", STORY4, schedulingStrategy={"queue": queue}), off)
             eventually("10 pods", lambda: len(cluster.pods(namespace)) == 10)
-            time.sleep(SETTLE * 2)
+            time.sleep(VOLCANO_SETTLE * 2)
             assert bound_pods(cluster, namespace) == 0, "nothing of the service placed while its queue is closed"
             command(cluster, queue, "OpenQueue")
             eventually("every pod bound and Ready", lambda: all(

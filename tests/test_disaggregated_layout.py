@@ -13,7 +13,7 @@ from fusion_helm import InvalidSpec
 from fusion_helm.kio.write import dump
 from fusion_helm.model import Layout
 from tests.builders import policies, render, role, service
-from tests.test_router import router
+from tests.support import router
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
 REVISION = "disaggregatedset.x-k8s.io/revision"

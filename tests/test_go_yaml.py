@@ -3,7 +3,6 @@ kubectl use) is the oracle, built from the Go module proxy and run on the same t
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import yaml
@@ -14,35 +13,7 @@ from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
 from tests.goyaml import GoYAML
 from tests.helm import VALUES
-
-SPECIAL = ["y", "Y", "n", "N", "yes", "No", "on", "OFF", "true", "False", "null", "Null", "~", "", "<<", "=",
-           ".inf", "-.Inf", "+.INF", ".nan", ".NaN", "0", "00", "007", "08", "089", "0x1F", "0X1f", "0o17", "0O17",
-           "0b101", "-0b101", "+0b1", "0b", "0x", "1e3", "1E3", "1e+3", "1.5e-3", "1.", ".5", "+.5", "-.5e2",
-           "1_000", "1__0", "_1", "1_", "1:20", "1:20:30", "-1:20", "190:20:30.15", "2001-12-14",
-           "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10", "2001-2-3", "2001-02-30", "2001-12-14T25:00:00Z",
-           "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-           "18446744073709551615", "18446744073709551616", "+18446744073709551615", "1e308", "1e309", "1e-400",
-           "1" + "0" * 400, "1" + "0" * 5000, ".", "..", "-", "+", "+-1", "1.2.3", "1e", "e3", "0e0", "-0", "-0.0",
-           "Infinity", "NaN", "inf", "1,000", "0x_1", "0b_1", "0o_7", "0_7", "0.5_0", "1e1_0"]
-
-
-def generated_scalars(count: int, seed: int = 20261123) -> list[str]:
-    """Plain-scalar texts made of the characters that decide a YAML type: signs, digits, dots,
-    exponents, base prefixes, underscores, colons."""
-    rng = random.Random(seed)
-    alphabet = "0123456789+-._:eExXoObBaAfFyYnN~"
-    out = []
-    while len(out) < count:
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
-        try:  # only texts that are one plain scalar in YAML at all
-            if isinstance(yaml.safe_load(f"v: {text}"), dict) and "#" not in text:
-                out.append(text)
-        except yaml.YAMLError:
-            continue
-    return out
-
-
-SCALARS = SPECIAL + generated_scalars(3000)
+from tests.support import SCALARS, TRICKY_STRINGS
 
 
 def test_we_read_plain_scalars_as_go_does(go_yaml: GoYAML) -> None:
@@ -74,11 +45,6 @@ def test_a_key_we_accept_is_the_key_go_reads(go_yaml: GoYAML) -> None:
         accepted += 1
         assert go["json"] == ours, document
     assert accepted > 100 and refused > 100
-
-
-TRICKY_STRINGS = [*SCALARS, "a: b", "- x", "#x", "x #y", " lead", "trail ", "multi\nline", "tab\there", "'q'", '"d"',
-                  "\u2028", "a\u2028b", "\x85", "é", "😀", "{x}", "[x]", "@x", "`x", "!x", "&x", "*x", "%x", "|", ">",
-                  "? x", "---", "...", "--- x", "x\n---\ny", "\ufeffbom", "\\", "a\\nb", "\x7f", "\t"]
 
 
 def test_go_reads_every_string_we_write_as_that_string(go_yaml: GoYAML) -> None:

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from fusion_helm.kio.write import dump, libyaml_dump
-from tests.test_go_yaml import TRICKY_STRINGS
+from tests.support import TRICKY_STRINGS
 
 WORDS = [*TRICKY_STRINGS, "x" * 130, "k" * 200, " ", "  two", "trailing \n", "a\n ", "\n", "\n\n", "a\r\nb", "a\tb",
          "\x00", "\x1b[0m", "\ufeff", "\u00a0", "ünï", "日本", "a: b\nc", "|", "- a\n- b\n", "#!/bin/sh\necho hi\n"]

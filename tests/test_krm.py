@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.helm import VALUES, Helm
-from tests.test_take_over import LWS_CHART
+from tests.support import LWS_CHART, by_key, objects
 
 KRM = str(Path(sys.executable).parent / "fusion-krm")
 POSTRENDER = str(Path(sys.executable).parent / "fusion-postrender")
@@ -28,18 +28,6 @@ def resource_list(items: list[dict[str, Any]], function_config: dict[str, Any] |
     if function_config is not None:
         body["functionConfig"] = function_config
     return yaml.safe_dump(body, sort_keys=False)
-
-
-def objects(text: str) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all(text) if doc]
-
-
-def by_key(objects: list[dict[str, Any]]) -> dict[tuple[str, str | None, str], dict[str, Any]]:
-    """Objects by kind, namespace and name (helm 4 orders its output by kind; kustomize by its own rules),
-    each key once."""
-    keyed = {(obj["kind"], obj["metadata"].get("namespace"), obj["metadata"]["name"]): obj for obj in objects}
-    assert len(keyed) == len(objects)
-    return keyed
 
 
 def config_map(**data: Any) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def test_autoscaling_makes_an_hpa_and_leaves_replicas_out_of_the_lws() -> None:
 
 
 def test_the_router_pool_selects_leaders_in_either_layout() -> None:
-    from tests.test_router import router
+    from tests.support import router
 
     for layout in ("replica", "role"):
         objects = render(service(role("decode", "worker", 2), router(), layout=layout))

@@ -17,13 +17,11 @@ import pytest
 import yaml
 
 from tests.helm import CHART, ROOT, VALUES, Helm
-from tests.recipes import Section, Workspace, expected_output, sections
-from tests.test_krm import by_key, objects
-from tests.test_take_over import LWS_CHART
+from tests.recipes import Workspace, expected_output, section, sections
+from tests.support import DOC_STORY, LWS_CHART, by_key, objects
 
 RECIPES = sections()
 STORIES = sorted(path.name for path in VALUES.glob("*.yaml"))
-DOC_STORY = "story2-pd-qwen3-8b.yaml"
 KUBE_VERSION = "1.35.3"
 
 
@@ -38,12 +36,6 @@ def post_rendered(helm: Helm, values: Path, *extra: str, chart: Path = CHART, re
     out = helm.run("template", release, chart, "--namespace", namespace, "-f", values, "--post-renderer",
                    "fusion-postrender", *extra).stdout
     return by_key(objects(out))
-
-
-def section(title: str) -> Section:
-    found = RECIPES.get(title)
-    assert found is not None, f"docs/pipelines.md has no section {title!r}"
-    return found
 
 
 @pytest.mark.parametrize("story", STORIES)

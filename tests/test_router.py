@@ -15,35 +15,11 @@ from tests.builders import render as expand
 from tests.builders import role, service
 from tests.helm import VALUES, Helm
 from tests.schemas import Validators, custom_resource_errors
-from tests.test_stories import of_kind
-from tests.test_stories import render as render_story
+from tests.support import EXAMPLE, documented_request, monolithic_v1alpha2, of_kind, router
+from tests.support import render as render_story
 
-EXAMPLE = "router-pd-qwen3-8b.yaml"
 POOL_GROUPS = {"inference.networking.k8s.io/v1": "inference.networking.k8s.io",
                "inference.networking.x-k8s.io/v1alpha2": "inference.networking.x-k8s.io"}
-
-
-def router(**fields: Any) -> dict[str, Any]:
-    return {"name": "router", "componentType": "router", "gateway": {"gatewayClassName": "istio", "listeners": [
-        {"name": "http", "protocol": "HTTP", "port": 80}]}, **fields}
-
-
-def monolithic_v1alpha2(tmp_path: Path) -> Path:
-    """Story 1 behind a v1alpha2 router with weighted LoRA adapters, attached to an existing Gateway."""
-    values = yaml.safe_load((VALUES / "story1-monolithic-qwen3-8b.yaml").read_text())
-    values["roles"].append({
-        "name": "router", "componentType": "router",
-        "poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2",
-        "strategy": {"scorers": [{"type": "queue-size"}, {"type": "prefix-cache", "weight": 2,
-                                                          "parameters": {"hashBlockSize": 32}}]},
-        "endpointPicker": {"flags": {"v": "4"}, "resources": {"requests": {"cpu": "1"}}},
-        "httproute": {"parentRefs": [{"name": "shared-gateway", "namespace": "gateways"}]},
-        "models": [{"name": "chat", "modelName": "qwen3-chat", "criticality": "Sheddable",
-                    "targetModels": [{"name": "chat-lora-v1", "weight": 90}, {"name": "chat-lora-v2", "weight": 10}]}],
-    })
-    path = tmp_path / "monolithic-v1alpha2.yaml"
-    path.write_text(yaml.safe_dump(values))
-    return path
 
 
 @pytest.fixture(params=["pd-v1", "monolithic-v1alpha2"])
@@ -436,14 +412,6 @@ def test_every_strategy_word_renders_its_weighting_and_validates_strictly(word: 
                    "queue-size": "queue-scorer", "lora-affinity": "lora-affinity-scorer"}[word]
         assert by_scorer[leading] == 3 and set(by_scorer.values()) == {2, 3}
         assert len(by_scorer) == (4 if word == "lora-affinity" else 3)
-
-
-def documented_request() -> tuple[dict[str, str], str]:
-    """The request docs/router.md shows a client of the example router sending: (headers, body model)."""
-    text = (VALUES.parent / "docs" / "router.md").read_text()
-    block = text.split("POST /v1/completions\n", 1)[1].split("```", 1)[0].strip().splitlines()
-    headers = dict(line.split(": ", 1) for line in block[:-1])
-    return headers, yaml.safe_load(block[-1])["model"]
 
 
 def test_the_documented_request_names_the_example_s_objective_and_served_model(helm: Helm) -> None:

@@ -10,6 +10,7 @@ import yaml
 
 from tests.builders import policies
 from tests.helm import VALUES, Helm
+from tests.support import of_kind, render
 
 LWS = "LeaderWorkerSet"
 
@@ -33,15 +34,6 @@ STORIES: dict[str, tuple[str, list[tuple[str, int]], dict[str, tuple[int, int]] 
          ("deepseek-r1-disagg-decode-1", 4)],
         {"prefill": (2, 1), "decode": (4, 1)}, "48"),
 }
-
-
-def render(helm: Helm, story: str) -> list[dict[str, Any]]:
-    out = helm.template(VALUES / story).stdout
-    return [doc for doc in yaml.safe_load_all(out) if doc]
-
-
-def of_kind(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [obj for obj in objects if obj["kind"] == kind]
 
 
 def pod_templates(lws: dict[str, Any]) -> list[dict[str, Any]]:

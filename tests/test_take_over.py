@@ -15,12 +15,10 @@ from fusion_helm import InvalidSpec, render
 from fusion_helm.convert.leader_worker_set import ROLE_LAYOUT_UNSUPPORTED as REFUSED_WHOLE
 from fusion_helm.convert.leader_worker_set import UNSUPPORTED as REFUSED
 from fusion_helm.options import Options
-from tests.helm import ROOT, Helm, fusion_helm, tool_path
+from tests.helm import Helm, fusion_helm, tool_path
 from tests.schemas import Validators, errors
-from tests.test_stories import of_kind
+from tests.support import LWS_CHART, ROLLOUT_CHART, of_kind
 
-LWS_CHART = ROOT / "tests" / "fixtures" / "lws-chart"
-ROLLOUT_CHART = ROOT / "tests" / "fixtures" / "lws-rollout-chart"
 LWS = ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
 
 
@@ -216,7 +214,7 @@ def test_any_single_mutation_is_taken_over_or_gives_one_clear_error() -> None:
 
 
 def every_mutation_renders_or_names_a_field(obj: dict[str, Any]) -> None:
-    from tests.test_validation import mutations
+    from tests.support import mutations
 
     tried = 0
     for variant in mutations(obj):
@@ -321,9 +319,11 @@ def whole(**spec: Any) -> dict[str, Any]:
     return obj
 
 
-def rendered_whole(obj: dict[str, Any], *options: Any) -> dict[str, dict[str, Any]]:
+def rendered_whole(obj: dict[str, Any], every_one: bool = False, layout: str = "replica"
+                   ) -> dict[str, dict[str, Any]]:
+    options = Options(take_over_every_leader_worker_set=every_one, take_over_layout=layout)
     return {f"{doc['kind']}/{doc['metadata']['name']}": doc
-            for doc in yaml.safe_load_all(render(yaml.safe_dump(obj), *options)) if doc}
+            for doc in yaml.safe_load_all(render(yaml.safe_dump(obj), options)) if doc}
 
 
 ROLE_LAYOUT_REFUSED = {

@@ -10,10 +10,10 @@ import yaml
 
 from tests.helm import VALUES, Helm
 from tests.schemas import Validators, errors
-from tests.test_stories import STORIES, render
+from tests.support import EXAMPLES, render
 
 
-@pytest.mark.parametrize("story", sorted(STORIES))
+@pytest.mark.parametrize("story", EXAMPLES)
 def test_every_object_matches_its_upstream_schema(helm: Helm, validators: Validators, story: str) -> None:
     objects = render(helm, story)
     for obj in objects:
@@ -36,7 +36,7 @@ def test_strict_validation_rejects_unknown_and_mistyped_fields(helm: Helm, valid
 
 def test_story_values_are_valid_inference_service_specs(validators: Validators) -> None:
     validator = validators("fusioninfer.io/v1alpha1", "InferenceService")
-    for story in STORIES:
+    for story in EXAMPLES:
         values = yaml.safe_load((VALUES / story).read_text())
         obj = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
                "metadata": {"name": values["name"]}, "spec": {"roles": values["roles"]}}

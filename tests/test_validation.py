@@ -3,7 +3,6 @@ specs that one mutation can make: wrong types, missing and unknown fields, out-o
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -14,39 +13,15 @@ import yaml
 from fusion_helm import InvalidSpec, render
 from fusion_helm.model.schema import spec_schema
 from fusion_helm.model.validation import first_error
-from tests.fuzz.cases import paths
 from tests.helm import VALUES
 from tests.schemas import prune_nulls
-
-REPLACEMENTS: list[Any] = [None, True, -1, 0, 1.5, "", "x", "UPPER", "a" * 64, [], [{}], {}, {"k": 1}]
+from tests.support import mutations
 
 
 def story_specs() -> Iterator[dict[str, Any]]:
     for path in [*sorted(VALUES.glob("story*.yaml")), VALUES / "router-pd-qwen3-8b.yaml"]:
         values = yaml.safe_load(path.read_text())
         yield {"roles": values["roles"], "schedulingStrategy": {"schedulerName": "volcano"}}
-
-
-def mutations(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    for path in list(paths(spec))[1:]:
-        *parent_path, last = path
-        for replacement in [*REPLACEMENTS, "DELETE", "ADD"]:
-            variant = copy.deepcopy(spec)
-            parent = variant
-            for key in parent_path:
-                parent = parent[key]
-            if replacement == "DELETE":
-                if isinstance(parent, dict):
-                    del parent[last]
-                else:
-                    parent.pop(last)
-            elif replacement == "ADD":
-                if not isinstance(parent, dict):
-                    continue
-                parent["unexpectedField"] = 1
-            else:
-                parent[last] = replacement
-            yield variant
 
 
 def variants() -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ DISAGGREGATED_SETS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsets")
 ROLE_SCALERS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsetrolescalers")
 
 
-class Cluster:
+class ClusterClient:
     def __init__(self, kubeconfig: str | None, context: str | None) -> None:
         config = kubernetes.client.Configuration()
         try:

@@ -27,7 +27,7 @@ from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import KINDS as PLANNED_KINDS
 
 if TYPE_CHECKING:
-    from fusion_helm.cli.cluster import Cluster
+    from fusion_helm.cli.cluster import ClusterClient
 
 PROG = "fusion-helm"
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
@@ -110,11 +110,11 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     try:
-        from fusion_helm.cli.cluster import Cluster  # the kubernetes client: only for this command
+        from fusion_helm.cli.cluster import ClusterClient  # the kubernetes client: only for this command
     except ImportError:
         raise InputError("status needs the Kubernetes client: pip install 'fusioninfer-helm[cluster]'") from None
 
-    cluster = Cluster(args.kubeconfig, args.context)
+    cluster = ClusterClient(args.kubeconfig, args.context)
     # `helm fusion status` runs with the namespace helm resolved in HELM_NAMESPACE
     namespace = args.namespace or os.environ.get("HELM_NAMESPACE") or cluster.default_namespace
     if args.lws:
@@ -135,7 +135,7 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _taken_over_status(cluster: Cluster, name: str, namespace: str, output: str) -> int:
+def _taken_over_status(cluster: ClusterClient, name: str, namespace: str, output: str) -> int:
     replicas = cluster.replica_leader_worker_sets(name, TAKEN_OVER_ROLE, namespace)
     if not replicas:
         raise InputError(f"no taken-over LeaderWorkerSet {name} in namespace {namespace} (no LeaderWorkerSets "
