@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
+from fusion_helm.plan import place_all
+from fusion_helm.plan.nodes import Nodes, Pod
+from fusion_helm.plan.services import State, read_services
 from tests.helm import VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 
@@ -194,3 +197,42 @@ def test_plan_topology_says_what_it_cannot_read(helm: Helm, tmp_path: Path, cont
     refused = fusion_helm("plan", "-", "--topology", topology, stdin=rendered, check=False)
     assert refused.returncode != 0 and refused.stdout == ""
     assert message in refused.stderr
+
+
+# In process, at the plan module's seams: the nodes, the services read back, the placement.
+
+def story4_objects() -> list[dict[str, Any]]:
+    from tests.builders import render as expand_spec
+
+    values = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
+    return list(expand_spec({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                             "metadata": {"name": values["name"]}, "spec": {"roles": values["roles"]}}).values())
+
+
+@pytest.mark.parametrize(("gpus", "state", "placed"), [
+    (80, State.FULL, {"prefill-0", "decode-0", "decode-1"}),
+    (48, State.PARTIAL, {"prefill-0", "decode-0"}),
+    (40, State.BLOCKED, set()),
+])
+def test_the_placement_in_process(gpus: int, state: State, placed: set[str]) -> None:
+    [service] = place_all(story4_objects(), Nodes.of(gpus // 8, 8))
+    assert service.state is state
+    assert {replica.name for replica in service.replicas if replica.placed} == placed
+
+
+def test_the_services_read_back_keep_the_atomic_minimum() -> None:
+    [service] = read_services(story4_objects())
+    assert service.gang
+    assert {replica.name: replica.required for replica in service.replicas} == {
+        "prefill-0": True, "decode-0": True, "decode-1": False}
+    assert [len(replica.pods) for replica in service.replicas] == [2, 4, 4]
+
+
+def test_nodes_place_best_fit_and_all_or_nothing() -> None:
+    nodes = Nodes.of(2, 8)
+    first = nodes.place([Pod("a", 6)])
+    assert first is not None and first[0].node == "node-0"
+    assert [pod.node for pod in nodes.place([Pod("b", 2)]) or []] == ["node-0"]  # the fullest with room
+    before = dict(nodes.free)
+    assert nodes.place([Pod("c", 8), Pod("d", 8)]) is None
+    assert nodes.free == before, "a group that does not fit takes nothing"
