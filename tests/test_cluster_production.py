@@ -1,8 +1,8 @@
 """Production defaults on the control plane, helm 3 and 4, the hook Jobs running for real: a namespace
 that enforces the Pod Security Standard "restricted" admits the picker, the hook Jobs and — with the
 restricted example's templates — the serving pods, and refuses a picker without our securityContext;
-PodMonitors are refused by the check while their API is not served, and applied as rendered once the
-Prometheus Operator's CRDs are."""
+PodMonitors are refused while their API is not served (by Helm itself, and by the check Job, which Argo
+CD runs before it applies anything), and applied as rendered once the Prometheus Operator's CRDs are."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import yaml
 from tests.cluster import ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.builds import shared_crd
 from tests.helm import CHART, VALUES, Helm
-from tests.hook_kubelet import REAL_HOOKS, HookKubelet
+from tests.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
 PICKER = "qwen-pd-router-epp"
@@ -74,8 +74,15 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
         kubectl("delete", "namespace", namespace, "--wait=false", check=False)
 
 
-def hook_errors(hook_kubelet: HookKubelet, namespace: str) -> str:
-    return "".join(run.stderr for run in hook_kubelet.outputs(namespace) if run.returncode)
+def check_args(helm: Helm, values: Path) -> list[str]:
+    """The check Job's arguments as the chart renders them for VALUES, but the CRD's fields (a file of
+    the Job's volume, beside the script there)."""
+    out = helm.run("template", "svc", CHART, "-f", values, "--show-only", "templates/hooks.yaml").stdout
+    [job] = [o for o in yaml.safe_load_all(out)
+             if o and o["kind"] == "Job" and o["metadata"]["name"].endswith("-check")]
+    args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["--crd-fields", "crd-fields.json"]
+    return args[2:]
 
 
 def test_pod_monitors_need_their_api_and_apply_as_rendered(
@@ -91,10 +98,18 @@ def test_pod_monitors_need_their_api_and_apply_as_rendered(
             refused = helm.run("install", "svc", CHART, "-f", monitored, "--post-renderer", "fusion-postrender",
                                "--namespace", namespace, "--create-namespace", "--kubeconfig", cluster.kubeconfig,
                                check=False)
-            assert refused.returncode != 0, "the check refuses PodMonitors the cluster does not serve"
+            # Helm maps every object to a served resource before it runs any hook: it refuses first.
+            assert refused.returncode != 0
+            assert 'no matches for kind "PodMonitor" in version "monitoring.coreos.com/v1"' in refused.stderr
+            assert cluster.leftovers(namespace) == {}
+            # The check Job, as its hook runs it (and as Argo CD runs it, a PreSync hook before it applies
+            # anything), names the missing API.
+            check = run_check(cluster, tmp_path / "check", *check_args(helm, monitored))
+            assert check.returncode == 1
             assert "podmonitors (monitoring.coreos.com/v1) is not served, and the service asks for PodMonitors" \
-                in hook_errors(hook_kubelet, namespace)
-            installed.uninstall()
+                in check.stderr
+            if installed.exists():
+                installed.uninstall()
 
             for crd in crds:
                 kubectl("apply", "--server-side", "-f", crd)
