@@ -9,16 +9,14 @@ import pytest
 import yaml
 
 from tests.helm import VALUES, Helm
-from tests.schemas import Validators, errors
+from tests.schemas import Validators, custom_resource_errors, errors
 from tests.support import EXAMPLES, render
 
 
 @pytest.mark.parametrize("story", EXAMPLES)
 def test_every_object_matches_its_upstream_schema(helm: Helm, validators: Validators, story: str) -> None:
     objects = render(helm, story)
-    for obj in objects:
-        validator = validators(obj["apiVersion"], obj["kind"])
-        assert errors(validator, obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
+    assert custom_resource_errors(validators, objects) == {}
     assert {obj["kind"] for obj in objects} >= {"InferenceService", "LeaderWorkerSet"}
 
 
