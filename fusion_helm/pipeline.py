@@ -10,26 +10,25 @@ from __future__ import annotations
 
 from fusion_helm.collector import paused
 from fusion_helm.kio.stream import split
-from fusion_helm.options import Options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fusion_helm.filters import Filter
     from fusion_helm.kio.document import Document
+    from fusion_helm.options import Options
 
-DEFAULTS = Options()
 
-
-def filters(options: Options = DEFAULTS) -> tuple[Filter, ...]:
+def filters(options: Options | None = None) -> tuple[Filter, ...]:
     """The LeaderWorkerSets to take over first (the services they become are not expanded twice), then
-    every InferenceService."""
+    every InferenceService. OPTIONS None: the defaults (the options module then need not be loaded, as
+    on a post-renderer's start-up without flags)."""
     from fusion_helm.filters.expand_services import ExpandServices
     from fusion_helm.filters.take_over import TakeOver
 
     return TakeOver(options), ExpandServices()
 
 
-def apply(documents: list[Document], options: Options = DEFAULTS) -> list[Document]:
+def apply(documents: list[Document], options: Options | None = None) -> list[Document]:
     """DOCUMENTS through every filter; raises InvalidSpec on bad input."""
     with paused():
         for step in filters(options):
@@ -37,7 +36,7 @@ def apply(documents: list[Document], options: Options = DEFAULTS) -> list[Docume
         return documents
 
 
-def render(text: str, options: Options = DEFAULTS) -> str:
+def render(text: str, options: Options | None = None) -> str:
     """Expand every InferenceService (and taken-over LeaderWorkerSet) in a multi-document stream;
     raises InvalidSpec on bad input."""
     chunks = split(text)

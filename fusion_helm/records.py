@@ -12,11 +12,10 @@ as a frozen dataclass (PEP 681).
 
 from __future__ import annotations
 
-from types import MappingProxyType
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import MappingProxyType
     from typing import Any, TypeVar, dataclass_transform
 
     T = TypeVar("T")
@@ -24,7 +23,9 @@ else:
     def dataclass_transform(**_: object) -> Callable[[T], T]:
         return lambda decorator: decorator
 
-EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
+_MAPPING_PROXY = type(type.__dict__)
+"""types.MappingProxyType, without importing types (a post-renderer's start-up reads this module)."""
+EMPTY: MappingProxyType[str, Any] = _MAPPING_PROXY({})
 """A default for a mapping field."""
 
 

@@ -13,22 +13,30 @@ import sys
 from fusion_helm.cli.io import InputError, fail, read_input
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.kinds import TAKE_OVER_LAYOUTS
-from fusion_helm.options import LAYOUT_FLAG, TAKE_OVER_FLAG, UsageError, from_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
 PROG = "fusion-postrender"
-USAGE = f"usage: {PROG} [-h] [{TAKE_OVER_FLAG}] [{LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}]"
-HELP = f"""{USAGE}
+def _usage() -> str:
+    from fusion_helm.options import LAYOUT_FLAG, TAKE_OVER_FLAG
+
+    return f"usage: {PROG} [-h] [{TAKE_OVER_FLAG}] [{LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}]"
+
+
+def _help() -> str:
+    """The help, made only when asked for: the flags' names are the options module's."""
+    from fusion_helm.options import LAYOUT_FLAG, TAKE_OVER_FLAG
+
+    return f"""{_usage()}
 
 Expand every InferenceService (fusioninfer.io/v1alpha1) in the YAML stream on standard input into
 its LeaderWorkerSets and Volcano PodGroup, and write the stream to standard output. Documents of
 other kinds pass through byte for byte. On bad input: one error on standard error naming the
 document and field, a non-zero exit and nothing on standard output.
 
-A LeaderWorkerSet annotated fusioninfer.io/take-over: "true" (with --take-over-lws: every one) is
+A LeaderWorkerSet annotated fusioninfer.io/take-over: "true" (with {TAKE_OVER_FLAG}: every one) is
 taken over: in the replica layout replaced by one LeaderWorkerSet per replica, in the role layout
 kept whole under its own name (its rollout, networkConfig and Services selecting it by name keep
 working); when multi-node, a Volcano PodGroup is added. The annotation fusioninfer.io/layout: role
@@ -38,11 +46,11 @@ without.
 Helm 3:  helm install NAME CHART --post-renderer fusion-postrender
 Helm 4:  helm plugin install "$(fusion-helm plugin-dir fusion-postrender)"   (once)
          helm install NAME CHART --post-renderer fusion-postrender
-Either:  --post-renderer-args --take-over-lws --post-renderer-args {LAYOUT_FLAG}=role
+Either:  --post-renderer-args {TAKE_OVER_FLAG} --post-renderer-args {LAYOUT_FLAG}=role
 
 options:
   -h, --help            show this help message and exit
-  --take-over-lws       take over every LeaderWorkerSet in the stream, annotated or not
+  {TAKE_OVER_FLAG}       take over every LeaderWorkerSet in the stream, annotated or not
   {LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}
                         the layout of a taken-over LeaderWorkerSet without the annotation
                         fusioninfer.io/layout (default: {TAKE_OVER_LAYOUTS[0]})
@@ -53,12 +61,16 @@ def run(argv: list[str] | None = None) -> int:
     """The post-renderer as a command; what main() returns."""
     args = sys.argv[1:] if argv is None else argv
     if "-h" in args or "--help" in args:
-        sys.stdout.write(HELP)
+        sys.stdout.write(_help())
         return 0
-    try:
-        options = from_flags(args)
-    except UsageError as error:
-        return _usage_error(str(error))
+    options = None  # the defaults: without flags, the options module need not be loaded
+    if args:
+        from fusion_helm.options import UsageError, from_flags
+
+        try:
+            options = from_flags(args)
+        except UsageError as error:
+            return _usage_error(str(error))
     from fusion_helm.pipeline import render
 
     try:
@@ -70,7 +82,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _usage_error(message: str) -> int:
-    print(f"{USAGE}\n{PROG}: error: {message}", file=sys.stderr)
+    print(f"{_usage()}\n{PROG}: error: {message}", file=sys.stderr)
     return 2
 
 

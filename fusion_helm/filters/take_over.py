@@ -5,7 +5,7 @@ an InferenceService would be: one LeaderWorkerSet per replica (layout replica) o
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION
+from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
 from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
@@ -20,9 +20,10 @@ class TakeOver:
     the options' layout unless one's ``fusioninfer.io/layout`` annotation names another. Those the
     expansion made (labelled with a service) are never taken over again."""
 
-    def __init__(self, options: Options) -> None:
-        self.every_one = options.take_over_every_leader_worker_set
-        self.layout = options.take_over_layout
+    def __init__(self, options: Options | None = None) -> None:
+        """OPTIONS None: the defaults, annotated LeaderWorkerSets only, in the first layout."""
+        self.every_one = options is not None and options.take_over_every_leader_worker_set
+        self.layout = options.take_over_layout if options is not None else TAKE_OVER_LAYOUTS[0]
         self._words = () if self.every_one else (TAKE_OVER_ANNOTATION,)
 
     def claims(self, chunk: Chunk) -> bool:
