@@ -21,7 +21,7 @@ from tests.cluster import PODGROUP, Cluster, eventually, ready, ready_pods, rele
 from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.hook_kubelet import hook_runner
 from tests.pickers import RequestStream, kubeconfig_for, running, serving
-from tests.rollouts import PodTimeline, pairs
+from tests.rollouts import AskedGroups, PodTimeline, pairs
 
 DISAGGREGATED_SETS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsets")
 ROLE_SCALERS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsetrolescalers")
@@ -300,6 +300,7 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
             for step, role in enumerate(("prefill", "decode"), start=1):
                 versions[role] = str(step + 1)
                 with PodTimeline(cluster, namespace, name) as timeline, \
+                        AskedGroups(cluster, namespace, name) as asked, \
                         RequestStream(screened.routes_command(body)) as kept, \
                         RequestStream(unscreened.routes_command(body)) as free:
                     [before] = timeline.snapshot()[-1].serving(set(replicas)) or [None]
@@ -313,15 +314,17 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                             last.ready.get((r, rev)) == n for r, n in replicas.items() for rev in revisions)
                     eventually(f"every role on a new revision after the {role} change", rolled, timeout=180)
                 moments = timeline.snapshot()
-                assert timeline.failure is None, timeline.failure
+                assert timeline.failure is None and asked.failure is None, (timeline.failure, asked.failure)
                 [after] = {rev for (_, rev) in moments[-1].groups}
                 start = next(m.at for m in moments if any(rev == after for (_, rev) in m.groups))
                 end = moments[-1].at
-                # Both roles moved, each within its bounds at every pod event.
+                # Both roles moved, each within its bounds: never more groups asked of its LeaderWorkerSets
+                # than maxSurge allows, never fewer Ready leaders than maxUnavailable allows at any pod event.
                 for r, n in replicas.items():
                     assert moments[-1].ready[(r, after)] == n
-                    assert max(m.role_groups(r) for m in moments) <= n + BOUNDS[r]["maxSurge"]
+                    assert asked.most(r) <= n + BOUNDS[r]["maxSurge"], asked.moments
                     assert min(m.role_ready(r) for m in moments) >= n - BOUNDS[r]["maxUnavailable"]
+                assert any(asked.most(r) > n for r, n in replicas.items()), "no surge seen: " + repr(asked.moments)
                 both = [m for m in moments if m.serving(set(replicas)) == {before, after}]
                 assert both, "the two revisions never served at once"
                 (kept_pairs, kept_untold, kept_alone), (free_pairs, free_untold, free_alone) = (
