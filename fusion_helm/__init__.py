@@ -9,8 +9,6 @@ Public API:
 Each is imported when first asked for: the post-renderer loads only what a stream needs.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -23,7 +21,7 @@ _HOMES = {"InvalidSpec": "fusion_helm.errors", "InferenceService": "fusion_helm.
           "parse_inference_service": "fusion_helm.model", "render": "fusion_helm.pipeline"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'fusion_helm' has no attribute {name!r}")

@@ -1,7 +1,5 @@
 """The one error type the pipeline raises for bad input, and how it shows what it names."""
 
-from __future__ import annotations
-
 MAX_SHOWN = 80
 """Characters of a value an error echoes; the rest is cut."""
 MAX_PATH = 300

@@ -6,9 +6,6 @@ whose documents any filter claims passes as it is, without loading the model or 
 charts a post-renderer sees in a Helm pipeline have nothing for it.
 """
 
-from __future__ import annotations
-
-from fusion_helm.collector import paused
 from fusion_helm.kio.stream import split
 
 TYPE_CHECKING = False
@@ -18,7 +15,7 @@ if TYPE_CHECKING:
     from fusion_helm.options import Options
 
 
-def filters(options: Options | None = None) -> tuple[Filter, ...]:
+def filters(options: "Options | None" = None) -> "tuple[Filter, ...]":
     """The LeaderWorkerSets to take over first (the services they become are not expanded twice), then
     every InferenceService. OPTIONS None: the defaults (the options module then need not be loaded, as
     on a post-renderer's start-up without flags)."""
@@ -28,21 +25,24 @@ def filters(options: Options | None = None) -> tuple[Filter, ...]:
     return TakeOver(options), ExpandServices()
 
 
-def apply(documents: list[Document], options: Options | None = None) -> list[Document]:
+def apply(documents: "list[Document]", options: "Options | None" = None) -> "list[Document]":
     """DOCUMENTS through every filter; raises InvalidSpec on bad input."""
+    from fusion_helm.collector import paused
+
     with paused():
         for step in filters(options):
             documents = step(documents)
         return documents
 
 
-def render(text: str, options: Options | None = None) -> str:
+def render(text: str, options: "Options | None" = None) -> str:
     """Expand every InferenceService (and taken-over LeaderWorkerSet) in a multi-document stream;
     raises InvalidSpec on bad input."""
     chunks = split(text)
     steps = filters(options)
     if not any(step.claims(chunk) for chunk in chunks for step in steps):
         return text
+    from fusion_helm.collector import paused
     from fusion_helm.kio.document import read_documents, write_documents
 
     with paused():

@@ -25,3 +25,29 @@ def test_the_installed_copy_is_the_working_tree_s() -> None:
     for name in ("fusion-postrender", "fusion-krm", "fusion-helm"):
         body = (TOOLS / name).read_text().partition("\n")[2]
         assert body == (ROOT / "bin" / name).read_text().partition("\n")[2], f"{name}: run `make setup`"
+
+
+START_UP = {"fusion_helm", "fusion_helm.cli", "fusion_helm.cli.io", "fusion_helm.cli.postrender",
+            "fusion_helm.errors", "fusion_helm.filters", "fusion_helm.filters.expand_services",
+            "fusion_helm.filters.take_over", "fusion_helm.kinds", "fusion_helm.kio", "fusion_helm.kio.stream",
+            "fusion_helm.labels", "fusion_helm.limits", "fusion_helm.pipeline"}
+"""What the post-renderer loads for a stream with nothing to expand (most of what it sees in a Helm
+pipeline): a few small modules of our own, and nothing of the standard library that a bare Python
+does not load too (not even ``__future__``: these modules go without ``from __future__ import
+annotations`` and quote the annotations that name what only type checkers import)."""
+
+
+def loaded(command: list[str], stdin: bytes) -> set[str]:
+    """The modules COMMAND imports (Python's -X importtime report), given STDIN."""
+    done = subprocess.run([str(TOOLS / "python"), "-X", "importtime", *command], input=stdin, capture_output=True,
+                          check=True, cwd="/")
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines()[1:] if "|" in line}
+
+
+def test_a_stream_with_nothing_to_expand_loads_only_the_start_up_modules(tmp_path: Path) -> None:
+    stream = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  key: value\n"
+    copy = tmp_path / "copy.py"
+    copy.write_text("import sys\nsys.stdout.buffer.write(sys.stdin.buffer.read())\n")
+    bare = loaded([str(copy)], stream)
+    ours = loaded([str(TOOLS / "fusion-postrender")], stream)
+    assert ours - bare == START_UP

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from fusion_helm.kio.scalars import needs_quotes, pyyaml_tag, resolve_plain
 from fusion_helm.kio.write import dump, libyaml_dump
 from tests.support import TRICKY_STRINGS
 
@@ -46,3 +47,41 @@ def test_the_writer_writes_what_libyaml_writes() -> None:
         assert dump(data) == libyaml_dump(data), data
         compared += 1
     assert compared == 20_000
+
+
+def pyyaml_words() -> list[str]:
+    """Every case of every word PyYAML's resolvers know, each with a character more and less."""
+    words = ["yes", "no", "true", "false", "on", "off", "null", "y", "n", "~", "<<", "=", ".inf", ".nan", "-.inf"]
+    cases = {variant for word in words
+             for variant in (word, word.upper(), word.capitalize(), word.swapcase(), word + "s", word[:-1])}
+    return sorted(cases)
+
+
+PYYAML_ALONE = ["190:20:30", "-1:20", "1:20:30.5", "2001-12-14 21:59:43.10 -5", "2001-12-14t21:59:43 +1",
+                "2001-12-14\t21:59:43", "2001-12-14 21:59:43Z", "=", "!", "&", "*"]
+"""Strings PyYAML reads as another type and Go as a string: sexagesimal numbers, its timestamps, its
+value and YAML tags."""
+
+
+def test_a_string_pyyaml_reads_as_another_type_is_quoted() -> None:
+    """`pyyaml_tag` asks PyYAML's resolver only of strings one of its patterns could match (beyond the
+    words Go reads alike); over every string here it gives the resolver's own answer, and
+    `needs_quotes` quotes every string that answer retypes."""
+    import yaml
+
+    resolver = yaml.resolver.Resolver()
+    rng = random.Random(7)
+    number_like = ("".join(rng.choice("0123456789_.:+-eEbxabcdefABCDEFTtZ \tGim") for _ in range(rng.randint(0, 12)))
+                   for _ in range(20_000))
+    texts = [*TRICKY_STRINGS, *WORDS, *pyyaml_words(), *(random_text(rng) for _ in range(20_000)),
+             *(rng.choice("0123456789+-.") + text for text in number_like),
+             *PYYAML_ALONE, "0b1_0", "1_000", "2001-12-14", "+.5", "-1_2.3e+4", "0x_1F"]
+    quoted_by_pyyaml_alone = []
+    for text in texts:
+        tag = resolver.resolve(yaml.ScalarNode, text, (True, False))
+        assert pyyaml_tag(text) == tag, text
+        other_type = tag != "tag:yaml.org,2002:str"
+        assert needs_quotes(text) or not other_type, text
+        if other_type and resolve_plain(text)[0] == "str":
+            quoted_by_pyyaml_alone.append(text)
+    assert set(PYYAML_ALONE) <= set(quoted_by_pyyaml_alone)

@@ -1,7 +1,5 @@
 """Standard-stream transport shared by the command-line tools: read input, report errors."""
 
-from __future__ import annotations
-
 import sys
 
 from fusion_helm.limits import MAX_INPUT_BYTES

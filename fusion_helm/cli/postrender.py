@@ -5,8 +5,6 @@ to import than the rest of a small render), and the pipeline loads the model and
 when the stream has something for them.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -86,7 +84,7 @@ def _usage_error(message: str) -> int:
     return 2
 
 
-def main() -> NoReturn:
+def main() -> "NoReturn":
     """Run, then leave without tearing the interpreter down: its modules and the stream's objects are
     freed by the exit itself, a few milliseconds sooner, on every helm call."""
     status = run()

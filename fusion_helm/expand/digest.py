@@ -3,8 +3,6 @@ when they change, what carries them changes, and the pods restart."""
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -13,10 +11,10 @@ if TYPE_CHECKING:
 
 def _sha256() -> Callable[[bytes], Any]:
     """CPython's own SHA-256 (_sha256, _sha2 from 3.12) where it has one: hashlib loads OpenSSL, a
-    start-up cost on every helm call."""
+    start-up cost on every helm call. (``__import__``: importlib is a start-up cost too.)"""
     for module in ("_sha256", "_sha2", "hashlib"):
         try:
-            return importlib.import_module(module).sha256  # type: ignore[no-any-return]
+            return __import__(module).sha256  # type: ignore[no-any-return]
         except ImportError:
             continue
     raise ImportError("no SHA-256")

@@ -7,8 +7,6 @@ modules import only the standard library until a filter is called: the pipeline 
 every stream, including those with nothing to expand.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol

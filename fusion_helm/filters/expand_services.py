@@ -1,7 +1,5 @@
 """Each InferenceService is followed by the objects that serve it; other documents pass through."""
 
-from __future__ import annotations
-
 from fusion_helm.kinds import API_GROUP, INFERENCE_SERVICE
 
 TYPE_CHECKING = False
@@ -11,10 +9,10 @@ if TYPE_CHECKING:
 
 
 class ExpandServices:
-    def claims(self, chunk: Chunk) -> bool:
+    def claims(self, chunk: "Chunk") -> bool:
         return chunk.could_hold(INFERENCE_SERVICE, API_GROUP)
 
-    def __call__(self, documents: list[Document]) -> list[Document]:
+    def __call__(self, documents: "list[Document]") -> "list[Document]":
         from fusion_helm.expand import expand
         from fusion_helm.filters.expansions import Expansion, place
         from fusion_helm.kio.document import about

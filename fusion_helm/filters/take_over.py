@@ -2,8 +2,6 @@
 an InferenceService would be: one LeaderWorkerSet per replica (layout replica) or the one kept whole
 (layout role), and a PodGroup for a multi-node one."""
 
-from __future__ import annotations
-
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
 from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
@@ -20,16 +18,16 @@ class TakeOver:
     the options' layout unless one's ``fusioninfer.io/layout`` annotation names another. Those the
     expansion made (labelled with a service) are never taken over again."""
 
-    def __init__(self, options: Options | None = None) -> None:
+    def __init__(self, options: "Options | None" = None) -> None:
         """OPTIONS None: the defaults, annotated LeaderWorkerSets only, in the first layout."""
         self.every_one = options is not None and options.take_over_every_leader_worker_set
         self.layout = options.take_over_layout if options is not None else TAKE_OVER_LAYOUTS[0]
         self._words = () if self.every_one else (TAKE_OVER_ANNOTATION,)
 
-    def claims(self, chunk: Chunk) -> bool:
+    def claims(self, chunk: "Chunk") -> bool:
         return chunk.could_hold(LEADER_WORKER_SET, *self._words)
 
-    def __call__(self, documents: list[Document]) -> list[Document]:
+    def __call__(self, documents: "list[Document]") -> "list[Document]":
         from fusion_helm.convert.leader_worker_set import parse_leader_worker_set
         from fusion_helm.expand import expand
         from fusion_helm.filters.expansions import Expansion, place
@@ -50,7 +48,7 @@ class TakeOver:
         _check_selectors(documents, renamed)
         return place(documents, expansions)
 
-    def _taken(self, document: Document) -> bool:
+    def _taken(self, document: "Document") -> bool:
         return document.could_be(LEADER_WORKER_SET, *self._words) \
             and document.kind == LEADER_WORKER_SET \
             and document.head.get("apiVersion") == LEADER_WORKER_SET_API_VERSION \
@@ -58,7 +56,7 @@ class TakeOver:
             and (self.every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true")
 
 
-def _check_selectors(documents: list[Document], taken: set[tuple[str | None, str]]) -> None:
+def _check_selectors(documents: "list[Document]", taken: set[tuple[str | None, str]]) -> None:
     """A Service selecting a LeaderWorkerSet TAKEN over in the replica layout by its name would select
     nothing: LWS labels the pods with the per-replica LeaderWorkerSets' names. (In the role layout the
     LeaderWorkerSet keeps its name, and its pods their label.)"""

@@ -5,15 +5,13 @@ expanded; one a reader gave as data (a ResourceList's item) and one generated ar
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import Enum
 from functools import cached_property
 
 from fusion_helm.errors import InvalidSpec, clip
 from fusion_helm.kio.construct import ReadError, compose, construct, head, head_of_data, unreadable
 from fusion_helm.kio.libyaml import yaml
-from fusion_helm.kio.stream import Chunk, disguises, split
+from fusion_helm.kio.stream import Chunk, split
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -92,10 +90,11 @@ class Document:
     def could_match(self, words: re.Pattern[str] | tuple[str, ...]) -> bool:
         """False when no value of the document can hold any of WORDS (or match them): then it need not be
         parsed for them."""
-        if self.raw is None:
+        if self.chunk is None:
             return True
-        found = any(word in self.raw for word in words) if isinstance(words, tuple) else words.search(self.raw)
-        return bool(found) or disguises(self.raw)
+        text = self.chunk.text
+        found = any(word in text for word in words) if isinstance(words, tuple) else words.search(text)
+        return bool(found) or self.chunk.disguises
 
     @property
     def kind(self) -> str | None:
@@ -137,15 +136,18 @@ class Document:
         return Document(obj=obj, source=self.source)
 
 
-@contextmanager
-def about(document: Document) -> Iterator[None]:
+class about:  # named as the function it was; a class, as contextlib costs start-up time
     """An InvalidSpec raised within is about DOCUMENT, unless it already names the document it is about."""
-    try:
-        yield
-    except InvalidSpec as error:
-        if error.subject is None:
-            error.subject = document
-        raise
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, InvalidSpec) and error.subject is None:
+            error.subject = self.document
 
 
 def read_documents(text: str | list[Chunk]) -> list[Document]:

@@ -1,7 +1,11 @@
-"""PyYAML — for its bindings to libyaml — imported without compiling what only its pure-Python reader
-uses: ``yaml.reader.Reader.NON_PRINTABLE``, a character class over nearly all of Unicode, takes more
-than half of what importing PyYAML costs, on every post-render, and libyaml never needs it. It is
-compiled the first time anything does use it."""
+"""PyYAML — for its bindings to libyaml — imported without compiling its regular expressions.
+
+PyYAML compiles them as it is imported: its pure-Python reader's ``NON_PRINTABLE`` (a character class
+over nearly all of Unicode, more than half of what importing PyYAML costs), the constructor's
+timestamp and the resolver's implicit types. Reading, we resolve plain scalars ourselves and libyaml
+never needs the reader; writing, the resolver's patterns are asked only of the scalars libyaml lays
+out. So each is compiled the first time anything uses it, not on every post-render.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,6 @@ import re
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-_NON_PRINTABLE_START = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-"
 
 
 class _Deferred:
@@ -30,13 +32,11 @@ class _Deferred:
 _compile = re.compile
 
 
-def _compile_unless_non_printable(pattern: Any, flags: int = 0) -> Any:
-    if isinstance(pattern, str) and pattern.startswith(_NON_PRINTABLE_START):
-        return _Deferred(pattern, flags)
-    return _compile(pattern, flags)
+def _deferred(pattern: Any, flags: int = 0) -> Any:
+    return _Deferred(pattern, flags) if isinstance(pattern, str) else _compile(pattern, flags)
 
 
-re.compile = _compile_unless_non_printable
+re.compile = _deferred
 try:
     import yaml
     from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode

@@ -10,9 +10,12 @@ parsed, event by event, and only until it is too deep.
 
 from __future__ import annotations
 
+import re
+
 from fusion_helm.kio.libyaml import yaml
 
 _INDICATORS = ("-", "?", ":")
+_BRACKETS = re.compile(r"[][{}]")
 _LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 """libyaml's error where it refuses to nest further (its scanner may reach that depth before the
 parser hands out the events that would cross ours)."""
@@ -55,7 +58,7 @@ def _upper_bound(text: str, limit: int) -> int:
 
 def _flow_depth(text: str) -> int:
     depth = deepest = 0
-    for char in text:
+    for char in _BRACKETS.findall(text):
         if char in "[{":
             depth += 1
             deepest = max(deepest, depth)

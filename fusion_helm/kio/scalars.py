@@ -49,7 +49,13 @@ _YAML12 = (r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-
 _YAML12_WORDS = frozenset({"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE"})
 _PYYAML = yaml.resolver.Resolver()
 """PyYAML's own rule (YAML 1.1 with sexagesimal numbers, and timestamps by their shape alone)."""
-_PYYAML_STR = "tag:yaml.org,2002:str"
+PYYAML_STR = "tag:yaml.org,2002:str"
+_PYYAML_TAG_WORDS = frozenset("=!&*")
+"""PyYAML's value and YAML tags: each the one character alone."""
+_PYYAML_NUMBER_START = frozenset("+-.0123456789")
+_PYYAML_NUMBER_CHARACTERS = frozenset("0123456789_.:+-eETtZ \t")
+"""Every character of PyYAML's decimal, sexagesimal and float numbers and its timestamps (a binary or
+hexadecimal number has more after its 0b or 0x; ``.inf`` and ``.nan`` are words Go reads alike)."""
 
 
 def resolve_plain(text: str) -> tuple[str, object]:
@@ -140,5 +146,25 @@ def needs_quotes(text: str) -> bool:
         return True
     if could_be_number(text) and re.fullmatch(_YAML12, text):  # a number to a YAML 1.2 reader
         return True
+    return pyyaml_tag(text) != PYYAML_STR
+
+
+def pyyaml_tag(text: str) -> str:
+    """The tag PyYAML's resolver gives TEXT written plain. Its patterns, compiled on first use, are
+    asked only where one could match: it reads another type than Go's reader does only in the shapes
+    of its numbers and timestamps and in its value and YAML tags; from any other first character, only
+    in the words of its booleans, nulls and merge key, each of which Go reads as that type too."""
+    if resolve_plain(text)[0] == STR and not _pyyaml_may_retype(text):
+        return PYYAML_STR
     tag: str = _PYYAML.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
-    return tag != _PYYAML_STR
+    return tag
+
+
+def _pyyaml_may_retype(text: str) -> bool:
+    if text in _PYYAML_TAG_WORDS:
+        return True
+    if text[:1] not in _PYYAML_NUMBER_START:
+        return False
+    if text.lstrip("+-")[:2] in ("0b", "0x"):
+        return True
+    return text.count(".") <= 1 and _PYYAML_NUMBER_CHARACTERS.issuperset(text)

@@ -6,8 +6,6 @@ with ``...``, right after that line. Line breaks are LF, CRLF, CR, NEL, U+2028 o
 counts them; the parse of each document checks the rest.
 """
 
-from __future__ import annotations
-
 BREAKS = "\n\r\x85\u2028\u2029"
 _TOKEN_END = " \t" + BREAKS
 _ESCAPED = "xuU" + BREAKS
@@ -15,22 +13,32 @@ _TAGS = ("!!binary", "tag:yaml.org,2002:", "%TAG")
 """An escape that writes a letter (\\x, \\u, \\U) or joins two lines of a double-quoted scalar, and
 base64 under a binary tag however that tag is written: text through which a scalar's letters may be
 other than its characters. (Other escapes, folding and quoting cannot make a word.)"""
+_ESCAPE_PAIRS = tuple("\\" + letter for letter in _ESCAPED)
 SOURCE = "# Source: "
 
 
 class Chunk:
     """One document's text, and where it stands in the stream (1-based position and first line)."""
 
-    __slots__ = ("first_line", "position", "text")
+    __slots__ = ("_disguises", "first_line", "position", "text")
 
     def __init__(self, text: str, position: int, first_line: int) -> None:
         self.text, self.position, self.first_line = text, position, first_line
+        self._disguises: bool | None = None
 
     def could_hold(self, *words: str) -> bool:
         """False when no value of the document can be any of WORDS (each must then appear as written),
         so it need not be parsed for them."""
         text = self.text
-        return all(word in text for word in words) or disguises(text)
+        return all(word in text for word in words) or self.disguises
+
+    @property
+    def disguises(self) -> bool:
+        """Whether a scalar of the document may hold letters not written out as they are (asked of
+        every document by every filter: the scan is kept)."""
+        if self._disguises is None:
+            self._disguises = disguises(self.text)
+        return self._disguises
 
     @property
     def source(self) -> str | None:
@@ -106,6 +114,8 @@ def disguises(text: str) -> bool:
     """Whether TEXT may hold a scalar whose letters are not written out as they are."""
     if any(tag in text for tag in _TAGS):
         return True
+    if not any(pair in text for pair in _ESCAPE_PAIRS):  # most texts: no pair to tell apart
+        return False
     at = text.find("\\")
     while at >= 0:
         if at + 1 < len(text) and text[at + 1] in _ESCAPED:

@@ -11,7 +11,7 @@ string is rendered by libyaml once and remembered; a differential test holds the
 from __future__ import annotations
 
 from fusion_helm.kio.libyaml import yaml
-from fusion_helm.kio.scalars import needs_quotes
+from fusion_helm.kio.scalars import needs_quotes, pyyaml_tag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +30,12 @@ class _Dumper(yaml.CSafeDumper):
     # Generated objects share sub-structures; write them out in full rather than as YAML aliases.
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        # PyYAML's answer, without compiling its patterns where none can match
+        if kind is yaml.ScalarNode and implicit[0] and isinstance(value, str):
+            return pyyaml_tag(value)
+        return super().resolve(kind, value, implicit)  # type: ignore[no-any-return,no-untyped-call]
 
 
 def _represent_str(dumper: _Dumper, text: str) -> yaml.Node:

@@ -1,8 +1,6 @@
 """The labels the expansion puts on generated objects and their pods, and what they say (standard
 library only: the status hook reads them inside a stock Python image)."""
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # collections.abc costs 2 ms to import, and the start-up path reads these labels
     from collections.abc import Mapping
@@ -27,17 +25,17 @@ LABEL_SET_ROLE = "disaggregatedset.x-k8s.io/role"
 """The DisaggregatedSet and its role, on the LeaderWorkerSets and pods it makes."""
 
 
-def one_per_replica(lws_labels: Mapping[str, str]) -> bool:
+def one_per_replica(lws_labels: "Mapping[str, str]") -> bool:
     """A LeaderWorkerSet of ours from the replica layout (one per replica) carries its replica's index;
     one from the role layout (a role's groups) does not."""
     return LABEL_REPLICA_INDEX in lws_labels
 
 
-def replica_index(pod_labels: Mapping[str, str]) -> str | None:
+def replica_index(pod_labels: "Mapping[str, str]") -> str | None:
     """A pod's replica: our index in the replica layout, LWS's group index in the others."""
     return pod_labels.get(LABEL_REPLICA_INDEX, pod_labels.get(LABEL_GROUP_INDEX))
 
 
-def revision(labels: Mapping[str, str]) -> str:
+def revision(labels: "Mapping[str, str]") -> str:
     """The DisaggregatedSet revision a LeaderWorkerSet or pod is of ("" outside one)."""
     return labels.get(LABEL_REVISION, "")
