@@ -137,3 +137,21 @@ SCALARS = SPECIAL + generated_scalars(3000)
 TRICKY_STRINGS = [*SCALARS, "a: b", "- x", "#x", "x #y", " lead", "trail ", "multi\nline", "tab\there", "'q'", '"d"',
                   "\u2028", "a\u2028b", "\x85", "é", "😀", "{x}", "[x]", "@x", "`x", "!x", "&x", "*x", "%x", "|", ">",
                   "? x", "---", "...", "--- x", "x\n---\ny", "\ufeffbom", "\\", "a\\nb", "\x7f", "\t"]
+
+
+def hook_objects(helm: Helm, *values: Path, post_render: bool = False,
+                 extra: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    """The chart's hook objects for VALUES, by ``kind/name``."""
+    out = helm.template(*values, hooks=True, post_render=post_render, extra=extra).stdout
+    docs = [doc for doc in yaml.safe_load_all(out) if doc and "helm.sh/hook" in doc["metadata"].get("annotations", {})]
+    return {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
+
+
+def check_args(helm: Helm, values: Path) -> list[str]:
+    """The check Job's arguments as the chart renders them for VALUES, but the CRD's fields (a file of
+    the Job's volume, beside the script there: always given, as the served CRD must be the chart's or
+    newer)."""
+    job = next(o for key, o in hook_objects(helm, values).items() if key.endswith("-check"))
+    args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["--crd-fields", "crd-fields.json"]
+    return args[2:]

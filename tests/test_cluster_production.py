@@ -15,6 +15,7 @@ from tests.cluster import ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.builds import shared_crd
 from tests.helm import CHART, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
+from tests.support import check_args
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
 PICKER = "qwen-pd-router-epp"
@@ -72,17 +73,6 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
             assert 'restricted:latest' in message and "runAsNonRoot" in message, message
     finally:
         kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-
-
-def check_args(helm: Helm, values: Path) -> list[str]:
-    """The check Job's arguments as the chart renders them for VALUES, but the CRD's fields (a file of
-    the Job's volume, beside the script there)."""
-    out = helm.run("template", "svc", CHART, "-f", values, "--show-only", "templates/hooks.yaml").stdout
-    [job] = [o for o in yaml.safe_load_all(out)
-             if o and o["kind"] == "Job" and o["metadata"]["name"].endswith("-check")]
-    args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args[:2] == ["--crd-fields", "crd-fields.json"]
-    return args[2:]
 
 
 def test_pod_monitors_need_their_api_and_apply_as_rendered(

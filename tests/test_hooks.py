@@ -14,16 +14,10 @@ import yaml
 
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
+from tests.support import check_args, hook_objects
 
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
 HOOK_IMAGE = "python:3.12-alpine@sha256:6d43704baacd1bfbe7c295d7f13079d5d8104ed33568873133f8fc69980419df"
-
-
-def hook_objects(helm: Helm, *values: Path, post_render: bool = False,
-                 extra: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
-    out = helm.template(*values, hooks=True, post_render=post_render, extra=extra).stdout
-    docs = [doc for doc in yaml.safe_load_all(out) if doc and "helm.sh/hook" in doc["metadata"].get("annotations", {})]
-    return {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
 
 
 def mount(objects: dict[str, dict[str, Any]], job: str, into: Path) -> list[str]:
@@ -102,13 +96,6 @@ def test_the_hook_image_is_pinned_by_digest_and_can_be_replaced(helm: Helm) -> N
 def test_hooks_can_be_turned_off(helm: Helm) -> None:
     out = helm.template(STORY4, hooks=True, extra=("--set", "hooks.enabled=false")).stdout
     assert "helm.sh/hook" not in out
-
-
-def check_args(helm: Helm, values: Path) -> list[str]:
-    job = next(o for key, o in hook_objects(helm, values).items() if key.endswith("-check"))
-    args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args[:2] == ["--crd-fields", "crd-fields.json"]  # always: the served CRD is the chart's or newer
-    return args[2:]
 
 
 def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Helm, tmp_path: Path) -> None:
