@@ -3,7 +3,8 @@
 A reader makes Documents (Helm's stream: ``kio.document.read_documents``; a ResourceList:
 ``kio.resource_list``), the filters transform them in turn, a writer writes them. A stream none of
 whose documents any filter claims passes as it is, without loading the model or a YAML library: most
-charts a post-renderer sees in a Helm pipeline have nothing for it.
+charts a post-renderer sees in a Helm pipeline have nothing for it. Of Helm's stream, only the filters
+that claim one of its documents run (no filter makes what a later one claims).
 """
 
 from fusion_helm.kio.stream import split
@@ -39,8 +40,8 @@ def render(text: str, options: "Options | None" = None) -> str:
     """Expand every InferenceService (and taken-over LeaderWorkerSet) in a multi-document stream;
     raises InvalidSpec on bad input."""
     chunks = split(text)
-    steps = filters(options)
-    if not any(step.claims(chunk) for chunk in chunks for step in steps):
+    steps = [step for step in filters(options) if any(step.claims(chunk) for chunk in chunks)]
+    if not steps:
         return text
     from fusion_helm.collector import paused
     from fusion_helm.kio.document import read_documents, write_documents

@@ -74,6 +74,15 @@ def test_take_over_claims_and_takes_what_the_options_say(options: Options, annot
     assert names == (["w", "w-group-0", "w-group-1"] if taken else ["w"])
 
 
+@pytest.mark.parametrize("layout", ["replica", "role"])
+def test_what_a_filter_makes_no_later_filter_claims(layout: str) -> None:
+    """Why the pipeline runs only the filters that claim a document of Helm's stream: what taking over
+    makes, expanding services never claims."""
+    out = TakeOver(Options(take_over_layout=layout))(stream(lws(size=3)))
+    made = [document.obj for document in out if document.generated]
+    assert made and not any(claimed(ExpandServices(), obj) for obj in made)
+
+
 def test_take_over_keeps_one_whole_in_the_role_layout() -> None:
     out = TakeOver(Options(take_over_layout="role"))(stream(lws()))
     assert kinds_and_names(out) == [("PodGroup", "w", Origin.GENERATED), ("LeaderWorkerSet", "w", Origin.GENERATED)]

@@ -13,9 +13,7 @@ from __future__ import annotations
 from fusion_helm.collector import paused
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang
-from fusion_helm.expand.autoscaling import horizontal_pod_autoscalers
 from fusion_helm.expand.conformance import check_objects
-from fusion_helm.expand.disaggregated_set import disaggregated_set
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_sets, role_blueprint
 from fusion_helm.expand.names import check_collisions, check_name_lengths
 from fusion_helm.expand.pods import role_templates
@@ -46,13 +44,20 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     _check_sizes(service, blueprints)
     requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}
     objects = gang.pod_groups(service, plan, requests)
+    # The modules of a layout or feature a service does not use are not loaded: a post-renderer starts
+    # on every helm call.
     if service.layout is Layout.DISAGGREGATED:
+        from fusion_helm.expand.disaggregated_set import disaggregated_set
+
         objects.append(disaggregated_set(service, blueprints))
     for role in service.roles:
         objects += leader_worker_sets(service, role, blueprints[role.name], plan)
-        objects += horizontal_pod_autoscalers(service, role)
+        if role.autoscaling is not None:
+            from fusion_helm.expand.autoscaling import horizontal_pod_autoscalers
+
+            objects += horizontal_pod_autoscalers(service, role)
     if service.router is not None:
-        from fusion_helm.expand.router import router_objects  # seven modules most services never need
+        from fusion_helm.expand.router import router_objects
 
         objects += router_objects(service, service.router)
     if service.monitoring is not None:

@@ -10,11 +10,13 @@ from fusion_helm.labels import (
     LABEL_ROLE_NAME,
     LABEL_SERVICE,
 )
-from fusion_helm.model import ComponentType, InferenceService, Role, Router
+from fusion_helm.model import ComponentType, InferenceService, Role
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from fusion_helm.model import Router
 
 PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
 

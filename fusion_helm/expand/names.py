@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.model import InferenceService, Layout, Role, Router
+from fusion_helm.model import InferenceService, Layout, Role
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    pass
+    from fusion_helm.model import Router
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""

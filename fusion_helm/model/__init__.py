@@ -15,17 +15,39 @@ from fusion_helm.model.inference_service import (
     is_inference_service,
     parse_inference_service,
 )
-from fusion_helm.model.monitoring import POD_MONITOR_API_VERSION, PodMonitoring
-from fusion_helm.model.router import (
-    Criticality,
-    PickerGeneration,
-    PoolAPI,
-    Router,
-    Scorer,
-    ServedModel,
-    TargetModel,
-    WeightedScorer,
-)
+
+# The router's and the monitors' models are loaded when first asked for: most services have neither,
+# and a post-renderer starts on every helm call.
+_LAZY = {"POD_MONITOR_API_VERSION": "monitoring", "PodMonitoring": "monitoring", **dict.fromkeys(
+    ("Criticality", "PickerGeneration", "PoolAPI", "Router", "Scorer", "ServedModel", "TargetModel",
+     "WeightedScorer"), "router")}
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from fusion_helm.model.monitoring import POD_MONITOR_API_VERSION, PodMonitoring
+    from fusion_helm.model.router import (
+        Criticality,
+        PickerGeneration,
+        PoolAPI,
+        Router,
+        Scorer,
+        ServedModel,
+        TargetModel,
+        WeightedScorer,
+    )
+
+
+def __getattr__(name: str) -> "Any":
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fusion_helm.model' has no attribute {name!r}")
+    module = __import__(f"fusion_helm.model.{home}", fromlist=[name])
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "API_GROUP",

@@ -7,8 +7,6 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.metadata import check_dns_label, check_metadata
-from fusion_helm.model.monitoring import PodMonitoring, parse_monitoring
-from fusion_helm.model.router import Router, parse_router
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
     LWS_ROLLOUT_DEFAULTS,
@@ -24,6 +22,9 @@ from fusion_helm.records import EMPTY, record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from fusion_helm.model.monitoring import PodMonitoring
+    from fusion_helm.model.router import Router
 
 API_GROUP: str = api_source()["group"]
 API_VERSION = f"{API_GROUP}/{api_source()['version']}"
@@ -240,8 +241,16 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         priority_class_name=strategy.get("priorityClassName"),
         gang_schedule=gang_schedule,
         layout=layout,
-        monitoring=parse_monitoring(spec.get("monitoring"), where),
+        monitoring=_parse_monitoring(spec.get("monitoring"), where),
     )
+
+
+def _parse_monitoring(raw: Any, where: str) -> PodMonitoring | None:
+    if not raw:
+        return None
+    from fusion_helm.model.monitoring import parse_monitoring  # most services have none: not loaded for them
+
+    return parse_monitoring(raw, where)
 
 
 def _check_layout(layout: Layout, roles: tuple[Role, ...], router: Router | None, where: str) -> None:
@@ -316,6 +325,8 @@ def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> R
     if not serving:
         raise InvalidSpec(where, f"spec.roles[{positions[0]}]",
                           "a router needs a serving role to route to (worker, or prefiller and decoder)")
+    from fusion_helm.model.router import parse_router  # most services have none: not loaded for them
+
     disaggregated = is_disaggregated(raw["componentType"] for raw in raws)
     return parse_router(raws[positions[0]], positions[0], where, disaggregated)
 
