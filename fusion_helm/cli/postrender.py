@@ -9,7 +9,6 @@ import os
 import sys
 
 from fusion_helm.cli.io import InputError, fail, read_input
-from fusion_helm.errors import InvalidSpec
 from fusion_helm.kinds import TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
@@ -73,10 +72,18 @@ def run(argv: list[str] | None = None) -> int:
 
     try:
         output = render(read_input("-"), options)
-    except (InputError, InvalidSpec) as error:
+    except _refusals() as error:
         return fail(PROG, error)
     sys.stdout.write(output)
     return 0
+
+
+def _refusals() -> tuple[type[Exception], ...]:
+    """The errors reported in one line with exit status 1. An except clause names them only once
+    something is raised: a clean render never loads the errors module."""
+    from fusion_helm.errors import InvalidSpec
+
+    return InputError, InvalidSpec
 
 
 def _usage_error(message: str) -> int:

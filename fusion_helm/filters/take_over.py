@@ -2,9 +2,7 @@
 an InferenceService would be: one LeaderWorkerSet per replica (layout replica) or the one kept whole
 (layout role), and a PodGroup for a multi-node one."""
 
-from fusion_helm.errors import InvalidSpec
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
-from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +47,8 @@ class TakeOver:
         return place(documents, expansions)
 
     def _taken(self, document: "Document") -> bool:
+        from fusion_helm.labels import LABEL_SERVICE  # (here, not at the top: claims are asked at start-up)
+
         return document.could_be(LEADER_WORKER_SET, *self._words) \
             and document.kind == LEADER_WORKER_SET \
             and document.head.get("apiVersion") == LEADER_WORKER_SET_API_VERSION \
@@ -62,6 +62,9 @@ def _check_selectors(documents: "list[Document]", taken: set[tuple[str | None, s
     LeaderWorkerSet keeps its name, and its pods their label.)"""
     if not taken:
         return
+    from fusion_helm.errors import InvalidSpec
+    from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
+
     for document in documents:
         if not (document.could_be(LABEL_LWS_NAME) and document.could_be("Service")) or document.kind != "Service" \
                 or document.head.get("apiVersion") != "v1":
