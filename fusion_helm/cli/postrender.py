@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 PROG = "fusion-postrender"
+
 def _usage() -> str:
     from fusion_helm.options import LAYOUT_FLAG, TAKE_OVER_FLAG
 
