@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-fast lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
+.PHONY: demo test test-fast test-setup lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -19,12 +19,23 @@ demo: setup
 
 ## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1, cluster tests
 ## included (on the local control plane: the first run builds it, see docs/test-cluster.md)
-test: setup cluster-build lint
-	$(BIN)/pytest
+test: test-setup cluster-build lint
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest
 
 ## test-fast: linters and every test but those on the control plane (nothing to build but the helm binaries)
-test-fast: setup lint
-	$(BIN)/pytest -m "not cluster"
+test-fast: test-setup lint
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "not cluster"
+
+## test-setup: what the suite needs beyond setup, fetched before it runs, since inside its sandbox
+## (tests/sandbox.py) nothing but loopback is reachable: Go's YAML reader built, the wheel's dependencies
+## downloaded for the test that installs it into a fresh virtualenv
+WHEELS := $(CACHE)/wheels
+test-setup: setup $(WHEELS)/.downloaded
+	$(BIN)/python -m tests.goyaml
+
+$(WHEELS)/.downloaded: pyproject.toml | $(VENV)/.installed
+	$(BIN)/pip download --quiet --dest $(WHEELS) .
+	touch $@
 
 ## cluster-build: build etcd, Kubernetes, kwok, LWS and Volcano from the Go module proxy, into $(CACHE)/cluster
 cluster-build:
@@ -63,11 +74,12 @@ generate: setup
 	$(BIN)/python ci/chart_files.py
 	$(BIN)/python ci/chart_readme.py
 
-## dist: the release: the wheel and sdist (python -m build) and both charts' packages, into dist/
+## dist: the release: the wheel and sdist (python -m build) and both charts' packages, into dist/; built
+## with the virtualenv's pinned backend rather than one fetched for each build, so it runs offline (the tests)
 DIST ?= dist
 dist: setup
 	rm -rf $(DIST)
-	$(BIN)/python -m build --outdir $(DIST) .
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
 	$(HELM4) package charts/fusioninfer-crds charts/fusioninfer --destination $(DIST)
 	@ls -1 $(DIST)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections import defaultdict
@@ -15,7 +16,7 @@ import kubernetes
 import yaml
 
 from tests.controlplane import ControlPlane
-from tests.helm import CHART, CRD_CHART, Helm, values_args
+from tests.helm import CHART, CRD_CHART, Helm, fusion_helm, values_args
 
 T = TypeVar("T")
 
@@ -207,3 +208,27 @@ def volcano_decided(cluster: Cluster, namespace: str) -> bool:
         if status.get("phase") != "Running" and not unschedulable:
             return False
     return True
+
+
+def planned(manifest: list[dict[str, Any]], *cluster: str | Path) -> dict[str, Any]:
+    """`fusion-helm plan -o json` of the objects helm applied (one service), on the CLUSTER it is given
+    (``--gpus 64``, ``--topology FILE``)."""
+    result = fusion_helm("plan", "-", *cluster, "-o", "json", stdin=yaml.safe_dump_all(manifest))
+    [service] = json.loads(result.stdout)["services"]
+    return dict(service)
+
+
+def outcomes(service: dict[str, Any]) -> dict[str, str]:
+    """Replica → what the plan says of it: placed, waits or undecided."""
+    return {r["name"]: r["outcome"] for role in service["roles"] for r in role["replicas"]}
+
+
+def holds_to_plan(service: dict[str, Any], bound: set[str]) -> None:
+    """The replicas the scheduler bound are what the plan promised: every one it says is placed, none it
+    says waits, and of each role as many as it says (the undecided ones in whatever order came)."""
+    said = outcomes(service)
+    assert {name for name, outcome in said.items() if outcome == "placed"} <= bound, (said, bound)
+    assert not {name for name, outcome in said.items() if outcome == "waits"} & bound, (said, bound)
+    for role in service["roles"]:
+        count = sum(r["name"] in bound for r in role["replicas"])
+        assert role["placed"]["min"] <= count <= role["placed"]["max"], (role["name"], role["placed"], bound)

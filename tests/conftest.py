@@ -12,16 +12,41 @@ import pytest
 from fusion_helm.schemagen import upstream_crds as read_upstream_crds
 from tests.cluster import GPU_NODES, Cluster, install_crd_chart
 from tests.controlplane import set_gpu_nodes, start
-from tests.controlplane.builds import SHARED_CRDS
-from tests.goyaml import GoYAML, build
-from tests.helm import ROOT, Helm, make_helm
+from tests.controlplane.builds import COMPONENTS, SHARED_CRDS, binary, shared_crds
+from tests.goyaml import GoYAML, built
+from tests.helm import CACHE, ROOT, Helm, make_helm
 from tests.hook_kubelet import HookKubelet
 from tests.registry import Registry
+from tests.sandbox import LoopbackGuard, inside
 from tests.schemas import Validators
 
-CLUSTER_FIXTURES = frozenset({"cluster", "oci_registry"})
+WHEELS = CACHE / "wheels"
+"""The wheel's dependencies, downloaded by `make test-setup`."""
+CLUSTER_FIXTURES = frozenset({"cluster", "control_plane_build", "oci_registry"})
 """What only the local control plane's build provides: a test that uses one (itself or through another
 fixture) is a cluster test."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not inside():
+        raise pytest.UsageError(
+            "the suite runs in a sandbox of its own (tests/sandbox.py: loopback alone, and nothing it starts "
+            "outlives it): `make test`, `make test-fast`, or `.venv/bin/python -m tests.sandbox .venv/bin/pytest ...`")
+
+
+@pytest.fixture(scope="session")
+def network_guard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopbackGuard]:
+    """Fails the suite when anything it started tried to reach an address outside loopback: checked
+    after each test, and once more after the session's fixtures (the cluster) have stopped."""
+    guard = LoopbackGuard(tmp_path_factory.getbasetemp())
+    yield guard
+    guard.check()
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(network_guard: LoopbackGuard) -> Iterator[None]:
+    yield
+    network_guard.check()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -44,7 +69,7 @@ def helm4(tmp_path_factory: pytest.TempPathFactory) -> Helm:
 @pytest.fixture(scope="session")
 def go_yaml() -> GoYAML:
     """Go's sigs.k8s.io/yaml, as Helm and kubectl read YAML."""
-    return GoYAML(build())
+    return GoYAML(built())
 
 
 @pytest.fixture(scope="session")
@@ -88,6 +113,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 
 @pytest.fixture(scope="session")
+def control_plane_build() -> None:
+    """The control plane's binaries and manifests are built (for a test that starts a control plane of
+    its own); fails, naming `make cluster-build`, where they are not."""
+    for name in COMPONENTS:
+        binary(name)
+    shared_crds()
+
+
+@pytest.fixture(scope="session")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`make dist`: the wheel, the sdist and the chart packages."""
     out = tmp_path_factory.mktemp("dist")
@@ -102,7 +136,9 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
     [wheel] = dist.glob("*.whl")
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)
+    # its dependencies from the wheels `make test-setup` downloaded: no index is in the sandbox's reach
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--no-index", "--find-links", str(WHEELS),
+                    str(wheel)], check=True)
     return venv / "bin"
 
 

@@ -21,7 +21,10 @@ from tests.cluster import (
     bound_replicas,
     eventually,
     expected_pods,
+    holds_to_plan,
+    outcomes,
     owner,
+    planned,
     pods_by_lws,
     ready_pods,
     release,
@@ -31,7 +34,7 @@ from tests.cluster import (
 )
 from tests.controlplane import set_gpu_nodes
 from tests.controlplane.builds import SHARED_CRDS
-from tests.helm import CHART, VALUES, Helm, fusion_helm
+from tests.helm import CHART, VALUES, Helm
 from tests.scheduling_table import STORY4, TABLES
 
 STORIES = sorted(VALUES.glob("story*.yaml"))
@@ -93,14 +96,6 @@ def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
         assert [pg["spec"]["subGroupPolicy"] for pg in live] == [rendered["spec"]["subGroupPolicy"]]
 
 
-def planned(manifest: list[dict[str, Any]], gpus: int) -> tuple[str, set[str]]:
-    """What `fusion-helm plan` says of the objects helm applied."""
-    result = fusion_helm("plan", "-", "--gpus", str(gpus), "-o", "json", stdin=yaml.safe_dump_all(manifest))
-    [service] = json.loads(result.stdout)["services"]
-    replicas = [replica for role in service["roles"] for replica in role["replicas"]]
-    return service["state"], {replica["name"] for replica in replicas if replica["placed"]}
-
-
 @pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
 @pytest.mark.parametrize("level", sorted(TABLES))
 def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, level: str, gpus: int,
@@ -144,7 +139,10 @@ def deliver_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str,
             for task, members in by_replica.items():
                 assert len({bool(p.spec.node_name) for p in members}) == 1, f"replica {task} partly bound"
             assert bound == expected
-            assert planned(installed.manifest(), gpus) == (state, expected)
+            plan = planned(installed.manifest(), "--gpus", str(gpus))
+            assert plan["state"] == state
+            assert outcomes(plan) == {task: "placed" if task in expected else "waits" for task in outcomes(plan)}
+            holds_to_plan(plan, bound)
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)
 

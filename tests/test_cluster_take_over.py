@@ -1,6 +1,8 @@
 """A chart of plain LeaderWorkerSets, taken over by the post-renderer, installed and scaled up with real
 helm on the local control plane; `fusion-helm status --lws` reports it under its original name. In the
-role layout, LWS's own sample shape is kept whole: its Service still finds the leaders, its rollout rolls."""
+role layout, LWS's own sample shape is kept whole: its Service still selects the leaders, its rollout rolls.
+(The Service's EndpointSlices are not read: the test cluster's pods have loopback addresses, which the API
+server refuses in them; docs/test-cluster.md.)"""
 
 from __future__ import annotations
 
@@ -61,7 +63,6 @@ def test_a_leader_worker_set_kept_whole_keeps_its_service_and_rolls_out(cluster:
         assert {p.spec.scheduler_name for p in pods} == {"volcano"}
         leaders = {"sample-0", "sample-1", "sample-2"}
         assert selected_by_service(cluster, namespace, pods) == leaders
-        eventually("the Service's endpoints to be the leaders", lambda: endpoint_pods(cluster, namespace) == leaders)
 
         reported = eventually("LWS to report every group ready", lambda: lws_status(cluster, namespace, ready=3))
         assert (reported["name"], reported["status"]["replicas"]) == ("sample", 3)
@@ -74,8 +75,6 @@ def test_a_leader_worker_set_kept_whole_keeps_its_service_and_rolls_out(cluster:
         assert {owner(p) for p in rolled} == {"sample"}
         assert not {p.metadata.uid for p in rolled} & {p.metadata.uid for p in pods}
         assert selected_by_service(cluster, namespace, rolled) == leaders
-        eventually("the Service's endpoints to be the new leaders",
-                   lambda: endpoint_pods(cluster, namespace, {p.metadata.uid for p in rolled}) == leaders)
 
 
 def selected_by_service(cluster: Cluster, namespace: str, pods: list[kubernetes.client.V1Pod]) -> set[str]:
@@ -88,15 +87,6 @@ def selected_by_service(cluster: Cluster, namespace: str, pods: list[kubernetes.
     matching = {p.metadata.name for p in pods if selector.items() <= (p.metadata.labels or {}).items()}
     assert {p.metadata.name for p in listed} == matching
     return matching
-
-
-def endpoint_pods(cluster: Cluster, namespace: str, uids: set[str] | None = None) -> set[str]:
-    """The pods behind the Service's ready endpoints (only those of UIDS, when given)."""
-    slices = kubernetes.client.DiscoveryV1Api(cluster.api).list_namespaced_endpoint_slice(
-        namespace, label_selector="kubernetes.io/service-name=sample-leader").items
-    return {endpoint.target_ref.name for piece in slices for endpoint in piece.endpoints or []
-            if endpoint.conditions.ready and endpoint.target_ref
-            and (uids is None or endpoint.target_ref.uid in uids)}
 
 
 def lws_status(cluster: Cluster, namespace: str, ready: int) -> dict[str, Any] | None:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from fusion_helm.plan import place_all
+from fusion_helm.plan import place_all, place_replica
 from fusion_helm.plan.nodes import Nodes, Pod
-from fusion_helm.plan.services import State, read_services
+from fusion_helm.plan.report import to_tree
+from fusion_helm.plan.services import Outcome, State, read_services
 from tests.helm import VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 
@@ -22,11 +25,12 @@ def plan(stdin: str, *args: str, check: bool = True) -> subprocess.CompletedProc
 
 
 def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
+    """The service's state and the replicas placed in every order."""
     [service] = report["services"]
     replicas = [r for role in service["roles"] for r in role["replicas"]]
-    assert all(r["placed"] == all(p["node"] for p in r["pods"]) for r in replicas)
-    assert all(any(p["node"] for p in r["pods"]) == r["placed"] for r in replicas), "a replica partly placed"
-    return service["state"], {r["name"] for r in replicas if r["placed"]}
+    for r in replicas:
+        assert {bool(p["node"]) for p in r["pods"]} == {r["outcome"] == "placed"}, f"{r['name']}: nodes and outcome"
+    return service["state"], {r["name"] for r in replicas if r["outcome"] == "placed"}
 
 
 def story4_plans(helm: Helm, level: str, layout: str) -> dict[int, dict[str, Any]]:
@@ -39,7 +43,7 @@ def story4_plans(helm: Helm, level: str, layout: str) -> dict[int, dict[str, Any
 def without_pod_names(report: dict[str, Any]) -> list[Any]:
     """What the layouts share: per replica whether it is placed, required, its GPUs and pod count."""
     return [(service["name"], service["state"], [(role["name"], [
-        (r["name"], r["placed"], r["required"], r["gpus"], len(r["pods"])) for r in role["replicas"]])
+        (r["name"], r["outcome"], r["required"], r["gpus"], len(r["pods"])) for r in role["replicas"]])
         for role in service["roles"]]) for service in report["services"]]
 
 
@@ -116,12 +120,18 @@ def test_the_tree(helm: Helm) -> None:
     assert "    └── decode-1: waits for capacity (4 pods, 32 GPUs)" in out.splitlines()
 
 
-def test_a_service_without_gang_places_what_fits(helm: Helm) -> None:
+def test_a_service_without_gang_places_what_fits_in_the_scheduler_s_order(helm: Helm) -> None:
+    """Three one-pod replicas on two one-GPU nodes: two run, none of them named, as kube-scheduler
+    promises no order."""
     rendered = helm.template(VALUES / "story1-monolithic-qwen3-8b.yaml", post_render=False,
                              extra=("--set", "roles[0].replicas=3")).stdout
     report = json.loads(plan(rendered, "--nodes", "2", "--gpus-per-node", "1", "-o", "json").stdout)
-    assert report["services"][0]["gang"] is False
-    assert placed(report) == ("partial", {"inference-0", "inference-1"})
+    [service] = report["services"]
+    assert service["gang"] is False
+    assert placed(report) == ("partial", set())
+    assert [(r["outcome"], r["required"]) for r in service["roles"][0]["replicas"]] == [("undecided", False)] * 3
+    assert service["roles"][0]["placed"] == {"min": 2, "max": 2}
+    assert service["placedGPUs"] == {"min": 2, "max": 2}
 
 
 @pytest.mark.parametrize("args,message", [
@@ -143,7 +153,8 @@ def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(helm: Helm) -> 
     rendered = helm.template(VALUES / "topology-racks-deepseek-r1.yaml", post_render=False).stdout
     shown = fusion_helm("plan", "-", "--topology", VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml",
                         stdin=rendered).stdout
-    assert "inference-2: waits: fits in no HyperNode of tier rack with room" in shown
+    assert ("inference-2: placed or waits: 1 of inference-1, inference-2 placed, in the scheduler's order"
+            in shown)
     assert shown in doc
 
 
@@ -151,17 +162,19 @@ TOPOLOGY = VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml"
 
 
 def topology_plan(helm: Helm, values: Path, *settings: str, topology: Path = TOPOLOGY) -> dict[str, Any]:
+    """Replica → the HyperNode it lies within where placed in every order ("" where unbound), None where
+    it waits, "undecided"; and the service's HyperNode."""
     rendered = helm.template(values, post_render=False, extra=settings).stdout
     [service] = json.loads(fusion_helm("plan", "-", "--topology", topology, "-o", "json", stdin=rendered).stdout)[
         "services"]
-    return {r["name"]: r.get("within", "") if r["placed"] else None for role in service["roles"]
-            for r in role["replicas"]} | {"service": service.get("within")}
+    return {r["name"]: {"placed": r.get("within", ""), "waits": None}.get(r["outcome"], r["outcome"])
+            for role in service["roles"] for r in role["replicas"]} | {"service": service.get("within")}
 
 
 def test_plan_topology_binpacks_hard_bounds_and_falls_back_when_soft(helm: Helm, tmp_path: Path) -> None:
     racks = VALUES / "topology-racks-deepseek-r1.yaml"
-    assert topology_plan(helm, racks) == {"inference-0": "rack-0", "inference-1": "rack-1", "inference-2": None,
-                                          "service": None}
+    assert topology_plan(helm, racks) == {"inference-0": "rack-0", "inference-1": "undecided",
+                                          "inference-2": "undecided", "service": None}
     values = yaml.safe_load(racks.read_text())
     values["gangSchedule"]["networkTopology"] = {"mode": "soft"}
     (tmp_path / "soft.yaml").write_text(yaml.safe_dump(values))
@@ -236,3 +249,97 @@ def test_nodes_place_best_fit_and_all_or_nothing() -> None:
     before = dict(nodes.free)
     assert nodes.place([Pod("c", 8), Pod("d", 8)]) is None
     assert nodes.free == before, "a group that does not fit takes nothing"
+
+
+# What every order places: the scheduler tries the replicas beyond the minimum in an order it does not
+# promise; the plan must say exactly what holds in all of them.
+
+def expanded(values: dict[str, Any]) -> list[dict[str, Any]]:
+    from tests.builders import render as expand_spec
+
+    spec = {key: value for key, value in values.items() if key != "name"}
+    return list(expand_spec({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                             "metadata": {"name": values.get("name", "svc")}, "spec": spec}).values())
+
+
+def every_order(objects: list[dict[str, Any]], cluster: Callable[[], Nodes]) -> tuple[
+        dict[str, tuple[int, int]], dict[str, str]]:
+    """Each role's fewest and most replicas placed, and each replica's outcome, found by playing every
+    permutation of the replicas beyond the minimum (each tried once, placed whole where it fits)."""
+    [service] = read_services(objects)
+    counts: dict[str, list[int]] = {role.name: [] for role in service.roles}
+    placed_in: dict[str, int] = {replica.name: 0 for replica in service.replicas}
+    orders = list(itertools.permutations([r for r in service.replicas if not r.required]))
+    for order in orders:
+        nodes = cluster()
+        for replica in [r for r in service.replicas if r.required]:
+            assert place_replica(nodes, replica, None) is not None, "these cases' minimum fits"
+        placed = {r.name for r in service.replicas if r.required} | {
+            replica.name for replica in order if place_replica(nodes, replica, None) is not None}
+        for role in counts:
+            counts[role].append(sum(r.role == role and r.name in placed for r in service.replicas))
+        for name in placed:
+            placed_in[name] += 1
+    outcomes = {name: "placed" if times == len(orders) else "waits" if times == 0 else "undecided"
+                for name, times in placed_in.items()}
+    return {role: (min(found), max(found)) for role, found in counts.items()}, outcomes
+
+
+def competing_roles() -> list[dict[str, Any]]:
+    """Story 4 with three replicas a role: beyond the minimum (48 GPUs), 32 GPUs take both prefills or
+    one decode, as the order falls."""
+    values = yaml.safe_load(STORY4.read_text())
+    for role in values["roles"]:
+        role["replicas"] = 3
+    return expanded(values)
+
+
+def uneven_pods() -> list[dict[str, Any]]:
+    """Replicas of 3-GPU pods and of two 2-GPU pods on three 8-GPU nodes: best fit, fragments."""
+    from tests.builders import role
+    return expanded({"roles": [
+        role("prefill", "prefiller", replicas=4, resources={"limits": {"nvidia.com/gpu": "3"}}),
+        role("decode", "decoder", replicas=3, nodes=2, resources={"limits": {"nvidia.com/gpu": "2"}})]})
+
+
+def racks() -> list[dict[str, Any]]:
+    """The topology example: three replicas of three pods a rack each, on racks of 4, 4 and 2 nodes."""
+    return expanded(yaml.safe_load((VALUES / "topology-racks-deepseek-r1.yaml").read_text()))
+
+
+CASES = {
+    "competing roles": (competing_roles, lambda: Nodes.of(10, 8)),
+    "uneven pods": (uneven_pods, lambda: Nodes.of(3, 8)),
+    "racks": (racks, lambda: Nodes.of_hyper_nodes(yaml.safe_load_all(TOPOLOGY.read_text()), 8)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_plan_says_what_holds_in_every_order(case: str) -> None:
+    objects, cluster = CASES[case]
+    counts, outcomes = every_order(objects(), cluster)
+    [service] = place_all(objects(), cluster())
+    assert {role.name: role.placed for role in service.roles} == counts
+    assert {replica.name: replica.outcome.value for replica in service.replicas} == outcomes
+    assert "undecided" in outcomes.values(), "each case leaves the scheduler's order a choice"
+
+
+def test_roles_competing_for_room_each_get_a_range() -> None:
+    [service] = place_all(competing_roles(), Nodes.of(10, 8))
+    assert {role.name: role.placed for role in service.roles} == {"prefill": (1, 3), "decode": (1, 2)}
+    assert service.placed_gpus == (80, 80)
+    assert service.state is State.PARTIAL
+    tree = to_tree([service], 10, 8)
+    assert "deepseek-r1-disagg: partial (1-3 prefill + 1-2 decode of 3 prefill + 3 decode; 80 of 144 GPUs)" in tree
+    assert ("prefill-2: placed or waits: 0-2 of prefill-1, prefill-2 placed, in the scheduler's order "
+            "(2 pods, 16 GPUs)") in tree
+
+
+def test_beyond_the_orders_it_plays_the_plan_says_from_the_minimum_to_everything(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fusion_helm.plan.ORDERS_EXPLORED", 2)
+    [service] = place_all(competing_roles(), Nodes.of(10, 8))
+    assert {role.name: role.placed for role in service.roles} == {"prefill": (1, 3), "decode": (1, 3)}
+    assert service.placed_gpus == (48, 144)
+    assert {r.name for r in service.replicas if r.outcome is Outcome.UNDECIDED} == {
+        "prefill-1", "prefill-2", "decode-1", "decode-2"}

@@ -69,6 +69,11 @@ class Nodes:
         self.free = free
         return placed
 
+    def snapshot(self) -> tuple[int, ...]:
+        """The free GPUs as a key: per node in order, or without HyperNodes, where nodes differ only in
+        their free GPUs, as a multiset (two nodes swapped place the same)."""
+        return tuple(self.free.values()) if self.domains else tuple(sorted(self.free.values()))
+
     def bound(self, topology: Mapping[str, Any]) -> int | None:
         """The highest tier a hard TOPOLOGY allows (its tier number, or that of its tier name); None
         for soft, which falls back to any nodes."""

@@ -26,6 +26,16 @@ KINDS = ("PodGroup", "LeaderWorkerSet", "DisaggregatedSet", "HorizontalPodAutosc
 """What the preview reads (an autoscaled role is planned at its autoscaler's minimum)."""
 
 
+class Outcome(StrEnum):
+    """What becomes of a replica, in every order the scheduler may take the replicas in."""
+
+    PLACED = "placed"
+    WAITS = "waits"
+    UNDECIDED = "undecided"
+    """Placed in some orders, waiting in others: which of its role's replicas get the room is the
+    scheduler's order's choice."""
+
+
 class State(StrEnum):
     FULL = "full"
     PARTIAL = "partial"
@@ -47,6 +57,8 @@ class Replica:
     """Its subgroup's networkTopology."""
     domain: str | None = None
     """The HyperNode it was placed within, where its topology bounds it."""
+    outcome: Outcome = Outcome.WAITS
+    """Its pods have nodes only where PLACED: one placement the scheduler may choose."""
 
     @property
     def name(self) -> str:
@@ -54,7 +66,7 @@ class Replica:
 
     @property
     def placed(self) -> bool:
-        return all(pod.node is not None for pod in self.pods)
+        return self.outcome is Outcome.PLACED
 
     @property
     def gpus(self) -> int:
@@ -84,6 +96,8 @@ class PlannedRole:
     component_type: str
     replicas: tuple[Replica, ...]
     autoscaled: Autoscaled | None = None
+    placed: tuple[int, int] = (0, 0)
+    """How many of its replicas are placed: the fewest and the most, over every order."""
 
 @record
 class ServicePlan:
@@ -94,6 +108,8 @@ class ServicePlan:
     """The PodGroup's own networkTopology."""
     domain: str | None = None
     """The HyperNode its atomic minimum was placed within, where its topology bounds it."""
+    placed_gpus: tuple[int, int] = (0, 0)
+    """The GPUs of its placed replicas: the fewest and the most, over every order."""
 
     @property
     def replicas(self) -> list[Replica]:
@@ -101,11 +117,11 @@ class ServicePlan:
 
     @property
     def state(self) -> State:
-        pods = [pod for replica in self.replicas for pod in replica.pods]
-        placed = [pod for pod in pods if pod.node is not None]
-        if len(placed) == len(pods):
+        """Full when every replica is placed in every order, blocked when none is in any."""
+        outcomes = {replica.outcome for replica in self.replicas}
+        if outcomes <= {Outcome.PLACED}:
             return State.FULL
-        return State.PARTIAL if placed else State.BLOCKED
+        return State.BLOCKED if outcomes == {Outcome.WAITS} else State.PARTIAL
 
 def read_services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     """The services' replicas, unplaced. Later copies of an object replace earlier ones."""

@@ -15,7 +15,7 @@ CACHE = Path(os.environ.get("CLUSTER_CACHE", Path(os.environ.get(
 SHARED_CRDS = Path(os.environ.get("FUSION_SHARED_CRDS", ROOT.parent / "shared" / "crds"))
 
 # binary → the version it is built at
-_COMPONENT = {
+COMPONENTS = {
     "etcd": "ETCD", "kube-apiserver": "KUBERNETES", "kube-controller-manager": "KUBERNETES",
     "kube-scheduler": "KUBERNETES", "kubectl": "KUBERNETES", "kwok": "KWOK", "lws-controller": "LWS",
     "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO", "registry": "REGISTRY",
@@ -50,7 +50,7 @@ def shared_crd(filename: str) -> Path:
 
 
 def binary(name: str) -> Path:
-    path = CACHE / "bin" / f"{name}-{VERSIONS[_COMPONENT[name] + '_VERSION']}"
+    path = CACHE / "bin" / f"{name}-{VERSIONS[COMPONENTS[name] + '_VERSION']}"
     if not path.is_file():
         raise MissingBuild(path)
     return path

@@ -14,6 +14,13 @@ from tests.controlplane.builds import ROOT, binary, shared, shared_crd, shared_c
 from tests.controlplane.processes import TOKEN, ControlPlane, free_port, write_kubeconfig
 
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+POD_CIDR, NODE_IP = "127.244.0.1/16", "127.0.1.1"
+"""Where kwok takes pods' and nodes' addresses: inside 127.0.0.0/8, every address of which is this
+machine's own on Linux, so that whatever dials a pod (a picker scraping its endpoints, a sidecar, a probe)
+stays on the machine. (Loopback addresses are refused in Endpoints and EndpointSlices: nothing here
+relies on them, the pickers watch pods.)"""
+SERVICE_CIDR = "10.96.0.0/16"
+"""Service cluster IPs are allocated from here and never routed: nothing may dial one."""
 
 
 def openssl(*args: str | Path) -> None:
@@ -67,7 +74,7 @@ def apiserver(cp: ControlPlane) -> None:
         "--token-auth-file", pki / "tokens.csv", "--authorization-mode", "RBAC",
         "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
         "--service-account-key-file", pki / "sa.pub", "--service-account-signing-key-file", pki / "sa.key",
-        "--service-cluster-ip-range", "10.96.0.0/16", "--allow-privileged=true",
+        "--service-cluster-ip-range", SERVICE_CIDR, "--allow-privileged=true",
     ])
     cp.wait("kube-apiserver /readyz", lambda: cp.get("/readyz")[0] == 200, "kube-apiserver")
 
@@ -82,8 +89,10 @@ def controllers(cp: ControlPlane) -> None:
     cp.spawn("kube-controller-manager", [
         binary("kube-controller-manager"), *common, "--service-account-private-key-file", pki / "sa.key",
         "--root-ca-file", pki / "apiserver.crt", "--use-service-account-credentials=false",
-        # No cloud and no CNI: node IPAM and the cloud controllers have nothing to do.
-        "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle",
+        # No cloud and no CNI: node IPAM and the cloud controllers have nothing to do. Pods' loopback
+        # addresses are refused in Endpoints and EndpointSlices: their controllers would retry for ever.
+        "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle,-endpoints-controller,"
+                         "-endpointslice-controller,-endpointslice-mirroring-controller",
     ])
     cp.spawn("kube-scheduler", [binary("kube-scheduler"), *common])
     cp.wait("the default namespace and service account",
@@ -118,7 +127,7 @@ def kwok(cp: ControlPlane) -> None:
     cp.spawn("kwok", [
         binary("kwok"), "--kubeconfig", cp.kubeconfig, "--config", config, "--manage-all-nodes=false",
         "--manage-nodes-with-annotation-selector", f"{KWOK_NODE_ANNOTATION}=fake",
-        "--server-address", f"127.0.0.1:{free_port()}", "--cidr", "10.244.0.1/16", "--node-ip", "10.0.0.1",
+        "--server-address", f"127.0.0.1:{free_port()}", "--cidr", POD_CIDR, "--node-ip", NODE_IP,
         "--node-lease-duration-seconds", "40",
         # Pods so annotated are tests.hook_kubelet's to run (hook Jobs whose code really runs).
         "--disregard-status-with-annotation-selector", "kwok.x-k8s.io/status=custom",
