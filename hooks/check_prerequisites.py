@@ -30,6 +30,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,29 +75,51 @@ def serves(kube: Kube, group_version: str, resource: str) -> bool:
     return any(served.get("name") == resource for served in listed.get("resources") or [])
 
 
-API_GROUP, KIND, CRD_CHART = "fusioninfer.io", "InferenceService", "fusioninfer-crds"
+API_GROUP, KIND, PLURAL, CRD_CHART = "fusioninfer.io", "InferenceService", "inferenceservices", "fusioninfer-crds"
+SCHEMA_SETTLE = 10.0  # seconds
 UPGRADE_CRD = (f"helm upgrade --install {CRD_CHART} charts/{CRD_CHART} --take-ownership (Helm 4: and "
                "--server-side=true --force-conflicts; once per cluster, docs/lifecycle.md)")
 QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
 
 
-def crd_problem(kube: Kube, fields_file: str) -> str | None:
+def crd_problem(kube: Kube, fields_file: str, settle: float = SCHEMA_SETTLE) -> str | None:
     """Why the served InferenceService API cannot take this chart's service, or None: not served, or
     served by an older CRD (a field of the chart's missing from the served schema, which is readable
-    by every account as the API server publishes it)."""
+    by every account as the API server publishes it). The API server publishes a CRD's schema a moment
+    after discovery serves it, and a changed CRD's a moment after the change: a schema absent or short
+    of fields is read again for up to SETTLE seconds before it counts (a CRD chart installed just
+    before this release, as helmfile and docs/lifecycle.md do)."""
     wanted = json.loads((Path(__file__).parent / fields_file).read_text())
     version = wanted["version"]
-    served = kube.find(f"/openapi/v3/apis/{API_GROUP}/{version}")
-    if served is None:
+    if not serves(kube, f"{API_GROUP}/{version}", PLURAL):
         return f"the {KIND} API ({API_GROUP}/{version}) is not served: install its CRD: {UPGRADE_CRD}"
-    group = ".".join(reversed(API_GROUP.split(".")))
-    schema = ((served.get("components") or {}).get("schemas") or {}).get(f"{group}.{version}.{KIND}") or {}
-    missing = list(missing_fields(wanted["schema"], schema, ""))
+    deadline = time.monotonic() + settle
+    while True:
+        missing = served_schema_lacks(kube, wanted)
+        if missing == [] or time.monotonic() >= deadline:
+            break
+        time.sleep(0.5)
+    if missing is None:
+        return (f"the {KIND} API ({API_GROUP}/{version}) is served but its schema was not published within "
+                f"{settle:g} s, so its fields cannot be checked; try again, or upgrade its CRD: {UPGRADE_CRD}")
     if not missing:
         return None
     shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
     return (f"the served {KIND} CRD is older than this chart's: it lacks {shown}, which the API server would "
             f"drop from the service; upgrade it: {UPGRADE_CRD}")
+
+
+def served_schema_lacks(kube: Kube, wanted: dict[str, Any]) -> list[str] | None:
+    """The fields of WANTED's schema the published one lacks, or None while none is published."""
+    version = wanted["version"]
+    served = kube.find(f"/openapi/v3/apis/{API_GROUP}/{version}")
+    if served is None:
+        return None
+    group = ".".join(reversed(API_GROUP.split(".")))
+    schema = ((served.get("components") or {}).get("schemas") or {}).get(f"{group}.{version}.{KIND}")
+    if schema is None:
+        return None
+    return list(missing_fields(wanted["schema"], schema, ""))
 
 
 def missing_fields(wanted: dict[str, Any], served: dict[str, Any], path: str) -> Iterator[str]:

@@ -22,9 +22,9 @@ from tests.schemas import Validators
 
 WHEELS = CACHE / "wheels"
 """The wheel's dependencies, downloaded by `make test-setup`."""
-CLUSTER_FIXTURES = frozenset({"cluster", "control_plane_build", "oci_registry"})
-"""What only the local control plane's build provides: a test that uses one (itself or through another
-fixture) is a cluster test."""
+CLUSTER_FIXTURES = frozenset({"cluster", "control_plane_build", "oci_registry", "workspace"})
+"""What only `make cluster-build` provides (the control plane, the registry, the pipeline tools a
+workspace holds): a test that uses one (itself or through another fixture) is a cluster test."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,6 +15,7 @@ import datetime
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -62,22 +63,30 @@ class HookKubelet(threading.Thread):
             return [result for key, result in self.ran.items() if key.startswith(f"{namespace}/")]
 
     def run(self) -> None:
-        core = self.cluster.core
         while not self.done.is_set():
-            watch = kubernetes.watch.Watch()
-            for event in watch.stream(core.list_pod_for_all_namespaces, timeout_seconds=5):
-                pod = event["object"]
-                if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED":
-                    continue
-                key = f"{pod.metadata.namespace}/{pod.metadata.name}"
-                if pod.metadata.deletion_timestamp is not None:  # no kubelet confirms it: the runner does
-                    self._forget(pod)
-                elif pod.spec.node_name and key not in self.ran and (pod.status.phase or "Pending") == "Pending":
-                    with self.lock:
-                        self.ran[key] = subprocess.CompletedProcess([], -1, "", "running")
-                    threading.Thread(target=self._run_pod, args=(pod, key), daemon=True).start()
-                if self.done.is_set():
-                    watch.stop()
+            try:
+                self._watch()
+            except Exception as error:  # a watch broken off, a call refused: noted, and resumed as a kubelet does
+                with (self.workdir / "kubelet.log").open("a") as log:
+                    log.write(f"{_now()} {error!r}\n")
+                time.sleep(0.5)
+
+    def _watch(self) -> None:
+        """Five seconds of the pods' events (a watch without a resource version begins with every pod)."""
+        watch = kubernetes.watch.Watch()
+        for event in watch.stream(self.cluster.core.list_pod_for_all_namespaces, timeout_seconds=5):
+            pod = event["object"]
+            if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED":
+                continue
+            key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+            if pod.metadata.deletion_timestamp is not None:  # no kubelet confirms it: the runner does
+                self._forget(pod)
+            elif pod.spec.node_name and key not in self.ran and (pod.status.phase or "Pending") == "Pending":
+                with self.lock:
+                    self.ran[key] = subprocess.CompletedProcess([], -1, "", "running")
+                threading.Thread(target=self._run_pod, args=(pod, key), daemon=True).start()
+            if self.done.is_set():
+                watch.stop()
 
     def stop(self) -> None:
         self.done.set()

@@ -178,6 +178,9 @@ class RequestStream:
         self.process.wait(30)
         self.reader.join(30)
 
-    def failures(self, start: float, end: float) -> list[dict[str, Any]]:
+    def between(self, start: float, end: float) -> list[Answer]:
+        return [a for a in self.answers if start <= a.at <= end]
+
+    def failures(self, start: float, end: float) -> list[Answer]:
         """The answers between START and END that routed nowhere: an error, or an immediate response."""
-        return [a.answer for a in self.answers if start <= a.at <= end and "headers" not in a.answer]
+        return [a for a in self.between(start, end) if "headers" not in a.answer]

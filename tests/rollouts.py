@@ -9,6 +9,7 @@ count its rollout bounds.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import defaultdict
@@ -201,6 +202,12 @@ class PodTimeline(Watched):
     def snapshot(self) -> list[Moment]:
         with self.lock:
             return list(self.moments)
+
+
+def departures(moments: list[Moment], roles: set[str]) -> list[float]:
+    """When a revision stopped serving (lost its last Ready leader of one of ROLES)."""
+    return [now.at for before, now in itertools.pairwise(moments)
+            if before.serving(roles) - now.serving(roles)]
 
 
 def pairs(stream: RequestStream, timeline: PodTimeline, start: float, end: float

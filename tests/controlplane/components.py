@@ -75,6 +75,8 @@ def apiserver(cp: ControlPlane) -> None:
         "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
         "--service-account-key-file", pki / "sa.pub", "--service-account-signing-key-file", pki / "sa.key",
         "--service-cluster-ip-range", SERVICE_CIDR, "--allow-privileged=true",
+        # Its own address, 127.0.0.1, is refused in the kubernetes Service's Endpoints: nothing to reconcile.
+        "--endpoint-reconciler-type", "none",
     ])
     cp.wait("kube-apiserver /readyz", lambda: cp.get("/readyz")[0] == 200, "kube-apiserver")
 
