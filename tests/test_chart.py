@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from fusion_helm.schemagen import crd, values_schema
+from tests.goyaml import GoYAML
 from tests.helm import CHART, CRD, CRD_CHART, ROOT, VALUES, Helm
 
 EXAMPLES = sorted(path.name for path in VALUES.glob("*.yaml"))
@@ -124,3 +125,34 @@ def test_helm_refuses_a_strategy_of_neither_form_by_the_values_schema(helm: Helm
         result = helm.template(path, check=False)
         assert result.returncode != 0 and not result.stdout
         assert "strategy" in result.stderr, result.stderr
+
+
+# Release names Helm takes (DNS labels) that YAML reads, unquoted, as something other than a string.
+NOT_STRINGS_UNQUOTED = ["03", "1e3", "0x1f", "on", "no", "true", "null", "123"]
+
+
+@pytest.mark.parametrize("release", NOT_STRINGS_UNQUOTED)
+def test_every_name_namespace_and_label_is_a_string_whatever_the_release_is_named(
+        helm: Helm, go_yaml: GoYAML, release: str) -> None:
+    """Helm reads the rendered chart with Go's YAML reader; a release named 03 once made every
+    object's app.kubernetes.io/instance label the integer 3, which the post-renderer refused."""
+    rendered = helm.run("template", release, CHART, "--namespace", release, "-f", VALUES / "router-pd-qwen3-8b.yaml",
+                        "--post-renderer", "fusion-postrender")
+    documents = [d for d in rendered.stdout.split("\n---\n") if d.strip()]
+    hooks = helm.run("template", release, CHART, "--namespace", release, "-f", VALUES / "router-pd-qwen3-8b.yaml",
+                     "--show-only", "templates/hooks.yaml")
+    documents += [d for d in hooks.stdout.split("\n---\n") if d.strip()]
+    read = go_yaml.read(documents)
+    assert [r["error"] for r in read if r["error"]] == []
+    objects = [r["json"] for r in read if r["json"]]
+    assert len(objects) > 10
+    for obj in objects:
+        metadata = obj["metadata"]
+        where = f"{obj['kind']} {metadata.get('name')!r}"
+        assert isinstance(metadata["name"], str), where
+        assert all(isinstance(v, str) for v in (metadata.get("labels") or {}).values()), (where, metadata["labels"])
+        assert isinstance(metadata.get("namespace", ""), str), where
+        for subject in obj.get("subjects") or []:
+            assert isinstance(subject["name"], str) and isinstance(subject.get("namespace", ""), str), where
+    instances = {obj["metadata"]["labels"]["app.kubernetes.io/instance"] for obj in objects}
+    assert instances == {release}

@@ -3,13 +3,14 @@
 {{- default .Release.Name .Values.name -}}
 {{- end -}}
 
-{{/* Labels for every object of the release (never for pod templates: a changed label restarts pods). */}}
+{{/* Labels for every object of the release (never for pod templates: a changed label restarts pods),
+each quoted: a release named 03, on or 1e3 is a number or a boolean to YAML otherwise. */}}
 {{- define "fusioninfer.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ .Chart.Name | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 {{- end -}}
 
 {{/* Whether the post-renderer will gang-schedule the service, decided as fusion_helm/expand/gang.py
