@@ -86,13 +86,14 @@ CASES = {
         "document 2 (chart/templates/y.yaml): malformed YAML: did not find expected ',' or ']' "
         "(line 9 of the input)"),
     "shell-form command on a multi-node role": (
-        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
                                                        "command": ["sh", "-c"], "args": ["vllm serve m"]}]),
         "InferenceService qwen: spec.roles[1].template.spec.containers[0].command: a multi-node role needs "
-        "the server's command in exec form (a list of words), not a shell script: the leader runs it "
-        "after `ray start` and appends --distributed-executor-backend ray to it"),
+        "the server's command in exec form (a list of words), not a shell script: bootstrap ray starts it "
+        "with flags of its own (or set multinode.bootstrap custom and give the workers' template as "
+        "multinode.workerTemplate)"),
     "bad quantity": (
-        with_role_change("template.spec.containers", [{"name": "vllm", "image": "x",
+        with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
                                                        "resources": {"requests": {"cpu": "lots"}}}]),
         "InferenceService qwen: spec.roles[1].template.spec.containers[0].resources.requests.cpu: not a quantity: "
         "'lots'"),

@@ -30,7 +30,7 @@ def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | 
     if replicas is not None:
         out["replicas"] = replicas
     if nodes is not None:
-        out["multinode"] = {"nodeCount": nodes}
+        out["multinode"] = {"nodeCount": nodes, "bootstrap": "ray"}
     return out
 
 

@@ -59,7 +59,7 @@ def test_the_same_templates_as_the_role_layout(name: str) -> None:
     by_set = set_role(render(story4()), name)["spec"]["leaderWorkerTemplate"]
     by_role = render(story4(layout="role"))[f"LeaderWorkerSet/svc-{name}"]["spec"]["leaderWorkerTemplate"]
     assert by_set == by_role
-    assert by_set["leaderTemplate"]["spec"]["containers"][0]["args"][0].startswith("ray start --head")
+    assert by_set["leaderTemplate"]["spec"]["containers"][0]["command"][3] == "ray-leader"
     assert "readinessProbe" not in by_set["workerTemplate"]["spec"]["containers"][0]
 
 

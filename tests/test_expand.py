@@ -119,17 +119,15 @@ def test_zero_replicas_make_no_objects_for_the_role() -> None:
 def test_serving_command_comes_from_the_container_or_the_role() -> None:
     explicit = role("a", "worker", nodes=2, command=["python3", "-m", "vllm.entrypoints.openai.api_server"])
     custom = role("b", "worker", nodes=2)
-    custom["multinode"]["servingCommand"] = ["sglang", "serve"]
+    custom["multinode"]["servingCommand"] = ["my-vllm", "serve"]
     objects = render(service(explicit, custom))
 
     def leader_args(name: str) -> list[str]:
         template = objects[f"LeaderWorkerSet/{name}"]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
         return template["spec"]["containers"][0]["args"]
-    assert leader_args("svc-a-0") == ["ray start --head --port=6379 && python3 -m "
-                                      "vllm.entrypoints.openai.api_server --model m "
-                                      "--distributed-executor-backend ray"]
-    assert leader_args("svc-b-0") == ["ray start --head --port=6379 && sglang serve --model m "
-                                      "--distributed-executor-backend ray"]
+    assert leader_args("svc-a-0") == ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m",
+                                      "--distributed-executor-backend", "ray"]
+    assert leader_args("svc-b-0") == ["my-vllm", "serve", "--model", "m", "--distributed-executor-backend", "ray"]
 
 
 def test_expansion_does_not_modify_its_input() -> None:

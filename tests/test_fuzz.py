@@ -12,6 +12,8 @@ from tests.fuzz.__main__ import campaign
 from tests.fuzz.cases import case, seeds
 from tests.fuzz.oracle import judge
 
+IMAGE = "vllm/vllm-openai:v0.11.0"
+
 
 def test_a_short_campaign_breaks_no_invariant(capsys: pytest.CaptureFixture[str]) -> None:
     assert campaign(400, first_seed=900_000, jobs=1, failures=None, go_check=False) == 0, capsys.readouterr().out
@@ -75,7 +77,7 @@ def test_a_self_referential_anchor_gives_a_short_message() -> None:
 def test_a_kind_written_in_disguise_is_still_expanded() -> None:
     service = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "KIND", "metadata": {"name": "s"},
                "spec": {"roles": [{"name": "w", "componentType": "worker", "replicas": 2, "multinode": {"nodeCount": 2},
-                                   "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]}}
+                                   "template": {"spec": {"containers": [{"name": "c", "image": IMAGE}]}}}]}}
     for disguise in ('"Inference\\x53ervice"', "!!binary SW5mZXJlbmNlU2VydmljZQ==", '"Infer\\\n  enceService"'):
         out = render(yaml.safe_dump(service).replace("KIND", disguise))
         assert out.count("kind: LeaderWorkerSet") == 2, disguise

@@ -95,7 +95,8 @@ def test_the_helm4_file_annotation_is_copied_onto_generated_objects() -> None:
     service = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
                "metadata": {"name": "svc", "annotations": {annotation: "chart/templates/svc.yaml"}},
                "spec": {"roles": [{"name": "p", "componentType": "prefiller", "multinode": {"nodeCount": 2},
-                                   "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]}}
+                                   "template": {"spec": {"containers": [{"name": "c",
+                                                                         "image": "vllm/vllm-openai:v0.11.0"}]}}}]}}
     objects = [doc for doc in yaml.safe_load_all(postrender(yaml.safe_dump(service))) if doc]
     assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet"]
     for obj in objects:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 import pytest
@@ -105,6 +104,8 @@ def test_labels_and_spec_hash(helm: Helm, story: str) -> None:
 
 @pytest.mark.parametrize("story", ["story3-multinode-deepseek-r1.yaml", "story4-pd-multinode-deepseek-r1.yaml"])
 def test_ray_leader_and_worker_commands(helm: Helm, story: str) -> None:
+    """The design's vLLM v0.11.0 images have Ray: their multi-node roles keep the Ray bootstrap, the
+    server's words passed to the leader's script as its arguments."""
     values = yaml.safe_load((VALUES / story).read_text())
     args_by_role = {role["name"]: role["template"]["spec"]["containers"][0]["args"] for role in values["roles"]}
     for obj in of_kind(render(helm, story), LWS):
@@ -112,10 +113,12 @@ def test_ray_leader_and_worker_commands(helm: Helm, story: str) -> None:
         template = obj["spec"]["leaderWorkerTemplate"]
         [leader] = template["leaderTemplate"]["spec"]["containers"]
         [worker] = template["workerTemplate"]["spec"]["containers"]
-        assert leader["command"] == worker["command"] == ["/bin/sh", "-c"]
-        serve = shlex.join(["vllm", "serve", *args_by_role[role], "--distributed-executor-backend", "ray"])
-        assert leader["args"] == [f"ray start --head --port=6379 && {serve}"]
-        assert worker["args"] == ["ray start --address=$LWS_LEADER_ADDRESS:6379 --block"]
+        assert leader["command"][:2] == worker["command"][:2] == ["/bin/sh", "-c"]
+        assert leader["command"][2].startswith("ray start --head --port=6379 || exit 1\n")
+        assert leader["command"][3:] == ["ray-leader"]
+        assert leader["args"] == ["vllm", "serve", *args_by_role[role], "--distributed-executor-backend", "ray"]
+        assert 'until ray start --address="$LWS_LEADER_ADDRESS:6379" --block; do' in worker["command"][2]
+        assert worker["command"][3:] == ["ray-worker"] and worker["args"] == []
         assert {"containerPort": 6379} in leader["ports"]
         assert {"containerPort": 8000, "name": "http"} in leader["ports"]
         assert not {"ports", "readinessProbe", "livenessProbe", "startupProbe"} & worker.keys()
@@ -130,7 +133,5 @@ def test_story4_as_the_design_with_its_table_s_gang(helm: Helm) -> None:
     assert group["spec"]["minMember"] == 6
     leader = of_kind(objects, LWS)[0]["spec"]["leaderWorkerTemplate"]["leaderTemplate"]
     assert leader["spec"]["containers"][0]["args"] == [
-        "ray start --head --port=6379 && vllm serve --model deepseek-ai/DeepSeek-R1 "
-        "--tensor-parallel-size 16 --kv-transfer-config "
-        """'{"kv_connector":"PyNcclConnector","kv_role":"kv_producer"}' """
-        "--distributed-executor-backend ray"]
+        "vllm", "serve", "--model", "deepseek-ai/DeepSeek-R1", "--tensor-parallel-size", "16", "--kv-transfer-config",
+        '{"kv_connector":"PyNcclConnector","kv_role":"kv_producer"}', "--distributed-executor-backend", "ray"]

@@ -235,9 +235,10 @@ def test_the_ray_bootstrap_on_request() -> None:
     template = lws[0]["spec"]["leaderWorkerTemplate"]
     [leader] = template["leaderTemplate"]["spec"]["containers"]
     [worker] = template["workerTemplate"]["spec"]["containers"]
-    assert leader["command"] == worker["command"] == ["/bin/sh", "-c"]
-    assert "ray start --head" in leader["args"][0] and "vllm serve --model m" in leader["args"][0]
-    assert "ray start --address" in worker["args"][0]
+    assert leader["command"][:2] == worker["command"][:2] == ["/bin/sh", "-c"]
+    assert leader["command"][2].startswith("ray start --head") and leader["command"][3] == "ray-leader"
+    assert leader["args"] == ["vllm", "serve", "--model", "m", "--distributed-executor-backend", "ray"]
+    assert "ray start --address" in worker["command"][2] and worker["args"] == []
     assert "fusioninfer.io/ray-bootstrap" not in lws[0]["metadata"].get("annotations", {})
 
 

@@ -102,7 +102,7 @@ def test_without_any_of_it_the_podgroup_is_as_before() -> None:
      "spec.roles[1].networkTopology", "not allowed on componentType router"),
     (service(role("w", "worker", 2, nodes=2, **{}), schedulingStrategy={"priorityClassName": "high"})
      | {"spec": {"roles": [{**role("w", "worker", 2, nodes=2), "template": {"spec": {
-         "priorityClassName": "low", "containers": [{"name": "c", "image": "i"}]}}}],
+         "priorityClassName": "low", "containers": [{"name": "c", "image": "vllm/vllm-openai:v0.11.0"}]}}}],
         "schedulingStrategy": {"priorityClassName": "high"}}},
      "spec.roles[0].template.spec.priorityClassName", "is set by the expansion to 'high', not 'low'"),
 ])

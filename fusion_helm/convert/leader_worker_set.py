@@ -21,6 +21,7 @@ from fusion_helm.kinds import (
 )
 from fusion_helm.limits import MAX_REPLICAS
 from fusion_helm.model import upstream
+from fusion_helm.model.bootstrap import Bootstrap, MultiNode
 from fusion_helm.model.inference_service import (
     DEFAULT_SERVING_COMMAND,
     ComponentType,
@@ -146,11 +147,10 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
         replicas=counts["replicas"],
         node_count=counts["size"],
         serving_command=DEFAULT_SERVING_COMMAND,
-        template=worker,
+        template=worker if leader is None else leader,
         position=-1,
         recovery_policy=RESTART_POLICIES[restart],
-        leader_template=leader,
-        ray_bootstrap=ray,
+        multinode=taken_over_bootstrap(ray, counts["size"], worker if leader is not None else None),
         startup_policy=spec.get("startupPolicy"),
         rollout=rollout,
         network_config=spec.get("networkConfig") if whole else None,
@@ -180,3 +180,13 @@ def _get(obj: Mapping[str, Any], path: tuple[str, ...]) -> Any:
             return None
         node = node.get(key)
     return node
+
+
+def taken_over_bootstrap(ray: bool, size: int, worker: Mapping[str, Any] | None) -> MultiNode | None:
+    """The Ray bootstrap on request; else the templates as written: a leader's own and the workers'
+    (WORKER), or one for every pod (None, and then nothing to say for a replica of one pod)."""
+    if ray:
+        return MultiNode(Bootstrap.RAY, Bootstrap.RAY.default_port)
+    if worker is None and size < 2:
+        return None
+    return MultiNode(Bootstrap.CUSTOM, Bootstrap.CUSTOM.default_port, worker_template=worker)

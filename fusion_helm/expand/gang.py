@@ -58,7 +58,7 @@ def plan_gang(service: InferenceService) -> GangPlan:
     """
     gang = service.gang_schedule
     if gang is None:
-        enabled = any(role.multinode or role.component_type in DISAGGREGATED for role in service.roles)
+        enabled = any(role.spans_nodes or role.component_type in DISAGGREGATED for role in service.roles)
         gang = GangSchedule(enable=enabled, level=GangLevel.ROLE, min_role_replicas={})
     if not gang.enable:
         _refuse_without_gang(service, "gangSchedule.enable is false" if service.gang_schedule else
@@ -67,7 +67,7 @@ def plan_gang(service: InferenceService) -> GangPlan:
     minimum = {role.name: role.replicas if gang.level is GangLevel.GROUP
                else min(gang.min_role_replicas.get(role.name, 1), role.replicas) for role in service.roles}
     if sum(minimum[role.name] * role.node_count for role in service.roles) <= 1 and not any(
-            role.multinode for role in service.roles):
+            role.spans_nodes for role in service.roles):
         if service.gang_schedule is None:
             _refuse_without_gang(service, "a single pod's gang is no gang (one single-node replica)")
             return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)

@@ -8,7 +8,9 @@ from fusion_helm.labels import (
     LABEL_PD_ROLE,
     LABEL_REPLICA_INDEX,
     LABEL_ROLE_NAME,
+    LABEL_SERVES,
     LABEL_SERVICE,
+    LABEL_WORKER_INDEX,
 )
 from fusion_helm.model import ComponentType, InferenceService, Role
 
@@ -41,6 +43,17 @@ def pod_labels(service: InferenceService, role: Role) -> dict[str, str]:
     if service.router is not None and role.component_type in PD_ROLES:
         labels[LABEL_PD_ROLE] = PD_ROLES[role.component_type]
     return labels
+
+
+def labels_serving_pods(service: InferenceService) -> bool:
+    """A role of SERVICE serves from every node of a replica, so its serving pods are not just the
+    leaders: they carry LABEL_SERVES (only then: a label added to a pod template restarts its pods)."""
+    return any(role.every_node_serves for role in service.roles)
+
+
+def serving_selector(service: InferenceService) -> dict[str, str]:
+    """The labels that select SERVICE's pods that serve requests, among those of its roles."""
+    return {LABEL_SERVES: "true"} if labels_serving_pods(service) else {LABEL_WORKER_INDEX: "0"}
 
 
 def object_metadata(service: InferenceService, name: str, labels: dict[str, str]) -> dict[str, Any]:

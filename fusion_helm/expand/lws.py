@@ -8,11 +8,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
-from fusion_helm.expand.labelling import object_metadata, pod_labels, role_labels
+from fusion_helm.expand.labelling import labels_serving_pods, object_metadata, pod_labels, role_labels
 from fusion_helm.expand.names import lws_name, role_lws_name
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
-from fusion_helm.labels import LABEL_REPLICA_INDEX, LABEL_SPEC_HASH
+from fusion_helm.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
 from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
 
@@ -45,7 +45,9 @@ def role_blueprint(
     if service.layout.grouped:  # one template serves every group
         shared_annotations.update(plan.replica_annotations(role, 0))
 
-    def stamp(template: Mapping[str, Any]) -> dict[str, Any]:
+    serves = {LABEL_SERVES: "true"} if labels_serving_pods(service) else {}
+
+    def stamp(template: Mapping[str, Any], serving: bool) -> dict[str, Any]:
         metadata = template.get("metadata") or {}
         spec = dict(template["spec"])
         if plan.scheduler_name:
@@ -57,7 +59,8 @@ def role_blueprint(
                              service.priority_class_name, "set spec.schedulingStrategy.priorityClassName alone")
             spec["priorityClassName"] = service.priority_class_name
         labels = _merge_owned(service, f"{path}.metadata.labels", metadata.get("labels"),
-                              pod_labels(service, role), per_replica=[LABEL_REPLICA_INDEX])
+                              {**pod_labels(service, role), **(serves if serving else {})},
+                              per_replica=[LABEL_REPLICA_INDEX])
         annotations = _merge_owned(service, f"{path}.metadata.annotations", metadata.get("annotations"),
                                    shared_annotations, per_replica=plan.replica_annotations(role, 0))
         stamped_metadata = {**metadata, "labels": labels}
@@ -70,8 +73,8 @@ def role_blueprint(
             "spec": spec,
         }
 
-    worker = stamp(templates.worker)
-    leader = stamp(templates.leader) if templates.leader is not None else None
+    worker = stamp(templates.worker, serving=templates.leader is None or role.every_node_serves)
+    leader = stamp(templates.leader, serving=True) if templates.leader is not None else None
     canonical = canonical_json([templates.size, leader, worker])
     spec_hash = short_hash(canonical)
     return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash,

@@ -1,14 +1,14 @@
-"""Prometheus Operator PodMonitors: one per serving role, scraping vLLM's metrics where vLLM serves them
-— each replica's leader; a multi-node replica's other pods run Ray workers, without vLLM's API server —
-and one for a router's endpoint picker."""
+"""Prometheus Operator PodMonitors: one per serving role, scraping the engine's metrics where its API
+server runs — each replica's leader, or each of its pods where every node serves (a multi-node replica's
+other pods run ranks or Ray workers, without an API server) — and one for a router's endpoint picker."""
 
 from __future__ import annotations
 
-from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
-from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import POD_MONITOR_API_VERSION, InferenceService, PodMonitoring
 
 TYPE_CHECKING = False
@@ -30,7 +30,7 @@ def pod_monitors(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         port = serving_port(service, role, SCRAPED)
         endpoint: dict[str, Any] = {"port": port.name} if port.name else {"portNumber": port.number}
-        selector = {**role_labels(service, role), LABEL_WORKER_INDEX: "0"}
+        selector = {**role_labels(service, role), **serving_selector(service)}
         monitors.append(_pod_monitor(service, monitoring, monitor_name(service.name, role.name),
                                      role_labels(service, role), selector, endpoint))
     if service.router is not None:

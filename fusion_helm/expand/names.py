@@ -100,7 +100,7 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
     names = [(lws, "LeaderWorkerSet", MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME)]
     if last_group >= 0:
         names.append((f"{lws}-{last_group}", "pod", MAX_NAME))
-        if role.multinode:
+        if role.spans_nodes:
             names += [(f"{lws}-{last_group}", "worker StatefulSet", MAX_STATEFULSET_NAME),
                       (f"{lws}-{last_group}-{role.node_count - 1}", "worker pod", MAX_NAME)]
     for name, what, limit in names:
@@ -124,7 +124,7 @@ def check_collisions(service: InferenceService) -> None:
         for index in range(role.replicas):
             lws = lws_name(service.name, role.name, index)
             names = [(lws, "leader StatefulSet")]
-            if role.multinode:
+            if role.spans_nodes:
                 names.append((f"{lws}-0", "worker StatefulSet"))
             for name, what in names:
                 other = made.setdefault(name, (role, index, what))
@@ -147,7 +147,7 @@ def _check_grouped_collisions(service: InferenceService) -> None:
     for role in service.roles:
         prefix, _, suffix = role.name.rpartition("-")
         other = by_name.get(prefix)
-        if other is not None and other.multinode and suffix.isdigit():
+        if other is not None and other.spans_nodes and suffix.isdigit():
             raise InvalidSpec(service.where, role.name_path,
                               f"role {role.name!r}'s LeaderWorkerSet {name(service, role)!r} is also the "
                               f"worker StatefulSet of group {suffix} of multi-node role {other.name!r} "

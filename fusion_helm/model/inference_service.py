@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
+from fusion_helm.model.bootstrap import VLLM_SERVING_COMMAND, MultiNode, parse_multinode
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
@@ -30,7 +31,7 @@ API_GROUP: str = api_source()["group"]
 API_VERSION = f"{API_GROUP}/{api_source()['version']}"
 KIND: str = api_source()["kind"]
 
-DEFAULT_SERVING_COMMAND = ("vllm", "serve")
+DEFAULT_SERVING_COMMAND = VLLM_SERVING_COMMAND
 ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
                       "gateway", "httproute", "models")
 
@@ -113,13 +114,14 @@ class Role:
     node_count: int
     serving_command: tuple[str, ...]
     template: Mapping[str, Any]
+    """The serving pod's: a replica's leader, which the bootstrap derives the workers from (custom:
+    the workers have ``multinode.worker_template``, or the same)."""
     position: int
     """Index in ``spec.roles``, for error paths."""
     recovery_policy: RecoveryPolicy = RecoveryPolicy.ROLE_RESTART
-    leader_template: Mapping[str, Any] | None = None
-    """A taken-over LeaderWorkerSet's own leader template (else the expansion derives the leader)."""
-    ray_bootstrap: bool = True
-    """Multi-node replicas join by Ray; False keeps the pods' own commands (a taken-over LeaderWorkerSet)."""
+    multinode: MultiNode | None = None
+    """How a replica's nodes join (its bootstrap); None: a replica is one pod running ``template``. A
+    taken-over LeaderWorkerSet's is custom (its templates as written), one node or more."""
     startup_policy: str | None = None
     """A taken-over LeaderWorkerSet's startupPolicy, carried over."""
     rollout: Mapping[str, Any] | None = None
@@ -135,8 +137,15 @@ class Role:
     """Its own ``networkTopology`` (mode none: opted out of the service's default); None: the default's."""
 
     @property
-    def multinode(self) -> bool:
+    def spans_nodes(self) -> bool:
+        """A replica is several pods (nodes)."""
         return self.node_count >= 2
+
+    @property
+    def every_node_serves(self) -> bool:
+        """Each pod of a replica serves requests (else only its leader does)."""
+        data_parallel = self.multinode.data_parallel if self.multinode else None
+        return data_parallel is not None and data_parallel.hybrid_load_balancing
 
     @property
     def path(self) -> str:
@@ -365,6 +374,9 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
                               "remove it (a canary needs layout role)")
         check_rollout(rollout, replicas, f"{path}.rollout", where, layout.rollout_defaults)
     multinode = raw.get("multinode") or {}
+    joined = parse_multinode(multinode, raw["template"], f"{path}.multinode", where)
+    if joined is not None and joined.worker_template is not None:
+        check_pods_of(joined.worker_template, where, f"{path}.multinode.workerTemplate")
     return Role(
         name=raw["name"],
         component_type=component_type,
@@ -372,7 +384,9 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         rollout=rollout,
         autoscaling=autoscaling,
         node_count=multinode.get("nodeCount", 1),
-        serving_command=tuple(multinode.get("servingCommand", DEFAULT_SERVING_COMMAND)),
+        serving_command=tuple(multinode.get("servingCommand") or (
+            joined.bootstrap.default_serving_command if joined else DEFAULT_SERVING_COMMAND)),
+        multinode=joined,
         template=raw["template"],
         position=position,
         recovery_policy=RecoveryPolicy(raw.get("recoveryPolicy", RecoveryPolicy.ROLE_RESTART)),

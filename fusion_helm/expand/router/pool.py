@@ -1,13 +1,13 @@
-"""The InferencePool: the service's serving pods (leaders only: a multi-node replica serves from its
-leader), behind the router's endpoint picker."""
+"""The InferencePool: the service's serving pods (a multi-node replica's leader, or each of its pods
+where every node serves), behind the router's endpoint picker."""
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand.labelling import object_metadata, role_labels
+from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.serving_port import ROUTED, serving_port
-from fusion_helm.labels import LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.labels import LABEL_SERVICE
 from fusion_helm.model import InferenceService, PoolAPI, Router
 
 TYPE_CHECKING = False
@@ -18,7 +18,7 @@ PICKER_GRPC_PORT = 9002
 
 
 def selector(service: InferenceService) -> dict[str, str]:
-    return {LABEL_SERVICE: service.name, LABEL_WORKER_INDEX: "0"}
+    return {LABEL_SERVICE: service.name, **serving_selector(service)}
 
 
 def target_port(service: InferenceService, router: Router) -> int:

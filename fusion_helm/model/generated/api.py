@@ -50,58 +50,6 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                         '10000; not on a router).',
                                                                          'minimum': 0,
                                                                          'maximum': 10000},
-                                                            'multinode': {'type': 'object',
-                                                                          'description': 'Spread each replica over '
-                                                                                         'several nodes (leader + '
-                                                                                         'workers joined by Ray).',
-                                                                          'required': ['nodeCount'],
-                                                                          'properties': {'nodeCount': {'type': 'integer',
-                                                                                                       'format': 'int32',
-                                                                                                       'description': 'Pods '
-                                                                                                                      '(nodes) '
-                                                                                                                      'per '
-                                                                                                                      'replica.',
-                                                                                                       'minimum': 1,
-                                                                                                       'maximum': 2147483647},
-                                                                                         'servingCommand': {'type': 'array',
-                                                                                                            'description': 'Command '
-                                                                                                                           'that '
-                                                                                                                           'starts '
-                                                                                                                           'the '
-                                                                                                                           'model '
-                                                                                                                           'server '
-                                                                                                                           'on '
-                                                                                                                           'the '
-                                                                                                                           'leader '
-                                                                                                                           'when '
-                                                                                                                           'the '
-                                                                                                                           'serving '
-                                                                                                                           '(first) '
-                                                                                                                           'container '
-                                                                                                                           'sets '
-                                                                                                                           'no '
-                                                                                                                           'command '
-                                                                                                                           'of '
-                                                                                                                           'its '
-                                                                                                                           'own: '
-                                                                                                                           'an '
-                                                                                                                           "image's "
-                                                                                                                           'entrypoint '
-                                                                                                                           'cannot '
-                                                                                                                           'be '
-                                                                                                                           'read '
-                                                                                                                           'at '
-                                                                                                                           'render '
-                                                                                                                           'time. '
-                                                                                                                           'Defaults '
-                                                                                                                           'to '
-                                                                                                                           '["vllm", '
-                                                                                                                           '"serve"], '
-                                                                                                                           'the '
-                                                                                                                           'vllm/vllm-openai '
-                                                                                                                           'entrypoint.',
-                                                                                                            'minItems': 1,
-                                                                                                            'items': {'type': 'string'}}}},
                                                             'rollout': {'type': 'object',
                                                                         'description': 'Layouts role and '
                                                                                        'disaggregated: how a '
@@ -472,6 +420,340 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                              'additionalProperties': {'x-kubernetes-int-or-string': True,
                                                                                                                                                       'anyOf': [{'type': 'integer'},
                                                                                                                                                                 {'type': 'string'}]}}}}}},
+                                                            'multinode': {'type': 'object',
+                                                                          'description': 'Spread each replica over '
+                                                                                         'several nodes: a leader '
+                                                                                         'pod and nodeCount - 1 '
+                                                                                         'workers, joined as the '
+                                                                                         'bootstrap says '
+                                                                                         '(docs/expansion.md, '
+                                                                                         'multi-node bootstraps).',
+                                                                          'required': ['nodeCount'],
+                                                                          'properties': {'nodeCount': {'type': 'integer',
+                                                                                                       'format': 'int32',
+                                                                                                       'description': 'Pods '
+                                                                                                                      '(nodes) '
+                                                                                                                      'per '
+                                                                                                                      'replica.',
+                                                                                                       'minimum': 1,
+                                                                                                       'maximum': 2147483647},
+                                                                                         'bootstrap': {'type': 'string',
+                                                                                                       'description': 'How '
+                                                                                                                      'a '
+                                                                                                                      "replica's "
+                                                                                                                      'nodes '
+                                                                                                                      'join. '
+                                                                                                                      'ray: '
+                                                                                                                      'a '
+                                                                                                                      'Ray '
+                                                                                                                      'cluster, '
+                                                                                                                      'the '
+                                                                                                                      'server '
+                                                                                                                      'started '
+                                                                                                                      'on '
+                                                                                                                      'its '
+                                                                                                                      'head '
+                                                                                                                      'with '
+                                                                                                                      '--distributed-executor-backend '
+                                                                                                                      'ray '
+                                                                                                                      '(images '
+                                                                                                                      'with '
+                                                                                                                      'Ray: '
+                                                                                                                      'vLLM '
+                                                                                                                      'before '
+                                                                                                                      '0.19). '
+                                                                                                                      'vllm: '
+                                                                                                                      "vLLM's "
+                                                                                                                      'own '
+                                                                                                                      'multi-node '
+                                                                                                                      'launch '
+                                                                                                                      '(--nnodes, '
+                                                                                                                      '--node-rank, '
+                                                                                                                      '--master-addr; '
+                                                                                                                      'workers '
+                                                                                                                      '--headless). '
+                                                                                                                      'vllm-data-parallel: '
+                                                                                                                      'one '
+                                                                                                                      'vLLM '
+                                                                                                                      'data-parallel '
+                                                                                                                      'engine '
+                                                                                                                      'per '
+                                                                                                                      'node '
+                                                                                                                      '(dataParallel). '
+                                                                                                                      'sglang: '
+                                                                                                                      "SGLang's "
+                                                                                                                      '(--dist-init-addr, '
+                                                                                                                      '--nnodes, '
+                                                                                                                      '--node-rank). '
+                                                                                                                      'custom: '
+                                                                                                                      'the '
+                                                                                                                      'leader '
+                                                                                                                      'runs '
+                                                                                                                      'template '
+                                                                                                                      'and '
+                                                                                                                      'the '
+                                                                                                                      'workers '
+                                                                                                                      'workerTemplate, '
+                                                                                                                      'as '
+                                                                                                                      'written. '
+                                                                                                                      'Default: '
+                                                                                                                      'ray '
+                                                                                                                      'for '
+                                                                                                                      'a '
+                                                                                                                      'vllm/vllm-openai '
+                                                                                                                      'image '
+                                                                                                                      'before '
+                                                                                                                      'v0.19, '
+                                                                                                                      'vllm '
+                                                                                                                      'for '
+                                                                                                                      'one '
+                                                                                                                      'from '
+                                                                                                                      'v0.19, '
+                                                                                                                      'sglang '
+                                                                                                                      'for '
+                                                                                                                      'an '
+                                                                                                                      'SGLang '
+                                                                                                                      'image '
+                                                                                                                      'or '
+                                                                                                                      'server '
+                                                                                                                      'command; '
+                                                                                                                      'any '
+                                                                                                                      'other '
+                                                                                                                      'image '
+                                                                                                                      'must '
+                                                                                                                      'say.',
+                                                                                                       'enum': ['ray',
+                                                                                                                'vllm',
+                                                                                                                'vllm-data-parallel',
+                                                                                                                'sglang',
+                                                                                                                'custom']},
+                                                                                         'servingCommand': {'type': 'array',
+                                                                                                            'description': 'Command '
+                                                                                                                           'that '
+                                                                                                                           'starts '
+                                                                                                                           'the '
+                                                                                                                           'model '
+                                                                                                                           'server '
+                                                                                                                           'when '
+                                                                                                                           'the '
+                                                                                                                           'serving '
+                                                                                                                           '(first) '
+                                                                                                                           'container '
+                                                                                                                           'sets '
+                                                                                                                           'no '
+                                                                                                                           'command '
+                                                                                                                           'of '
+                                                                                                                           'its '
+                                                                                                                           'own: '
+                                                                                                                           'an '
+                                                                                                                           "image's "
+                                                                                                                           'entrypoint '
+                                                                                                                           'cannot '
+                                                                                                                           'be '
+                                                                                                                           'read '
+                                                                                                                           'at '
+                                                                                                                           'render '
+                                                                                                                           'time. '
+                                                                                                                           'Defaults '
+                                                                                                                           'to '
+                                                                                                                           '["vllm", '
+                                                                                                                           '"serve"], '
+                                                                                                                           'the '
+                                                                                                                           'vllm/vllm-openai '
+                                                                                                                           'entrypoint; '
+                                                                                                                           'bootstrap '
+                                                                                                                           'sglang: '
+                                                                                                                           '["python3", '
+                                                                                                                           '"-m", '
+                                                                                                                           '"sglang.launch_server"]. '
+                                                                                                                           'Not '
+                                                                                                                           'with '
+                                                                                                                           'bootstrap '
+                                                                                                                           'custom.',
+                                                                                                            'minItems': 1,
+                                                                                                            'items': {'type': 'string'}},
+                                                                                         'rendezvousPort': {'type': 'integer',
+                                                                                                            'format': 'int32',
+                                                                                                            'description': 'The '
+                                                                                                                           "leader's "
+                                                                                                                           'port '
+                                                                                                                           'the '
+                                                                                                                           'other '
+                                                                                                                           'nodes '
+                                                                                                                           'join '
+                                                                                                                           'at: '
+                                                                                                                           'the '
+                                                                                                                           'Ray '
+                                                                                                                           "head's "
+                                                                                                                           '(default '
+                                                                                                                           '6379), '
+                                                                                                                           "vLLM's "
+                                                                                                                           'master '
+                                                                                                                           'port '
+                                                                                                                           '(default '
+                                                                                                                           '29501), '
+                                                                                                                           'the '
+                                                                                                                           'data-parallel '
+                                                                                                                           'RPC '
+                                                                                                                           'port '
+                                                                                                                           '(default '
+                                                                                                                           '29550) '
+                                                                                                                           'or '
+                                                                                                                           "SGLang's "
+                                                                                                                           'dist-init '
+                                                                                                                           'port '
+                                                                                                                           '(default '
+                                                                                                                           '20000). '
+                                                                                                                           'Added '
+                                                                                                                           'to '
+                                                                                                                           'the '
+                                                                                                                           "leader's "
+                                                                                                                           'ports. '
+                                                                                                                           'Not '
+                                                                                                                           'with '
+                                                                                                                           'bootstrap '
+                                                                                                                           'custom.',
+                                                                                                            'minimum': 1,
+                                                                                                            'maximum': 65535},
+                                                                                         'dataParallel': {'type': 'object',
+                                                                                                          'description': 'Bootstrap '
+                                                                                                                         'vllm-data-parallel '
+                                                                                                                         'only '
+                                                                                                                         '(and '
+                                                                                                                         'then '
+                                                                                                                         'required).',
+                                                                                                          'required': ['ranksPerNode'],
+                                                                                                          'properties': {'ranksPerNode': {'type': 'integer',
+                                                                                                                                          'format': 'int32',
+                                                                                                                                          'description': 'Data-parallel '
+                                                                                                                                                         'ranks '
+                                                                                                                                                         'each '
+                                                                                                                                                         'node '
+                                                                                                                                                         'runs '
+                                                                                                                                                         '(--data-parallel-size-local, '
+                                                                                                                                                         'usually '
+                                                                                                                                                         'its '
+                                                                                                                                                         'GPUs '
+                                                                                                                                                         'divided '
+                                                                                                                                                         'by '
+                                                                                                                                                         'the '
+                                                                                                                                                         'tensor-parallel '
+                                                                                                                                                         'size); '
+                                                                                                                                                         'the '
+                                                                                                                                                         'data-parallel '
+                                                                                                                                                         'size '
+                                                                                                                                                         'is '
+                                                                                                                                                         'ranksPerNode '
+                                                                                                                                                         'x '
+                                                                                                                                                         'nodeCount.',
+                                                                                                                                          'minimum': 1,
+                                                                                                                                          'maximum': 1024},
+                                                                                                                         'hybridLoadBalancing': {'type': 'boolean',
+                                                                                                                                                 'description': 'Every '
+                                                                                                                                                                'node '
+                                                                                                                                                                'serves '
+                                                                                                                                                                'its '
+                                                                                                                                                                'own '
+                                                                                                                                                                'ranks '
+                                                                                                                                                                '(--data-parallel-hybrid-lb): '
+                                                                                                                                                                'the '
+                                                                                                                                                                'InferencePool '
+                                                                                                                                                                'and '
+                                                                                                                                                                'the '
+                                                                                                                                                                'PodMonitor '
+                                                                                                                                                                'take '
+                                                                                                                                                                'every '
+                                                                                                                                                                'pod '
+                                                                                                                                                                'of '
+                                                                                                                                                                'the '
+                                                                                                                                                                'role. '
+                                                                                                                                                                'Default '
+                                                                                                                                                                'false: '
+                                                                                                                                                                'the '
+                                                                                                                                                                'leader '
+                                                                                                                                                                'serves '
+                                                                                                                                                                'every '
+                                                                                                                                                                'rank '
+                                                                                                                                                                'and '
+                                                                                                                                                                'the '
+                                                                                                                                                                'workers '
+                                                                                                                                                                'run '
+                                                                                                                                                                '--headless.'}}},
+                                                                                         'workerTemplate': {'type': 'object',
+                                                                                                            'description': 'Bootstrap '
+                                                                                                                           'custom '
+                                                                                                                           'only '
+                                                                                                                           '(and '
+                                                                                                                           'then '
+                                                                                                                           'required): '
+                                                                                                                           'the '
+                                                                                                                           "workers' "
+                                                                                                                           'pod '
+                                                                                                                           'template, '
+                                                                                                                           'run '
+                                                                                                                           'as '
+                                                                                                                           'written, '
+                                                                                                                           'as '
+                                                                                                                           'template '
+                                                                                                                           'is '
+                                                                                                                           'the '
+                                                                                                                           "leader's.",
+                                                                                                            'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                            'properties': {'metadata': {'type': 'object',
+                                                                                                                                        'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                        'properties': {'labels': {'type': 'object',
+                                                                                                                                                                  'additionalProperties': {'type': 'string'}},
+                                                                                                                                                       'annotations': {'type': 'object',
+                                                                                                                                                                       'additionalProperties': {'type': 'string'}}}},
+                                                                                                                           'spec': {'type': 'object',
+                                                                                                                                    'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                    'required': ['containers'],
+                                                                                                                                    'properties': {'containers': {'type': 'array',
+                                                                                                                                                                  'minItems': 1,
+                                                                                                                                                                  'items': {'type': 'object',
+                                                                                                                                                                            'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                            'required': ['name'],
+                                                                                                                                                                            'properties': {'name': {'type': 'string'},
+                                                                                                                                                                                           'command': {'type': 'array',
+                                                                                                                                                                                                       'items': {'type': 'string'}},
+                                                                                                                                                                                           'args': {'type': 'array',
+                                                                                                                                                                                                    'items': {'type': 'string'}},
+                                                                                                                                                                                           'ports': {'type': 'array',
+                                                                                                                                                                                                     'items': {'type': 'object',
+                                                                                                                                                                                                               'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                                                               'required': ['containerPort'],
+                                                                                                                                                                                                               'properties': {'containerPort': {'type': 'integer',
+                                                                                                                                                                                                                                                'format': 'int32'}}}},
+                                                                                                                                                                                           'resources': {'type': 'object',
+                                                                                                                                                                                                         'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                                                         'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                                                                   'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                                                            'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                                      {'type': 'string'}]}},
+                                                                                                                                                                                                                        'requests': {'type': 'object',
+                                                                                                                                                                                                                                     'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                                                              'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                                        {'type': 'string'}]}}}}}}},
+                                                                                                                                                   'initContainers': {'type': 'array',
+                                                                                                                                                                      'items': {'type': 'object',
+                                                                                                                                                                                'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                                'required': ['name'],
+                                                                                                                                                                                'properties': {'name': {'type': 'string'},
+                                                                                                                                                                                               'restartPolicy': {'type': 'string'},
+                                                                                                                                                                                               'resources': {'type': 'object',
+                                                                                                                                                                                                             'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                                                                                                             'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                                                                       'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                                                                'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                                          {'type': 'string'}]}},
+                                                                                                                                                                                                                            'requests': {'type': 'object',
+                                                                                                                                                                                                                                         'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                                                                                                  'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                                            {'type': 'string'}]}}}}}}},
+                                                                                                                                                   'overhead': {'type': 'object',
+                                                                                                                                                                'additionalProperties': {'x-kubernetes-int-or-string': True,
+                                                                                                                                                                                         'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                   {'type': 'string'}]}}}}}}}},
                                                             'poolAPIVersion': {'type': 'string',
                                                                                'description': 'API of the '
                                                                                               'InferencePool '
@@ -1380,58 +1662,6 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                'router).',
                                                                 'minimum': 0,
                                                                 'maximum': 10000},
-                                                   'multinode': {'type': 'object',
-                                                                 'description': 'Spread each replica over several '
-                                                                                'nodes (leader + workers joined by '
-                                                                                'Ray).',
-                                                                 'required': ['nodeCount'],
-                                                                 'properties': {'nodeCount': {'type': 'integer',
-                                                                                              'description': 'Pods '
-                                                                                                             '(nodes) '
-                                                                                                             'per '
-                                                                                                             'replica.',
-                                                                                              'minimum': 1,
-                                                                                              'maximum': 2147483647},
-                                                                                'servingCommand': {'type': 'array',
-                                                                                                   'description': 'Command '
-                                                                                                                  'that '
-                                                                                                                  'starts '
-                                                                                                                  'the '
-                                                                                                                  'model '
-                                                                                                                  'server '
-                                                                                                                  'on '
-                                                                                                                  'the '
-                                                                                                                  'leader '
-                                                                                                                  'when '
-                                                                                                                  'the '
-                                                                                                                  'serving '
-                                                                                                                  '(first) '
-                                                                                                                  'container '
-                                                                                                                  'sets '
-                                                                                                                  'no '
-                                                                                                                  'command '
-                                                                                                                  'of '
-                                                                                                                  'its '
-                                                                                                                  'own: '
-                                                                                                                  'an '
-                                                                                                                  "image's "
-                                                                                                                  'entrypoint '
-                                                                                                                  'cannot '
-                                                                                                                  'be '
-                                                                                                                  'read '
-                                                                                                                  'at '
-                                                                                                                  'render '
-                                                                                                                  'time. '
-                                                                                                                  'Defaults '
-                                                                                                                  'to '
-                                                                                                                  '["vllm", '
-                                                                                                                  '"serve"], '
-                                                                                                                  'the '
-                                                                                                                  'vllm/vllm-openai '
-                                                                                                                  'entrypoint.',
-                                                                                                   'minItems': 1,
-                                                                                                   'items': {'type': 'string'}}},
-                                                                 'additionalProperties': False},
                                                    'rollout': {'type': 'object',
                                                                'description': 'Layouts role and disaggregated: how '
                                                                               'a template change rolls through the '
@@ -1761,6 +1991,324 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                        'overhead': {'type': 'object',
                                                                                                                     'additionalProperties': {'anyOf': [{'type': 'integer'},
                                                                                                                                                        {'type': 'string'}]}}}}}},
+                                                   'multinode': {'type': 'object',
+                                                                 'description': 'Spread each replica over several '
+                                                                                'nodes: a leader pod and nodeCount '
+                                                                                '- 1 workers, joined as the '
+                                                                                'bootstrap says '
+                                                                                '(docs/expansion.md, multi-node '
+                                                                                'bootstraps).',
+                                                                 'required': ['nodeCount'],
+                                                                 'properties': {'nodeCount': {'type': 'integer',
+                                                                                              'description': 'Pods '
+                                                                                                             '(nodes) '
+                                                                                                             'per '
+                                                                                                             'replica.',
+                                                                                              'minimum': 1,
+                                                                                              'maximum': 2147483647},
+                                                                                'bootstrap': {'type': 'string',
+                                                                                              'description': 'How '
+                                                                                                             'a '
+                                                                                                             "replica's "
+                                                                                                             'nodes '
+                                                                                                             'join. '
+                                                                                                             'ray: '
+                                                                                                             'a '
+                                                                                                             'Ray '
+                                                                                                             'cluster, '
+                                                                                                             'the '
+                                                                                                             'server '
+                                                                                                             'started '
+                                                                                                             'on '
+                                                                                                             'its '
+                                                                                                             'head '
+                                                                                                             'with '
+                                                                                                             '--distributed-executor-backend '
+                                                                                                             'ray '
+                                                                                                             '(images '
+                                                                                                             'with '
+                                                                                                             'Ray: '
+                                                                                                             'vLLM '
+                                                                                                             'before '
+                                                                                                             '0.19). '
+                                                                                                             'vllm: '
+                                                                                                             "vLLM's "
+                                                                                                             'own '
+                                                                                                             'multi-node '
+                                                                                                             'launch '
+                                                                                                             '(--nnodes, '
+                                                                                                             '--node-rank, '
+                                                                                                             '--master-addr; '
+                                                                                                             'workers '
+                                                                                                             '--headless). '
+                                                                                                             'vllm-data-parallel: '
+                                                                                                             'one '
+                                                                                                             'vLLM '
+                                                                                                             'data-parallel '
+                                                                                                             'engine '
+                                                                                                             'per '
+                                                                                                             'node '
+                                                                                                             '(dataParallel). '
+                                                                                                             'sglang: '
+                                                                                                             "SGLang's "
+                                                                                                             '(--dist-init-addr, '
+                                                                                                             '--nnodes, '
+                                                                                                             '--node-rank). '
+                                                                                                             'custom: '
+                                                                                                             'the '
+                                                                                                             'leader '
+                                                                                                             'runs '
+                                                                                                             'template '
+                                                                                                             'and '
+                                                                                                             'the '
+                                                                                                             'workers '
+                                                                                                             'workerTemplate, '
+                                                                                                             'as '
+                                                                                                             'written. '
+                                                                                                             'Default: '
+                                                                                                             'ray '
+                                                                                                             'for '
+                                                                                                             'a '
+                                                                                                             'vllm/vllm-openai '
+                                                                                                             'image '
+                                                                                                             'before '
+                                                                                                             'v0.19, '
+                                                                                                             'vllm '
+                                                                                                             'for '
+                                                                                                             'one '
+                                                                                                             'from '
+                                                                                                             'v0.19, '
+                                                                                                             'sglang '
+                                                                                                             'for '
+                                                                                                             'an '
+                                                                                                             'SGLang '
+                                                                                                             'image '
+                                                                                                             'or '
+                                                                                                             'server '
+                                                                                                             'command; '
+                                                                                                             'any '
+                                                                                                             'other '
+                                                                                                             'image '
+                                                                                                             'must '
+                                                                                                             'say.',
+                                                                                              'enum': ['ray',
+                                                                                                       'vllm',
+                                                                                                       'vllm-data-parallel',
+                                                                                                       'sglang',
+                                                                                                       'custom']},
+                                                                                'servingCommand': {'type': 'array',
+                                                                                                   'description': 'Command '
+                                                                                                                  'that '
+                                                                                                                  'starts '
+                                                                                                                  'the '
+                                                                                                                  'model '
+                                                                                                                  'server '
+                                                                                                                  'when '
+                                                                                                                  'the '
+                                                                                                                  'serving '
+                                                                                                                  '(first) '
+                                                                                                                  'container '
+                                                                                                                  'sets '
+                                                                                                                  'no '
+                                                                                                                  'command '
+                                                                                                                  'of '
+                                                                                                                  'its '
+                                                                                                                  'own: '
+                                                                                                                  'an '
+                                                                                                                  "image's "
+                                                                                                                  'entrypoint '
+                                                                                                                  'cannot '
+                                                                                                                  'be '
+                                                                                                                  'read '
+                                                                                                                  'at '
+                                                                                                                  'render '
+                                                                                                                  'time. '
+                                                                                                                  'Defaults '
+                                                                                                                  'to '
+                                                                                                                  '["vllm", '
+                                                                                                                  '"serve"], '
+                                                                                                                  'the '
+                                                                                                                  'vllm/vllm-openai '
+                                                                                                                  'entrypoint; '
+                                                                                                                  'bootstrap '
+                                                                                                                  'sglang: '
+                                                                                                                  '["python3", '
+                                                                                                                  '"-m", '
+                                                                                                                  '"sglang.launch_server"]. '
+                                                                                                                  'Not '
+                                                                                                                  'with '
+                                                                                                                  'bootstrap '
+                                                                                                                  'custom.',
+                                                                                                   'minItems': 1,
+                                                                                                   'items': {'type': 'string'}},
+                                                                                'rendezvousPort': {'type': 'integer',
+                                                                                                   'description': 'The '
+                                                                                                                  "leader's "
+                                                                                                                  'port '
+                                                                                                                  'the '
+                                                                                                                  'other '
+                                                                                                                  'nodes '
+                                                                                                                  'join '
+                                                                                                                  'at: '
+                                                                                                                  'the '
+                                                                                                                  'Ray '
+                                                                                                                  "head's "
+                                                                                                                  '(default '
+                                                                                                                  '6379), '
+                                                                                                                  "vLLM's "
+                                                                                                                  'master '
+                                                                                                                  'port '
+                                                                                                                  '(default '
+                                                                                                                  '29501), '
+                                                                                                                  'the '
+                                                                                                                  'data-parallel '
+                                                                                                                  'RPC '
+                                                                                                                  'port '
+                                                                                                                  '(default '
+                                                                                                                  '29550) '
+                                                                                                                  'or '
+                                                                                                                  "SGLang's "
+                                                                                                                  'dist-init '
+                                                                                                                  'port '
+                                                                                                                  '(default '
+                                                                                                                  '20000). '
+                                                                                                                  'Added '
+                                                                                                                  'to '
+                                                                                                                  'the '
+                                                                                                                  "leader's "
+                                                                                                                  'ports. '
+                                                                                                                  'Not '
+                                                                                                                  'with '
+                                                                                                                  'bootstrap '
+                                                                                                                  'custom.',
+                                                                                                   'minimum': 1,
+                                                                                                   'maximum': 65535},
+                                                                                'dataParallel': {'type': 'object',
+                                                                                                 'description': 'Bootstrap '
+                                                                                                                'vllm-data-parallel '
+                                                                                                                'only '
+                                                                                                                '(and '
+                                                                                                                'then '
+                                                                                                                'required).',
+                                                                                                 'required': ['ranksPerNode'],
+                                                                                                 'properties': {'ranksPerNode': {'type': 'integer',
+                                                                                                                                 'description': 'Data-parallel '
+                                                                                                                                                'ranks '
+                                                                                                                                                'each '
+                                                                                                                                                'node '
+                                                                                                                                                'runs '
+                                                                                                                                                '(--data-parallel-size-local, '
+                                                                                                                                                'usually '
+                                                                                                                                                'its '
+                                                                                                                                                'GPUs '
+                                                                                                                                                'divided '
+                                                                                                                                                'by '
+                                                                                                                                                'the '
+                                                                                                                                                'tensor-parallel '
+                                                                                                                                                'size); '
+                                                                                                                                                'the '
+                                                                                                                                                'data-parallel '
+                                                                                                                                                'size '
+                                                                                                                                                'is '
+                                                                                                                                                'ranksPerNode '
+                                                                                                                                                'x '
+                                                                                                                                                'nodeCount.',
+                                                                                                                                 'minimum': 1,
+                                                                                                                                 'maximum': 1024},
+                                                                                                                'hybridLoadBalancing': {'type': 'boolean',
+                                                                                                                                        'description': 'Every '
+                                                                                                                                                       'node '
+                                                                                                                                                       'serves '
+                                                                                                                                                       'its '
+                                                                                                                                                       'own '
+                                                                                                                                                       'ranks '
+                                                                                                                                                       '(--data-parallel-hybrid-lb): '
+                                                                                                                                                       'the '
+                                                                                                                                                       'InferencePool '
+                                                                                                                                                       'and '
+                                                                                                                                                       'the '
+                                                                                                                                                       'PodMonitor '
+                                                                                                                                                       'take '
+                                                                                                                                                       'every '
+                                                                                                                                                       'pod '
+                                                                                                                                                       'of '
+                                                                                                                                                       'the '
+                                                                                                                                                       'role. '
+                                                                                                                                                       'Default '
+                                                                                                                                                       'false: '
+                                                                                                                                                       'the '
+                                                                                                                                                       'leader '
+                                                                                                                                                       'serves '
+                                                                                                                                                       'every '
+                                                                                                                                                       'rank '
+                                                                                                                                                       'and '
+                                                                                                                                                       'the '
+                                                                                                                                                       'workers '
+                                                                                                                                                       'run '
+                                                                                                                                                       '--headless.'}},
+                                                                                                 'additionalProperties': False},
+                                                                                'workerTemplate': {'type': 'object',
+                                                                                                   'description': 'Bootstrap '
+                                                                                                                  'custom '
+                                                                                                                  'only '
+                                                                                                                  '(and '
+                                                                                                                  'then '
+                                                                                                                  'required): '
+                                                                                                                  'the '
+                                                                                                                  "workers' "
+                                                                                                                  'pod '
+                                                                                                                  'template, '
+                                                                                                                  'run '
+                                                                                                                  'as '
+                                                                                                                  'written, '
+                                                                                                                  'as '
+                                                                                                                  'template '
+                                                                                                                  'is '
+                                                                                                                  'the '
+                                                                                                                  "leader's.",
+                                                                                                   'properties': {'metadata': {'type': 'object',
+                                                                                                                               'properties': {'labels': {'type': 'object',
+                                                                                                                                                         'additionalProperties': {'type': 'string'}},
+                                                                                                                                              'annotations': {'type': 'object',
+                                                                                                                                                              'additionalProperties': {'type': 'string'}}}},
+                                                                                                                  'spec': {'type': 'object',
+                                                                                                                           'required': ['containers'],
+                                                                                                                           'properties': {'containers': {'type': 'array',
+                                                                                                                                                         'minItems': 1,
+                                                                                                                                                         'items': {'type': 'object',
+                                                                                                                                                                   'required': ['name'],
+                                                                                                                                                                   'properties': {'name': {'type': 'string'},
+                                                                                                                                                                                  'command': {'type': 'array',
+                                                                                                                                                                                              'items': {'type': 'string'}},
+                                                                                                                                                                                  'args': {'type': 'array',
+                                                                                                                                                                                           'items': {'type': 'string'}},
+                                                                                                                                                                                  'ports': {'type': 'array',
+                                                                                                                                                                                            'items': {'type': 'object',
+                                                                                                                                                                                                      'required': ['containerPort'],
+                                                                                                                                                                                                      'properties': {'containerPort': {'type': 'integer'}}}},
+                                                                                                                                                                                  'resources': {'type': 'object',
+                                                                                                                                                                                                'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                                                          'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                             {'type': 'string'}]}},
+                                                                                                                                                                                                               'requests': {'type': 'object',
+                                                                                                                                                                                                                            'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                               {'type': 'string'}]}}}}}}},
+                                                                                                                                          'initContainers': {'type': 'array',
+                                                                                                                                                             'items': {'type': 'object',
+                                                                                                                                                                       'required': ['name'],
+                                                                                                                                                                       'properties': {'name': {'type': 'string'},
+                                                                                                                                                                                      'restartPolicy': {'type': 'string'},
+                                                                                                                                                                                      'resources': {'type': 'object',
+                                                                                                                                                                                                    'properties': {'limits': {'type': 'object',
+                                                                                                                                                                                                                              'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                                 {'type': 'string'}]}},
+                                                                                                                                                                                                                   'requests': {'type': 'object',
+                                                                                                                                                                                                                                'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                                                                                                   {'type': 'string'}]}}}}}}},
+                                                                                                                                          'overhead': {'type': 'object',
+                                                                                                                                                       'additionalProperties': {'anyOf': [{'type': 'integer'},
+                                                                                                                                                                                          {'type': 'string'}]}}}}}}},
+                                                                 'additionalProperties': False},
                                                    'poolAPIVersion': {'type': 'string',
                                                                       'description': 'API of the InferencePool '
                                                                                      '(router only). '
