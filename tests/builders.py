@@ -36,3 +36,41 @@ def policies(podgroup: dict[str, Any]) -> dict[str, tuple[int, int, str]]:
         selects = " ".join(f"{e['operator']} {','.join(e['values'])}" for e in expressions) or "all"
         found[policy["name"]] = (policy["subGroupSize"], policy["minSubGroups"], selects)
     return found
+
+
+SERVES_EVERYWHERE = "dp-hybrid"
+
+
+def engine(image: str, *args: str, command: list[str] | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "engine", "image": image, "args": list(args),
+                                 "ports": [{"containerPort": 8000, "name": "http"}],
+                                 "readinessProbe": {"httpGet": {"path": "/health", "port": "http"}},
+                                 "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    if command:
+        container["command"] = command
+    return {"spec": {"containers": [container]}}
+
+
+def worker_role(name: str, template: dict[str, Any], **multinode: Any) -> dict[str, Any]:
+    return {"name": name, "componentType": "worker", "replicas": 1, "multinode": {"nodeCount": 2, **multinode},
+            "template": template}
+
+
+def every_bootstrap() -> list[dict[str, Any]]:
+    """A worker role of each multi-node bootstrap, two nodes of one GPU each; the role named
+    SERVES_EVERYWHERE serves from every node."""
+    return [
+        worker_role("ray", engine("vllm/vllm-openai:v0.11.0", "--model", "m", "--tensor-parallel-size", "2")),
+        worker_role("vllm", engine("vllm/vllm-openai:v0.27.1", "m", "--tensor-parallel-size", "2")),
+        worker_role("dp", engine("vllm/vllm-openai:v0.27.1", "m", "--enable-expert-parallel"),
+                    bootstrap="vllm-data-parallel", dataParallel={"ranksPerNode": 1}),
+        worker_role(SERVES_EVERYWHERE, engine("vllm/vllm-openai:v0.27.1", "m", "--enable-expert-parallel"),
+                    bootstrap="vllm-data-parallel", dataParallel={"ranksPerNode": 1, "hybridLoadBalancing": True}),
+        worker_role("sglang", engine("lmsysorg/sglang:v0.5.23", "--model-path", "m", "--tp", "2",
+                                     command=["python3", "-m", "sglang.launch_server"])),
+        worker_role("custom", engine("ghcr.io/ggml-org/llama.cpp:server", "-m", "/models/m.gguf",
+                                     command=["/app/llama-server"]),
+                    bootstrap="custom", workerTemplate={"spec": {"containers": [{
+                        "name": "rpc", "image": "ghcr.io/ggml-org/llama.cpp:full", "command": ["/app/rpc-server"],
+                        "args": ["--host", "0.0.0.0", "--port", "50052"], "ports": [{"containerPort": 50052}]}]}}),
+    ]

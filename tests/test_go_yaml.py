@@ -11,9 +11,10 @@ from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
+from tests import builders
 from tests.goyaml import GoYAML
 from tests.helm import VALUES
-from tests.support import SCALARS, TRICKY_STRINGS
+from tests.support import SCALARS, TRICKY_STRINGS, router
 
 
 def test_we_read_plain_scalars_as_go_does(go_yaml: GoYAML) -> None:
@@ -68,6 +69,7 @@ def story_objects() -> list[dict[str, Any]]:
             in_a_set = {**service, "spec": {**spec, "layout": "disaggregated"}}
             in_a_set["metadata"] = {**service["metadata"], "name": f"{service['metadata']['name']}-set"}
             objects += expand(parse_inference_service(in_a_set))
+    objects += expand(parse_inference_service(builders.service(*builders.every_bootstrap(), router())))
     assert any(obj["kind"] == "DisaggregatedSet" for obj in objects)
     return objects
 

@@ -376,6 +376,8 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
     multinode = raw.get("multinode") or {}
     joined = parse_multinode(multinode, raw["template"], f"{path}.multinode", where)
     if joined is not None and joined.worker_template is not None:
+        if "spec" not in joined.worker_template:
+            raise InvalidSpec(where, f"{path}.multinode.workerTemplate.spec", "is required")
         check_pods_of(joined.worker_template, where, f"{path}.multinode.workerTemplate")
     return Role(
         name=raw["name"],

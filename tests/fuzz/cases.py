@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from fusion_helm.limits import MAX_REPLICAS
+from tests.builders import every_bootstrap
 from tests.helm import ROOT
 
 VALUES = ROOT / "values"
@@ -130,6 +131,10 @@ def seeds() -> list[dict[str, Any]]:
         "podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},
         "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "2Gi"}}}
     out.append(monitored)
+    # a role of each multi-node bootstrap, behind a router (one role serving from every node)
+    out.append({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                "metadata": {"name": "engines", "namespace": "llm"}, "spec": {"roles": [*every_bootstrap(), {
+                    "name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]}}]}})
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "resources": {"limits": {"nvidia.com/gpu": "8"}}}
     for size, leader in ((4, True), (1, False)):
         template: dict[str, Any] = {"size": size, "restartPolicy": "RecreateGroupOnPodRestart",
