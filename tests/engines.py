@@ -1,0 +1,43 @@
+"""The real engines the suite checks rendered commands against: vLLM's CPU build and SGLang, each in a
+virtualenv of its own that ci/engines/build.sh builds once into the cache (`make test-setup`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.helm import CACHE, ROOT
+
+VERSIONS = dict(line.split("=", 1) for line in (ROOT / "ci" / "engines" / "versions.env").read_text().splitlines()
+                if line and not line.startswith("#"))
+VLLM = CACHE / "engines" / f"vllm-{VERSIONS['VLLM_VERSION']}"
+SGLANG = CACHE / "engines" / f"sglang-{VERSIONS['SGLANG_VERSION']}"
+BUILT = ".fusion-engine-built"
+CLI = ROOT / "tests" / "engine_cli.py"
+
+
+def built(venv: Path) -> Path:
+    if not (venv / BUILT).is_file():
+        raise RuntimeError(f"the engine at {venv} is not built: `make test-setup` builds it (ci/engines/build.sh)")
+    return venv
+
+
+def parse(venv: Path, engine: str, command_lines: list[list[str]]) -> list[dict[str, Any]]:
+    """What ENGINE's own parser makes of each command line (the words after `vllm serve`, or after
+    `python3 -m sglang.launch_server`): {"ok": true, "args": …} or {"ok": false, "error": …}."""
+    result = subprocess.run([str(venv / "bin" / "python"), str(CLI), engine, "-"], input=json.dumps(command_lines),
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    answers: list[dict[str, Any]] = json.loads(result.stdout)
+    return answers
+
+
+def tiny_model(directory: Path) -> Path:
+    """A 2-layer Llama with random weights and a word-level tokenizer, made here (no model hub)."""
+    subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory)],
+                   check=True, capture_output=True, timeout=300)
+    return directory
