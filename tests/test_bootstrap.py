@@ -245,3 +245,31 @@ def test_a_flag_the_bootstrap_writes_is_refused(given: list[str]) -> None:
         render(service(spec))
     assert error.value.path == "spec.roles[0].template.spec.containers[0].args"
     assert "is written by bootstrap vllm for each pod: remove it" in str(error.value)
+
+
+def test_the_pool_and_the_monitors_select_the_pods_that_serve() -> None:
+    """Only where a role serves from every node do the serving pods carry a label of their own (a label
+    added to a pod template restarts its pods): elsewhere the leaders are selected, as before."""
+    from tests.support import router
+
+    monitored = {"monitoring": {"podMonitor": {"enabled": True}}}
+    leaders = render(service(role("a", "worker", nodes=2), router(), **monitored))
+    assert leaders["InferencePool/svc-router"]["spec"]["selector"]["matchLabels"] == {
+        "fusioninfer.io/service": "svc", "leaderworkerset.sigs.k8s.io/worker-index": "0"}
+    assert leaders["PodMonitor/svc-a"]["spec"]["selector"]["matchLabels"][
+        "leaderworkerset.sigs.k8s.io/worker-index"] == "0"
+    assert not any("fusioninfer.io/serves" in str(o) for o in leaders.values())
+
+    hybrid = role("b", "worker", nodes=2, image="vllm/vllm-openai:v0.27.1")
+    hybrid["multinode"].update(bootstrap="vllm-data-parallel", dataParallel={"ranksPerNode": 2,
+                                                                             "hybridLoadBalancing": True})
+    mixed = render(service(role("a", "worker", nodes=2), hybrid, router(), **monitored))
+    serves = {"fusioninfer.io/serves": "true"}
+    assert mixed["InferencePool/svc-router"]["spec"]["selector"]["matchLabels"] == {
+        "fusioninfer.io/service": "svc", **serves}
+    for name in ("a", "b"):
+        assert mixed[f"PodMonitor/svc-{name}"]["spec"]["selector"]["matchLabels"].items() >= serves.items()
+        template = mixed[f"LeaderWorkerSet/svc-{name}-0"]["spec"]["leaderWorkerTemplate"]
+        assert template["leaderTemplate"]["metadata"]["labels"].items() >= serves.items()
+        assert (template["workerTemplate"]["metadata"]["labels"].get("fusioninfer.io/serves") == "true") == (
+            name == "b")
