@@ -25,7 +25,12 @@ from tests.pickers import running, serving
 from tests.sandbox import LeftLoopback, LoopbackGuard, attempts_to_leave, inside, interfaces
 
 LOOPBACK = ipaddress.ip_network("127.0.0.0/8")
-SANDBOX = [sys.executable, "-m", "tests.sandbox"]
+AS_A_TERMINAL_STARTS_IT = [sys.executable, "-c", "import os, signal, sys; "
+                           "signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])"]
+"""Start a command with SIGINT at its default, as a terminal's foreground job has it: a suite started in
+the background of a non-interactive shell (`make test &`, CI runners) inherits SIGINT ignored, and so
+would the suites these tests start and stop with a Ctrl-C."""
+SANDBOX = [*AS_A_TERMINAL_STARTS_IT, sys.executable, "-m", "tests.sandbox"]
 
 
 def test_the_suite_runs_with_loopback_alone() -> None:
