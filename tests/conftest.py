@@ -55,6 +55,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.cluster)
 
 
+@pytest.fixture
+def recorder(tmp_path: Path) -> Path:
+    """`vllm` and `python3` that print the argv they are started with (NUL-separated): what a pod's
+    bootstrap script would run, word by word (tests/test_bootstrap.py, tests/test_engines.py)."""
+    for name in ("vllm", "python3"):
+        (tmp_path / name).write_text(f'#!/bin/sh\nprintf "%s\\0" {name} "$@"\n')
+        (tmp_path / name).chmod(0o755)
+    return tmp_path
+
+
 @pytest.fixture(scope="session", params=[3, 4], ids=["helm3", "helm4"])
 def helm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Helm:
     """Each test that takes it runs once with helm 3.17 and once with helm 4.1."""

@@ -24,15 +24,6 @@ ARGS = [
 LWS_ENV = {"LWS_LEADER_ADDRESS": "svc-0.svc.llm", "LWS_GROUP_SIZE": "4"}
 
 
-@pytest.fixture
-def recorder(tmp_path: Path) -> Path:
-    """Commands that print their own argv (NUL-separated): what the pod's script ran, word by word."""
-    for name in ("vllm", "python3"):
-        (tmp_path / name).write_text(f'#!/bin/sh\nprintf "%s\\0" {name} "$@"\n')
-        (tmp_path / name).chmod(0o755)
-    return tmp_path
-
-
 def run(command: bootstrap.Command, path: Path, worker_index: int, **env: str) -> list[str]:
     result = subprocess.run([*command.command, *command.args], capture_output=True, timeout=30, env={
         "PATH": f"{path}:/usr/bin:/bin", **LWS_ENV, "LWS_WORKER_INDEX": str(worker_index), **env})

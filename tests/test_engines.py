@@ -66,15 +66,6 @@ def server_argv(container: dict[str, Any], index: int, size: int, recorder: Path
     return result.stdout.decode().split("\0")[:-1]
 
 
-@pytest.fixture
-def recorder(tmp_path: Path) -> Path:
-    """`vllm` and `python3` that print the argv they are started with (NUL-separated)."""
-    for name in ("vllm", "python3"):
-        (tmp_path / name).write_text(f'#!/bin/sh\nprintf "%s\\0" {name} "$@"\n')
-        (tmp_path / name).chmod(0o755)
-    return tmp_path
-
-
 SERVERS = {("vllm", "serve"): "vllm", ("python3", "-m", "sglang.launch_server"): "sglang"}
 
 
