@@ -29,6 +29,7 @@ from fusion_helm.expand.router.generations import (
     GATEWAY_API_VERSION,
     GENERATIONS,
     LAYOUT_GENERATIONS,
+    PD_GENERATION,
     required_apis,
 )
 from fusion_helm.kio.write import dump
@@ -199,7 +200,7 @@ def chart_decisions() -> str:
     # Per pool API: the generation a router runs unless it names one, and for each generation that reads
     # the pool, what the router needs served without models (always) and with them.
     pools = {api.value: {
-        "defaults": {("disaggregated" if pd else "monolithic"): str(name) for pd, name in DEFAULTS[api].items()},
+        "defaults": {"monolithic": str(DEFAULTS[api]), "disaggregated": str(PD_GENERATION)},
         "generations": {str(name): {"always": required_apis(generation, api, gateway=False, models=False),
                                     "models": required_apis(generation, api, gateway=False, models=True)}
                         for name, generation in GENERATIONS.items() if api in generation.pool_apis},

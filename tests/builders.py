@@ -7,12 +7,18 @@ from typing import Any
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 
+NIXL = ["--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']
+"""A prefill or decode engine's KV transfer, as llm-d runs vLLM."""
+
 
 def role(name: str, component_type: str = "decoder", replicas: int = 1, nodes: int = 1,
          **container: Any) -> dict[str, Any]:
+    """A role of one vLLM container (a prefiller's and decoder's with NIXL KV transfer); CONTAINER's
+    fields over those."""
+    args = ["--model", "m", *(NIXL if component_type in ("prefiller", "decoder") else [])]
     spec = {"name": name, "componentType": component_type, "replicas": replicas,
             "template": {"spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
-                                                  "args": ["--model", "m"], **container}]}}}
+                                                  "args": args, **container}]}}}
     if nodes > 1:
         spec["multinode"] = {"nodeCount": nodes}
     return spec

@@ -19,14 +19,16 @@ from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
 from fusion_helm.expand.gang import plan_gang
 from fusion_helm.expand.router.generations import generation_of, required_apis
 from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI
+from tests.builders import NIXL
 from tests.helm import VALUES, Helm
 
 CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
 
 
 def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | None = None) -> dict[str, Any]:
+    container = {**CONTAINER, "args": NIXL} if component_type in ("prefiller", "decoder") else CONTAINER
     out: dict[str, Any] = {"name": name, "componentType": component_type,
-                           "template": {"spec": {"containers": [CONTAINER]}}}
+                           "template": {"spec": {"containers": [container]}}}
     if replicas is not None:
         out["replicas"] = replicas
     if nodes is not None:
@@ -84,8 +86,8 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
     "router, v1alpha2 pool": {"roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2")]},
     "router, v1alpha2 pool with models": {
         "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", models=True)]},
-    "prefill/decode router, v1alpha2 pool": {
-        "roles": [role("p", "prefiller"), role("d", "decoder"), router("inference.networking.x-k8s.io/v1alpha2")]},
+    "prefill/decode router with models": {
+        "roles": [role("p", "prefiller"), role("d", "decoder"), router(models=True)]},
     "llm-d-router without models": {"roles": [role("w", "worker"), router(generation="llm-d-router")]},
     "llm-d-router with models and a gateway": {
         "roles": [role("w", "worker"), router(generation="llm-d-router", models=True, gateway=True)]},

@@ -46,13 +46,9 @@ def monolithic_v1(tmp_path: Path) -> dict[str, Any]:
     return values
 
 
-def pd(pool: str | None) -> Callable[[Path], dict[str, Any]]:
-    def values(tmp_path: Path) -> dict[str, Any]:
-        loaded: dict[str, Any] = yaml.safe_load((VALUES / EXAMPLE).read_text())
-        if pool:
-            loaded["roles"][-1]["poolAPIVersion"] = pool
-        return loaded
-    return values
+def pd(tmp_path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((VALUES / EXAMPLE).read_text())
+    return loaded
 
 
 def monolithic_older(tmp_path: Path) -> dict[str, Any]:
@@ -74,10 +70,10 @@ def llm_d_router(base: Callable[[Path], dict[str, Any]], layout: str | None = No
     return values
 
 
-VARIANTS = {"monolithic-v1": monolithic_v1, "pd-v1": pd(None), "monolithic-v1alpha2": monolithic_older,
-            "pd-v1alpha2": pd(V1ALPHA2), "llm-d-router-monolithic": llm_d_router(monolithic_v1),
-            "llm-d-router-pd": llm_d_router(pd(None)), "llm-d-router-pd-disaggregated": llm_d_router(pd(None),
-                                                                                               "disaggregated")}
+VARIANTS = {"monolithic-v1": monolithic_v1, "monolithic-v1alpha2": monolithic_older,
+            "llm-d-router-monolithic": llm_d_router(monolithic_v1), "pd": pd,
+            "pd-disaggregated": llm_d_router(pd, "disaggregated")}
+"""Prefill/decode runs llm-d-router, the generation with a sidecar, whatever the layout."""
 
 
 def leaders(cluster: Cluster, namespace: str, component: str | None = None) -> dict[str, str]:
@@ -117,7 +113,8 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
             assert CONFIG_LOADED in found.output()
             body = {"model": "qwen3-8b", "prompt": PROMPT, "max_tokens": 8}
             disaggregated = any(r["componentType"] == "prefiller" for r in serving_roles)
-            if "llm-d-router" in variant:  # which logs no endpoint it takes: they are the ones it routes to
+            if "llm-d-router" in deployment["spec"]["template"]["spec"]["containers"][0]["image"]:
+                # llm-d-router logs no endpoint it takes: they are the ones it routes to
                 def every_leader() -> tuple[set[str], set[str]] | None:
                     destinations, prefill_hosts = found.routed({**body, "prompt": "{n}: " + PROMPT})
                     everyone = {f"{ip}:{port}" for ip in all_leaders.values()}
@@ -211,7 +208,7 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
     for generation in PickerGeneration:
         for api in GENERATIONS[generation].pool_apis:
             for shape, (roles, layout) in shapes.items():
-                if shape != "monolithic" and GENERATIONS[generation].disaggregation is None:
+                if shape != "monolithic" and GENERATIONS[generation].pd_sidecar is None:
                     continue
                 if layout and not GENERATIONS[generation].rollout_screener:
                     continue

@@ -258,11 +258,11 @@ def test_the_router_runs_llm_d_router_with_the_rollout_screener() -> None:
     assert objects["InferencePool/svc-router"]["spec"]["selector"]["matchLabels"] == {
         "fusioninfer.io/service": "svc", "leaderworkerset.sigs.k8s.io/worker-index": "0"}
     assert objects["InferenceObjective/svc-m"]["apiVersion"] == "llm-d.ai/v1alpha2"
-    # Other layouts keep their picker, and no screener.
+    # Other layouts run the same picker (prefill/decode needs its sidecar), without the screener.
     replica = render(routed("replica"))
     assert "disaggregatedset" not in replica["ConfigMap/svc-router-epp"]["data"]["config.yaml"]
-    assert "llm-d-router" not in replica["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0][
-        "image"]
+    assert "--allow-experimental-plugins=true" not in replica["Deployment/svc-router-epp"]["spec"]["template"][
+        "spec"]["containers"][0]["args"]
 
 
 def test_the_screener_comes_with_a_chosen_llm_d_router_too() -> None:

@@ -102,33 +102,42 @@ def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Hel
     assert check_args(helm, STORY4) == ["--gang", "--lws-config", "lws-system/lws-manager-config"]
     router = VALUES / "router-pd-qwen3-8b.yaml"
     values = yaml.safe_load(router.read_text())
-    # The v1 picker watches InferenceObjectives even when the router serves no model: it exits without them.
+    # A prefill/decode router runs llm-d-router, which starts without model CRDs: they are needed only
+    # for the models it serves.
     values["roles"][-1] |= {"models": []}
     values["roles"][-1].pop("gateway", None)
     route_only = tmp_path / "route-only.yaml"
     route_only.write_text(yaml.safe_dump(values))
     assert check_args(helm, route_only)[3:] == [
+        "--api", "inference.networking.k8s.io/v1/inferencepools", "--api", "gateway.networking.k8s.io/v1/httproutes"]
+    values["roles"][-1] |= {"models": [{"name": "chat"}]}
+    served = tmp_path / "served.yaml"
+    served.write_text(yaml.safe_dump(values))
+    assert check_args(helm, served)[3:] == [
+        "--api", "inference.networking.k8s.io/v1/inferencepools", "--api", "llm-d.ai/v1alpha2/inferenceobjectives",
+        "--api", "gateway.networking.k8s.io/v1/httproutes"]
+    # A monolithic router: the v1 picker watches InferenceObjectives even when it serves no model (it exits
+    # without them); on a v1alpha2 pool the v0.5 picker InferenceModels.
+    values["roles"] = [role for role in values["roles"] if role["componentType"] != "prefiller"]
+    values["roles"][0]["componentType"] = "worker"
+    values["roles"][-1] |= {"models": []}
+    monolithic = tmp_path / "monolithic.yaml"
+    monolithic.write_text(yaml.safe_dump(values))
+    args = check_args(helm, monolithic)
+    assert args[args.index("--api"):] == [
         "--api", "inference.networking.k8s.io/v1/inferencepools",
         "--api", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
         "--api", "gateway.networking.k8s.io/v1/httproutes"]
     values["roles"][-1] |= {"poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2",
                             "gateway": {"gatewayClassName": "istio",
                                         "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]},
-                            "endpointPicker": {"image": "registry.example/pd-picker:v1"}}
+                            "endpointPicker": {"image": "registry.example/picker:v1"}}
     older = tmp_path / "older.yaml"
     older.write_text(yaml.safe_dump(values))
-    # A prefill/decode router on a v1alpha2 pool runs the v1.0 line, which watches InferenceObjectives.
-    assert check_args(helm, older)[3:] == [
+    args = check_args(helm, older)
+    assert args[args.index("--api"):] == [
         "--api", "inference.networking.x-k8s.io/v1alpha2/inferencepools",
-        "--api", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
-        "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]
-    # llm-d-router starts without model CRDs: they are needed only for the models it serves.
-    values["roles"][-1] |= {"poolAPIVersion": "inference.networking.k8s.io/v1",
-                            "endpointPicker": {"generation": "llm-d-router"}}
-    newest = tmp_path / "newest.yaml"
-    newest.write_text(yaml.safe_dump(values))
-    assert check_args(helm, newest)[3:] == [
-        "--api", "inference.networking.k8s.io/v1/inferencepools",
+        "--api", "inference.networking.x-k8s.io/v1alpha2/inferencemodels",
         "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]
 
 

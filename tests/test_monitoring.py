@@ -68,8 +68,11 @@ def test_each_role_s_leaders_and_the_picker_are_scraped_on_their_metrics_ports(l
         assert selected and all(kind == "leader" and template["metadata"]["labels"]["fusioninfer.io/role-name"]
                                 == role_name for kind, template in selected), name
         [endpoint] = monitor["spec"]["podMetricsEndpoints"]
+        # the serving port: the engine's, or on a decoder the prefill/decode sidecar's in front of it
         assert endpoint["port"] in {port.get("name") for _, template in selected
-                                    for port in template["spec"]["containers"][0]["ports"]}
+                                    for container in [template["spec"]["containers"][0],
+                                                      *template["spec"].get("initContainers", [])]
+                                    for port in container.get("ports", [])}
         assert (endpoint["path"], endpoint["interval"]) == ("/metrics", "15s")
         assert monitor["metadata"]["labels"]["release"] == "prometheus"
         assert monitor["metadata"]["namespace"] == "llm"

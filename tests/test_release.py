@@ -74,12 +74,13 @@ def test_the_chart_packages_carry_their_readme_and_metadata(dist: Path, helm: He
 
 
 def test_the_chart_lists_the_images_it_runs() -> None:
-    """Artifact Hub's images: the hook Jobs' (the default hooks.image) and every picker generation's."""
+    """Artifact Hub's images: the hook Jobs' (the default hooks.image) and every picker generation's
+    picker and prefill/decode sidecar."""
     annotations = yaml.safe_load((CHART / "Chart.yaml").read_text())["annotations"]
     listed = {entry["image"] for entry in yaml.safe_load(annotations["artifacthub.io/images"])}
     hooks = yaml.safe_load((CHART / "values.yaml").read_text())["hooks"]["image"]
     pickers = {image for generation in GENERATIONS.values()
-               for image in (generation.image, generation.disaggregated_image) if image}
+               for image in (generation.image, generation.pd_sidecar and generation.pd_sidecar.image) if image}
     assert listed == {hooks, *pickers}
     [crd] = yaml.safe_load(annotations["artifacthub.io/crds"])
     ours = yaml.safe_load(next((CRD_CHART / "templates").glob("*.yaml")).read_text())

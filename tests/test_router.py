@@ -36,6 +36,13 @@ def one(objects: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return found[0]
 
 
+def picker_role(objects: list[dict[str, Any]], kind: str = "Role") -> dict[str, Any]:
+    """The picker's Role (or RoleBinding): a prefill/decode service has its sidecars' too."""
+    name = one(objects, "Deployment")["metadata"]["name"]
+    [found] = [obj for obj in of_kind(objects, kind) if obj["metadata"]["name"] == name]
+    return found
+
+
 def picker_container(objects: list[dict[str, Any]]) -> dict[str, Any]:
     container: dict[str, Any] = one(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]
     return container
@@ -62,14 +69,15 @@ def test_pool_route_picker_and_models_name_the_same_pool_api(rendered: list[dict
     name = pool["metadata"]["name"]
     picker = one(rendered, "Deployment")
 
-    rules = one(rendered, "Role")["rules"]
+    rules = picker_role(rendered)["rules"]
     assert {"apiGroups": [group], "resources": ["inferencepools"], "verbs": ["get", "list", "watch"]} in rules
     assert [r["apiGroups"] for r in rules if "pods" in r["resources"]] == [[""]]
     model_kinds = [kind for kind in ("InferenceModel", "InferenceObjective") if of_kind(rendered, kind)]
     assert model_kinds == [{"inference.networking.k8s.io": "InferenceObjective",
                             "inference.networking.x-k8s.io": "InferenceModel"}[group]]
-    assert [r["resources"] for r in rules if r["apiGroups"] == ["inference.networking.x-k8s.io"]
-            and "inferencepools" not in r["resources"]] == [[model_kinds[0].lower() + "s"]]
+    [watched] = [r["resources"] for r in rules if r["apiGroups"] == ["inference.networking.x-k8s.io"]
+                 and "inferencepools" not in r["resources"]]
+    assert model_kinds[0].lower() + "s" in watched
     for model in of_kind(rendered, model_kinds[0]):
         assert model["spec"]["poolRef"] == {"group": group, "kind": "InferencePool", "name": name}
 
@@ -89,7 +97,7 @@ def test_pool_route_picker_and_models_name_the_same_pool_api(rendered: list[dict
     service_object = next(s for s in of_kind(rendered, "Service") if s["metadata"]["name"] == reference["name"])
     assert {p["port"] for p in service_object["spec"]["ports"]} >= {9002}
     assert service_object["spec"]["selector"] == picker["spec"]["template"]["metadata"]["labels"]
-    binding = one(rendered, "RoleBinding")
+    binding = picker_role(rendered, "RoleBinding")
     assert binding["subjects"][0]["name"] == picker["spec"]["template"]["spec"]["serviceAccountName"] \
         == one(rendered, "ServiceAccount")["metadata"]["name"]
 
@@ -112,22 +120,22 @@ def test_pool_selects_the_serving_pods_not_the_picker(rendered: list[dict[str, A
 def test_picker_configuration_from_the_strategy(rendered: list[dict[str, Any]]) -> None:
     configmap = one(rendered, "ConfigMap")
     config = yaml.safe_load(configmap["data"]["config.yaml"])
-    assert (config["apiVersion"], config["kind"]) == ("inference.networking.x-k8s.io/v1alpha1",
-                                                      "EndpointPickerConfig")
+    disaggregated = any(lws["metadata"]["labels"]["fusioninfer.io/component-type"] == "prefiller"
+                        for lws in of_kind(rendered, "LeaderWorkerSet"))
+    assert (config["apiVersion"], config["kind"]) == (
+        "llm-d.ai/v1alpha1" if disaggregated else "inference.networking.x-k8s.io/v1alpha1", "EndpointPickerConfig")
     plugin_types = [plugin["type"] for plugin in config["plugins"]]
     for profile in config["schedulingProfiles"]:
         assert {ref["pluginRef"] for ref in profile["plugins"]} <= set(plugin_types)
     profiles = [profile["name"] for profile in config["schedulingProfiles"]]
-    disaggregated = any(lws["metadata"]["labels"]["fusioninfer.io/component-type"] == "prefiller"
-                        for lws in of_kind(rendered, "LeaderWorkerSet"))
     if disaggregated:
         assert profiles == ["prefill", "decode"]
-        assert {"pd-profile-handler", "prefill-filter", "decode-filter"} <= set(plugin_types)
+        assert {"disagg-profile-handler", "prefill-filter", "decode-filter"} <= set(plugin_types)
         roles = {lws["metadata"]["labels"]["fusioninfer.io/component-type"]:
                  lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["labels"]["llm-d.ai/role"]
                  for lws in of_kind(rendered, "LeaderWorkerSet")}
         assert roles == {"prefiller": "prefill", "decoder": "decode"}
-        assert picker_container(rendered)["image"].startswith("ghcr.io/llm-d/llm-d-inference-scheduler:")
+        assert picker_container(rendered)["image"].startswith("ghcr.io/llm-d/llm-d-router-endpoint-picker:")
     else:
         assert profiles == ["default"] and "single-profile-handler" in plugin_types
         weights = {ref["pluginRef"]: ref.get("weight") for ref in config["schedulingProfiles"][0]["plugins"]}
@@ -185,8 +193,10 @@ def test_picker_flags_merge_with_the_routers() -> None:
     assert container["image"] == "epp:dev"
     assert container["args"] == ["--pool-name=svc-router", "--pool-namespace=$(NAMESPACE)",
                                  "--pool-group=inference.networking.k8s.io", "--grpc-port=9002",
-                                 "--grpc-health-port=9003", "--config-file=/config/config.yaml", "--v=4",
-                                 "--zap-encoder=json"]
+                                 "--grpc-health-port=9003", "--config-file=/config/config.yaml",
+                                 "--total-queued-requests-metric=vllm:num_requests_waiting",
+                                 "--kv-cache-usage-percentage-metric=vllm:kv_cache_usage_perc",
+                                 "--lora-info-metric=vllm:lora_requests_info", "--v=4", "--zap-encoder=json"]
 
 
 RESTRICTED_POD = {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
@@ -223,17 +233,25 @@ def test_served_models_map_criticality_to_priority_on_v1() -> None:
 
 def test_a_router_leaves_the_gang_and_the_serving_roles_alone() -> None:
     """The router adds objects; the serving roles' LeaderWorkerSets and PodGroup are those without it,
-    but for the picker's prefill/decode pod label."""
+    but for the picker's prefill/decode pod label and, on the decoders, the prefill/decode sidecar in
+    front of the engine (whose requests the PodGroup counts)."""
     roles = [role("p", "prefiller", ports=[{"containerPort": 8000}]),
              role("d", "decoder", replicas=2, ports=[{"containerPort": 8000}])]
     alone = expand(service(*roles))
     routed = expand(service(*roles, router()))
     assert {name for name in routed if name.split("/")[0] in ("LeaderWorkerSet", "PodGroup")} == set(alone)
+    assert routed["PodGroup/svc"]["spec"].pop("minResources") == {"cpu": "250m", "memory": "256Mi"}
     assert routed["PodGroup/svc"] == alone["PodGroup/svc"]
     for name, lws in alone.items():
         if name.startswith("LeaderWorkerSet/"):
             template = copy.deepcopy(routed[name]["spec"]["leaderWorkerTemplate"]["workerTemplate"])
             assert template["metadata"]["labels"].pop("llm-d.ai/role") in ("prefill", "decode")
+            if name.startswith("LeaderWorkerSet/svc-d-"):
+                [sidecar] = template["spec"].pop("initContainers")
+                assert sidecar["name"] == "pd-sidecar" and "--model-server-port=8200" in sidecar["args"]
+                engine = template["spec"]["containers"][0]
+                assert engine["args"].pop() == "--port=8200" and engine["ports"] == [{"containerPort": 8200}]
+                engine["ports"] = [{"containerPort": 8000}]
             assert template == lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]
 
 
@@ -297,7 +315,46 @@ ERRORS = {
         [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8000}]),
          router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2", endpointPicker={"generation": "gie-v0.5"})],
         "spec.roles[2].endpointPicker.generation",
-        "the gie-v0.5 picker has no prefill/decode profiles; choose gie-v1.0 or llm-d-router"),
+        "the gie-v0.5 picker has no prefill/decode sidecar to run the prefill it would choose; choose llm-d-router"),
+    "prefill/decode on the v1.0 picker": (
+        [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8000}]),
+         router(endpointPicker={"generation": "gie-v1.0"})],
+        "spec.roles[2].endpointPicker.generation",
+        "the gie-v1.0 picker has no prefill/decode sidecar to run the prefill it would choose; choose llm-d-router"),
+    "a decoder without KV transfer": (
+        [role("p", "prefiller"), role("d", "decoder", args=["--model", "m"]), router()],
+        "spec.roles[1].template.spec.containers[0].args",
+        "a decoder under a router needs its engine's KV transfer for the prefill/decode sidecar to wire: vLLM's "
+        "--kv-transfer-config (kv_connector one of NixlConnector, MooncakeConnector, OffloadingConnector, "
+        "ExampleConnector, MultiConnector with NixlConnector) or SGLang's --disaggregation-mode"),
+    "a KV connector the sidecar has no mode for": (
+        [role("p", "prefiller"), role("d", "decoder", args=[
+            "--model", "m", "--kv-transfer-config", '{"kv_connector":"PyNcclConnector","kv_role":"kv_consumer"}']),
+         router()],
+        "spec.roles[1].template.spec.containers[0].args",
+        "kv_connector 'PyNcclConnector' has no mode in the ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0 "
+        "prefill/decode sidecar; use one of NixlConnector"),
+    "a prefill and a decode of different KV connectors": (
+        [role("p", "prefiller"), role("d", "decoder", args=[
+            "--model", "m", "--kv-transfer-config", '{"kv_connector":"MooncakeConnector","kv_role":"kv_both"}']),
+         router()],
+        "spec.roles[1].template.spec.containers[0].args",
+        "moves KV by the sidecar's mooncake protocol but role p by nixlv2"),
+    "a KV transfer setting that is not JSON": (
+        [role("p", "prefiller", args=["--model", "m", "--kv-transfer-config", "nixl"]), role("d", "decoder"),
+         router()],
+        "spec.roles[0].template.spec.containers[0].args",
+        "--kv-transfer-config must be a JSON object, got 'nixl'"),
+    "a decoder whose engine the sidecar cannot move": (
+        [role("p", "prefiller"), role("d", "decoder", command=["/bin/sh", "-c", "exec vllm serve m --port 8000"],
+                                      ports=[{"containerPort": 8000}]), router()],
+        "spec.roles[1].template.spec.containers[0].command",
+        "runs neither vllm nor sglang in exec form, so the prefill/decode sidecar cannot move its port (--port)"),
+    "a decoder without a ServiceAccount token": (
+        [role("p", "prefiller"), {**role("d", "decoder"), "template": {"spec": {
+            **role("d", "decoder")["template"]["spec"], "automountServiceAccountToken": False}}}, router()],
+        "spec.roles[1].template.spec.automountServiceAccountToken",
+        "is false, but the prefill/decode sidecar's SSRF protection reads the InferencePool"),
     "llm-d-router on a v1alpha2 pool": (
         [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
                         endpointPicker={"generation": "llm-d-router"})],

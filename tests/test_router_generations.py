@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.expand.router.generations import DEFAULTS, GENERATIONS
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.router.generations import DEFAULTS, GENERATIONS, PD_GENERATION
 from fusion_helm.model import PickerGeneration, PoolAPI
 from tests.builders import render as expand
 from tests.builders import role, service
@@ -19,7 +20,7 @@ PORTS = [{"containerPort": 8000, "name": "http"}]
 MONOLITHIC = [role("w", "worker", replicas=2, ports=PORTS)]
 DISAGGREGATED = [role("p", "prefiller", ports=PORTS), role("d", "decoder", replicas=2, ports=PORTS)]
 COMBINATIONS = [(generation, api, pd) for generation in PickerGeneration for api in GENERATIONS[generation].pool_apis
-                for pd in (False, True) if not (pd and GENERATIONS[generation].disaggregation is None)]
+                for pd in (False, True) if not (pd and GENERATIONS[generation].pd_sidecar is None)]
 
 
 def routed(roles: list[dict[str, Any]], **router: Any) -> dict[str, dict[str, Any]]:
@@ -51,14 +52,14 @@ def test_each_generation_renders_its_release(generation: PickerGeneration, api: 
                      models=[{"name": "chat", "criticality": "Critical"}])
     assert custom_resource_errors(validators, list(objects.values())) == {}
     container = picker(objects)
-    assert container["image"] == (release.disaggregated_image if pd else release.image)
+    assert container["image"] == release.image
 
     flags = dict(arg[2:].split("=", 1) for arg in container["args"])
     assert flags[release.flags.pool_name] == "svc-router"
     assert flags[release.flags.config_file] == "/config/config.yaml"
     if release.flags.pool_group is not None:
         assert flags[release.flags.pool_group] == api.group
-    assert flags.items() >= release.default_flags.items()
+    assert flags.items() >= {**release.default_flags, **release.metric_flags}.items()
 
     loaded = config(objects)
     assert (loaded["apiVersion"], loaded["kind"]) == (release.config_api_version, "EndpointPickerConfig")
@@ -79,25 +80,48 @@ def test_each_generation_renders_its_release(generation: PickerGeneration, api: 
 
 def test_without_a_generation_the_pool_api_chooses() -> None:
     for api in PoolAPI:
-        for pd, roles in ((False, MONOLITHIC), (True, DISAGGREGATED)):
-            chosen = GENERATIONS[DEFAULTS[api][pd]]
-            objects = routed(roles, poolAPIVersion=api.value)
-            assert picker(objects)["image"] == (chosen.disaggregated_image if pd else chosen.image)
-    assert DEFAULTS[PoolAPI.V1ALPHA2] == {False: PickerGeneration.GIE_V05, True: PickerGeneration.GIE_V1}
+        objects = routed(MONOLITHIC, poolAPIVersion=api.value)
+        assert picker(objects)["image"] == GENERATIONS[DEFAULTS[api]].image
+    assert DEFAULTS == {PoolAPI.V1: PickerGeneration.GIE_V1, PoolAPI.V1ALPHA2: PickerGeneration.GIE_V05}
+    # prefill/decode: the generation whose picker and sidecar are released together, on the pools it reads.
+    assert picker(routed(DISAGGREGATED))["image"] == GENERATIONS[PD_GENERATION].image
+    with pytest.raises(InvalidSpec, match=r"spec\.roles\[2\]\.poolAPIVersion: a prefill/decode service needs the "
+                                          r"llm-d-router picker, which reads inference\.networking\.k8s\.io/v1"):
+        routed(DISAGGREGATED, poolAPIVersion=PoolAPI.V1ALPHA2.value)
+
+
+def test_a_generation_without_a_sidecar_is_refused_for_prefill_decode() -> None:
+    refused = [generation for generation in PickerGeneration if GENERATIONS[generation].pd_sidecar is None]
+    assert set(refused) == {PickerGeneration.GIE_V05, PickerGeneration.GIE_V1}
+    for generation in refused:
+        with pytest.raises(InvalidSpec, match=r"endpointPicker\.generation: the .* picker has no prefill/decode "
+                                              r"sidecar .*; choose llm-d-router"):
+            routed(DISAGGREGATED, endpointPicker={"generation": str(generation)})
 
 
 def test_a_v1alpha2_pool_with_the_v1_0_picker_gets_the_flags_upstream_s_chart_renders() -> None:
     """GIE v1.0.1's inferencepool chart: `--pool-group inference.networking.x-k8s.io` for a v1alpha2 pool."""
-    for roles in (MONOLITHIC, DISAGGREGATED):
-        objects = routed(roles, poolAPIVersion=PoolAPI.V1ALPHA2.value, endpointPicker={"generation": "gie-v1.0"})
-        args = picker(objects)["args"]
-        assert args[:6] == ["--pool-name=svc-router", "--pool-namespace=$(NAMESPACE)",
-                            "--pool-group=inference.networking.x-k8s.io", "--grpc-port=9002",
-                            "--grpc-health-port=9003", "--config-file=/config/config.yaml"]
-        assert objects["InferencePool/svc-router"]["apiVersion"] == PoolAPI.V1ALPHA2.value
-    # prefill/decode on a v1alpha2 pool: the v1.0 line by default.
-    assert picker(routed(DISAGGREGATED, poolAPIVersion=PoolAPI.V1ALPHA2.value))["args"][2] == \
-        "--pool-group=inference.networking.x-k8s.io"
+    objects = routed(MONOLITHIC, poolAPIVersion=PoolAPI.V1ALPHA2.value, endpointPicker={"generation": "gie-v1.0"})
+    args = picker(objects)["args"]
+    assert args[:6] == ["--pool-name=svc-router", "--pool-namespace=$(NAMESPACE)",
+                        "--pool-group=inference.networking.x-k8s.io", "--grpc-port=9002",
+                        "--grpc-health-port=9003", "--config-file=/config/config.yaml"]
+    assert objects["InferencePool/svc-router"]["apiVersion"] == PoolAPI.V1ALPHA2.value
+
+
+def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
+    """GIE's pickers default to vllm:gpu_cache_usage_perc, which vLLM stopped emitting in 0.10: the
+    router names the metric vLLM and llm-d's simulator emit (the serving tests scrape both)."""
+    for generation in PickerGeneration:
+        flags = dict(arg[2:].split("=", 1) for arg in picker(routed(
+            MONOLITHIC, poolAPIVersion=GENERATIONS[generation].pool_apis[0].value,
+            endpointPicker={"generation": str(generation)}))["args"])
+        assert "vllm:kv_cache_usage_perc" in flags.values()
+        assert "vllm:gpu_cache_usage_perc" not in flags.values()
+    mine = picker(routed(MONOLITHIC, endpointPicker={"flags": {
+        "kv-cache-usage-percentage-metric": "vllm:gpu_cache_usage_perc"}}))["args"]  # an older engine's, by choice
+    assert "--kv-cache-usage-percentage-metric=vllm:gpu_cache_usage_perc" in mine
+    assert "--kv-cache-usage-percentage-metric=vllm:kv_cache_usage_perc" not in mine
 
 
 @pytest.mark.parametrize("threshold", [0, 16])
@@ -111,13 +135,6 @@ def test_llm_d_router_disaggregates_with_a_decider(threshold: int) -> None:
     assert plugins[decider] == ({"nonCachedTokens": threshold} if threshold else None)
     assert not {"pd-profile-handler", "prefill-header-handler"} & plugins.keys()  # deprecated there
     assert {"prefill-filter", "decode-filter", "max-score-picker"} <= plugins.keys()
-
-
-def test_the_v1_0_line_disaggregates_with_the_pd_profile_handler() -> None:
-    objects = routed(DISAGGREGATED, strategy={"scorers": [{"type": "prefix-cache"}], "prefillThreshold": 100})
-    plugins = {plugin["type"]: plugin.get("parameters") for plugin in config(objects)["plugins"]}
-    assert plugins["pd-profile-handler"] == {"threshold": 100, "hashBlockSize": 64}
-    assert "prefill-header-handler" in plugins and "disagg-profile-handler" not in plugins
 
 
 def test_a_generation_s_default_flags_yield_to_the_user_s() -> None:

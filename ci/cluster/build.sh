@@ -138,9 +138,8 @@ for component in $components; do
       src=$(vendored "llm-d-router-$LLMD_ROUTER_VERSION" "$LLMD_ROUTER_SHA256")
       build "$src" "llm-d-router-endpoint-picker-$LLMD_ROUTER_VERSION" ./cmd/epp
       share "llmd-router-$LLMD_ROUTER_VERSION" "$src" 'config/crd/bases/llm-d.ai_*.yaml'
-      # The prefill/decode picker and the probe the tests ask pickers with: a module of ours, go.sum committed.
+      # The probe the tests ask pickers with: a module of ours, go.sum committed.
       (export GOFLAGS=-mod=readonly
-       build "$here/pickers" "llm-d-inference-scheduler-$LLMD_SCHEDULER_VERSION" ./pd-picker
        # The probe is ours and changes with the tests: named by a hash of its source, so a cache never
        # serves an older one (tests/controlplane/builds.py computes the same name).
        probe=$(cat "$here/pickers/picker-probe/main.go" "$here/pickers/go.sum" | sha256sum | cut -c1-12)

@@ -40,6 +40,10 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     check_collisions(service)
     plan = gang.plan_gang(service)
     templates = {role.name: role_templates(service, role) for role in service.roles}
+    if service.router is not None:
+        from fusion_helm.expand.router import routed_templates
+
+        templates = routed_templates(service, service.router, templates)
     blueprints = {role.name: role_blueprint(service, role, templates[role.name], plan) for role in service.roles}
     _check_sizes(service, blueprints)
     requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}
@@ -59,7 +63,7 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     if service.router is not None:
         from fusion_helm.expand.router import router_objects
 
-        objects += router_objects(service, service.router)
+        objects += router_objects(service, service.router, templates)
     if service.monitoring is not None:
         from fusion_helm.expand.monitoring import pod_monitors
 

@@ -69,6 +69,11 @@ def picker_name(service: str, router: str) -> str:
     return f"{service}-{router}-epp"
 
 
+def pd_sidecar_name(service: str, router: str) -> str:
+    """The Role and RoleBinding that let the prefill/decode sidecars read their pool."""
+    return f"{service}-{router}-pd-sidecar"
+
+
 def monitor_name(service: str, role: str) -> str:
     """A serving role's PodMonitor."""
     return f"{service}-{role}"

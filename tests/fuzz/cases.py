@@ -83,10 +83,12 @@ def seeds() -> list[dict[str, Any]]:
                 router["endpointPickerConfig"] = ("apiVersion: inference.networking.x-k8s.io/v1alpha1\n"
                                                   "kind: EndpointPickerConfig\nplugins:\n- type: queue-scorer\n")
                 out.append(verbatim)
-                # and with each other picker generation's configuration
+                # and with each other picker generation's configuration (prefill/decode: the one with a sidecar)
                 original = out[-2]
+                disaggregated = any(r["componentType"] in ("prefiller", "decoder") for r in spec["roles"])
                 for pool, generation in (("inference.networking.k8s.io/v1", "llm-d-router"),
-                                         ("inference.networking.x-k8s.io/v1alpha2", "gie-v1.0")):
+                                         ("inference.networking.x-k8s.io/v1alpha2", "gie-v1.0"))[
+                                             :1 if disaggregated else 2]:
                     other = copy.deepcopy(original)
                     router = next(r for r in other["spec"]["roles"] if r["componentType"] == "router")
                     router["poolAPIVersion"] = pool

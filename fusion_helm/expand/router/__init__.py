@@ -1,5 +1,6 @@
 """A router role's objects: the endpoint picker (RBAC, configuration, Service, Deployment), the
-InferencePool it serves, the served models, and the Gateway and HTTPRoute in front.
+InferencePool it serves, the served models, and the Gateway and HTTPRoute in front; and on a
+prefill/decode service, the sidecar the router puts on the decoders' serving pods (``sidecar``).
 
 Every object names the pool's API group the same way (docs/router.md); the picker generation
 (``generations.GENERATIONS``, chosen by the router or its pool API) decides the picker's image, flags,
@@ -15,23 +16,38 @@ from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
 from fusion_helm.expand.router.pool import inference_pool, target_port
 from fusion_helm.expand.router.routes import gateway, http_route
+from fusion_helm.expand.router.sidecar import sidecar_rbac, with_pd_sidecars
 from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
-__all__ = ["router_objects"]
+    from fusion_helm.expand.pods import RoleTemplates
+
+__all__ = ["routed_templates", "router_objects"]
 
 
-def router_objects(service: InferenceService, router: Router) -> list[dict[str, Any]]:
+def routed_templates(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
+                     ) -> dict[str, RoleTemplates]:
+    """The serving roles' pod templates as the router needs them: a prefill/decode service's decoders
+    with the generation's sidecar in front of their engines."""
+    if not service.disaggregated:
+        return dict(templates)
+    return with_pd_sidecars(service, router, generation_of(service, router), target_port(service, router),
+                            templates)
+
+
+def router_objects(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
+                   ) -> list[dict[str, Any]]:
+    """ROUTER's objects, for the serving pods of TEMPLATES (``routed_templates``)."""
     check_router_names(service, router)
     generation = generation_of(service, router)
-    disaggregated = service.disaggregated
     port = target_port(service, router)
-    config = picker_config(service, router, generation, disaggregated)
-    image = picker_image(router, generation, disaggregated)
-    objects = picker_objects(service, router, generation, image, config)
+    config = picker_config(service, router, generation, service.disaggregated)
+    objects = picker_objects(service, router, generation, picker_image(router, generation), config)
+    objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))
     objects += model_objects(service, router, generation)
     gateway_object = gateway(service, router)

@@ -8,7 +8,6 @@ names one; without it the pool API chooses, as gateways of each era expect (``DE
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI, Router, Scorer
@@ -26,15 +25,6 @@ EXPERIMENTAL_FLAG = "allow-experimental-plugins"
 """llm-d-router loads an Alpha plugin (the rollout screener, in v0.10.0) only with this flag."""
 GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
 GIE_CONFIG_API_VERSION = "inference.networking.x-k8s.io/v1alpha1"
-
-
-class Disaggregation(StrEnum):
-    """How a picker runs a separate prefill: the profile handler plugin that decides it."""
-
-    PD_PROFILE_HANDLER = "pd-profile-handler"
-    """llm-d-inference-scheduler v0.3: with prefill-header-handler; a threshold in prompt characters."""
-    DISAGG_PROFILE_HANDLER = "disagg-profile-handler"
-    """llm-d-router: with a decider plugin; a threshold in prompt tokens."""
 
 
 @record
@@ -55,16 +45,30 @@ class PickerFlags:
 
 KEBAB_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
                           grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file")
+VLLM_METRICS = {"queue": "vllm:num_requests_waiting", "kv-cache": "vllm:kv_cache_usage_perc",
+                "lora": "vllm:lora_requests_info"}
+"""The metrics the pickers score by, as vLLM (since 0.10: kv_cache_usage_perc, not gpu_cache_usage_perc)
+and llm-d's simulator emit them."""
 V1_SCORERS = {Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-utilization-scorer",
               Scorer.QUEUE_SIZE: "queue-scorer", Scorer.LORA_AFFINITY: "lora-affinity-scorer"}
+
+
+@record
+class Sidecar:
+    """The prefill/decode sidecar of a generation: the proxy in front of a decode engine that runs the
+    prefill the picker chose (``x-prefiller-host-port``) before it decodes."""
+
+    image: str
+
+KEBAB_METRIC_FLAGS = {"total-queued-requests-metric": VLLM_METRICS["queue"],
+                      "kv-cache-usage-percentage-metric": VLLM_METRICS["kv-cache"],
+                      "lora-info-metric": VLLM_METRICS["lora"]}
 
 
 @record
 class Generation:
     name: PickerGeneration
     image: str
-    disaggregated_image: str | None
-    """The picker with prefill/decode profiles, if the line has one."""
     pool_apis: tuple[PoolAPI, ...]
     flags: PickerFlags
     default_flags: Mapping[str, str]
@@ -72,7 +76,11 @@ class Generation:
     config_api_version: str
     scorer_plugins: Mapping[Scorer, str]
     """EndpointPickerConfig plugin type of each scorer the release has."""
-    disaggregation: Disaggregation | None
+    pd_sidecar: Sidecar | None
+    """Its prefill/decode sidecar; None: the line cannot serve a prefill/decode service."""
+    metric_flags: Mapping[str, str]
+    """The flag naming each engine metric the picker reads → that metric, as engines emit it today (the
+    router sets them, over the release's own defaults where those are older names)."""
     model_kind: str
     model_resource: str
     model_api_version: str
@@ -90,7 +98,6 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     PickerGeneration.GIE_V05: Generation(
         name=PickerGeneration.GIE_V05,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v0.5.1",
-        disaggregated_image=None,
         pool_apis=(PoolAPI.V1ALPHA2,),
         flags=PickerFlags(pool_name="poolName", pool_namespace="poolNamespace", pool_group=None,
                           grpc_port="grpcPort", grpc_health_port="grpcHealthPort", config_file="configFile"),
@@ -98,7 +105,10 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         config_api_version=GIE_CONFIG_API_VERSION,
         scorer_plugins={Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-scorer",
                         Scorer.QUEUE_SIZE: "queue-scorer"},
-        disaggregation=None,
+        pd_sidecar=None,
+        metric_flags={"totalQueuedRequestsMetric": VLLM_METRICS["queue"],
+                      "kvCacheUsagePercentageMetric": VLLM_METRICS["kv-cache"],
+                      "loraInfoMetric": VLLM_METRICS["lora"]},
         model_kind="InferenceModel",
         model_resource="inferencemodels",
         model_api_version=MODEL_API_VERSION,
@@ -108,13 +118,15 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     PickerGeneration.GIE_V1: Generation(
         name=PickerGeneration.GIE_V1,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v1.0.1",
-        disaggregated_image="ghcr.io/llm-d/llm-d-inference-scheduler:v0.3.2",
         pool_apis=(PoolAPI.V1, PoolAPI.V1ALPHA2),
         flags=KEBAB_FLAGS,
         default_flags={},
         config_api_version=GIE_CONFIG_API_VERSION,
         scorer_plugins=V1_SCORERS,
-        disaggregation=Disaggregation.PD_PROFILE_HANDLER,
+        # Its prefill/decode picker (llm-d-inference-scheduler v0.3) pairs with llm-d-routing-sidecar
+        # v0.3, a retired repository: llm-d-router carries both on.
+        pd_sidecar=None,
+        metric_flags=KEBAB_METRIC_FLAGS,
         model_kind="InferenceObjective",
         model_resource="inferenceobjectives",
         model_api_version=MODEL_API_VERSION,
@@ -124,14 +136,14 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     PickerGeneration.LLM_D_ROUTER: Generation(
         name=PickerGeneration.LLM_D_ROUTER,
         image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
-        disaggregated_image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
         pool_apis=(PoolAPI.V1,),
         flags=KEBAB_FLAGS,
         # As its own chart: no trace exporter unless asked for.
         default_flags={"tracing": "false"},
         config_api_version="llm-d.ai/v1alpha1",
         scorer_plugins=V1_SCORERS,
-        disaggregation=Disaggregation.DISAGG_PROFILE_HANDLER,
+        pd_sidecar=Sidecar(image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"),
+        metric_flags={**KEBAB_METRIC_FLAGS, "total-running-requests-metric": "vllm:num_requests_running"},
         model_kind="InferenceObjective",
         model_resource="inferenceobjectives",
         # Its own group, which it reads whenever its CRDs are installed (the Inference Extension's, the
@@ -144,14 +156,15 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     ),
 }
 
-DEFAULTS: Mapping[PoolAPI, Mapping[bool, PickerGeneration]] = {
-    PoolAPI.V1: {False: PickerGeneration.GIE_V1, True: PickerGeneration.GIE_V1},
-    # Gateways of the v1alpha2 era run the v0.5 picker, whose InferenceModel CRD their clusters have;
-    # prefill/decode needs the v1.0 line, which reads v1alpha2 pools too.
-    PoolAPI.V1ALPHA2: {False: PickerGeneration.GIE_V05, True: PickerGeneration.GIE_V1},
+DEFAULTS: Mapping[PoolAPI, PickerGeneration] = {
+    PoolAPI.V1: PickerGeneration.GIE_V1,
+    # Gateways of the v1alpha2 era run the v0.5 picker, whose InferenceModel CRD their clusters have.
+    PoolAPI.V1ALPHA2: PickerGeneration.GIE_V05,
 }
-"""The generation a router runs unless it names one: by pool API, then whether the service is
-prefill/decode."""
+"""The generation a monolithic service's router runs unless it names one, by pool API."""
+PD_GENERATION = PickerGeneration.LLM_D_ROUTER
+"""The generation a prefill/decode service's router runs unless it names one: the line whose picker and
+sidecar are released together."""
 
 
 LAYOUT_GENERATIONS: Mapping[Layout, PickerGeneration] = {Layout.DISAGGREGATED: PickerGeneration.LLM_D_ROUTER}
@@ -168,23 +181,26 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
                           f"layout {service.layout} needs the {needed} picker, whose {ROLLOUT_SCREENER} keeps "
                           f"each request's prefill and decode on one DisaggregatedSet revision; the "
                           f"{router.picker_generation} picker has none")
-    name = router.picker_generation or needed
+    if service.disaggregated and router.picker_generation is not None \
+            and GENERATIONS[router.picker_generation].pd_sidecar is None:
+        raise InvalidSpec(service.where, path,
+                          f"the {router.picker_generation} picker has no prefill/decode sidecar to run the prefill it "
+                          f"would choose; choose {PD_GENERATION}, whose picker and sidecar are released together "
+                          "(docs/router.md)")
+    name = router.picker_generation or needed or (PD_GENERATION if service.disaggregated else None)
     if name is None:
-        return GENERATIONS[DEFAULTS[router.pool_api][service.disaggregated]]
+        return GENERATIONS[DEFAULTS[router.pool_api]]
     generation = GENERATIONS[name]
     if router.pool_api not in generation.pool_apis:
         reads = " and ".join(api.value for api in generation.pool_apis)
-        if router.picker_generation is None:  # the layout's
+        if router.picker_generation is None:  # the layout's or prefill/decode's
+            why = f"layout {service.layout}" if needed is not None else "a prefill/decode service"
             raise InvalidSpec(service.where, f"{router.path}.poolAPIVersion",
-                              f"layout {service.layout} needs the {generation.name} picker, which reads {reads} "
-                              f"InferencePools, not {router.pool_api.value}")
+                              f"{why} needs the {generation.name} picker, which reads {reads} InferencePools, not "
+                              f"{router.pool_api.value}")
         raise InvalidSpec(service.where, path,
                           f"the {generation.name} picker reads {reads} InferencePools, not {router.pool_api.value}; "
                           "choose another generation or poolAPIVersion")
-    if service.disaggregated and generation.disaggregation is None:
-        raise InvalidSpec(service.where, path,
-                          f"the {generation.name} picker has no prefill/decode profiles; choose "
-                          f"{PickerGeneration.GIE_V1} or {PickerGeneration.LLM_D_ROUTER}")
     return generation
 
 

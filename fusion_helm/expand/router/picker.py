@@ -35,10 +35,8 @@ DEFAULT_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}}
 READ = ["get", "list", "watch"]
 
 
-def picker_image(router: Router, generation: Generation, disaggregated: bool) -> str:
-    image = router.picker_image or (generation.disaggregated_image if disaggregated else generation.image)
-    assert image is not None, "generation_of refuses a prefill/decode service a generation cannot serve"
-    return image
+def picker_image(router: Router, generation: Generation) -> str:
+    return router.picker_image or generation.image
 
 
 def picker_args(service: InferenceService, router: Router, generation: Generation) -> list[str]:
@@ -55,7 +53,7 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
         ours[EXPERIMENTAL_FLAG] = "true"
     others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - \
         set(flags.names())
-    extra = dict(generation.default_flags)
+    extra = {**generation.metric_flags, **generation.default_flags}
     for name, value in sorted(router.picker_flags.items()):
         path = key_path(f"{router.path}.endpointPicker.flags", name)
         if name in others:

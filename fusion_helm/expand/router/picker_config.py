@@ -2,9 +2,8 @@
 
 A monolithic service gets one profile that scores every pod. A prefill/decode service gets a prefill
 and a decode profile, each keeping its own pods (by the ``llm-d.ai/role`` label) and scored alike, and
-the profile handler that decides per request whether a separate prefill runs, as the generation has it:
-llm-d-inference-scheduler's ``pd-profile-handler`` (a threshold in uncached prompt characters), or
-llm-d-router's ``disagg-profile-handler`` with a decider plugin (a threshold in uncached prompt tokens).
+llm-d-router's ``disagg-profile-handler``, which decides per request with a decider plugin whether a
+separate prefill runs (a threshold in uncached prompt tokens).
 In layout disaggregated llm-d-router's rollout screener comes first: it keeps each request's prefill
 and decode on one DisaggregatedSet revision.
 """
@@ -12,7 +11,7 @@ and decode on one DisaggregatedSet revision.
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Disaggregation, Generation
+from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Generation
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
 from fusion_helm.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
@@ -24,9 +23,6 @@ if TYPE_CHECKING:
 
 CONFIG_KIND = "EndpointPickerConfig"
 PICKER = "max-score-picker"
-PREFIX_BLOCK_SIZE = "hashBlockSize"
-DEFAULT_PREFIX_BLOCK_SIZE = 64
-"""The prefix-cache scorer's default; the prefill/decode handler must hash prompts the same way."""
 
 
 def picker_config(service: InferenceService, router: Router, generation: Generation,
@@ -41,8 +37,8 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
     if disaggregated:
         profiles = [{"name": name, "plugins": [{"pluginRef": f"{name}-filter"}, *refs, {"pluginRef": PICKER}]}
                     for name in ("prefill", "decode")]
-        before, after = _pd_handler(service, router, generation, scorers)
-        plugins = [*before, {"type": "prefill-filter"}, {"type": "decode-filter"}, *plugins, {"type": PICKER}, *after]
+        plugins = [{"type": "prefill-filter"}, {"type": "decode-filter"}, *plugins, {"type": PICKER},
+                   *_pd_handler(service, router, scorers)]
     else:
         profiles = [{"name": "default", "plugins": [*refs, {"pluginRef": PICKER}]}]
         plugins = [*plugins, {"type": PICKER}, {"type": "single-profile-handler"}]
@@ -84,26 +80,17 @@ def _scorer_plugins(service: InferenceService, router: Router, generation: Gener
     return out
 
 
-def _pd_handler(service: InferenceService, router: Router, generation: Generation,
-                scorers: list[tuple[dict[str, Any], int]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The plugins that decide per request whether a separate prefill runs (listed before and after the
-    others, as upstream's examples list them)."""
-    prefix = next((plugin for plugin, _ in scorers if plugin["type"] == "prefix-cache-scorer"), None)
-    if prefix is None and router.prefill_threshold:
+def _pd_handler(service: InferenceService, router: Router, scorers: list[tuple[dict[str, Any], int]]
+                ) -> list[dict[str, Any]]:
+    """The plugins that decide per request whether a separate prefill runs."""
+    if router.prefill_threshold and not any(plugin["type"] == "prefix-cache-scorer" for plugin, _ in scorers):
         raise InvalidSpec(service.where, f"{router.path}.strategy.prefillThreshold",
                           f"needs the {Scorer.PREFIX_CACHE} scorer: the threshold counts the prompt not in the "
                           "prefix cache")
-    if generation.disaggregation is Disaggregation.DISAGG_PROFILE_HANDLER:
-        # A decider with no threshold would never disaggregate (nonCachedTokens 0 turns it off).
-        decider = {"type": "prefix-based-pd-decider", "parameters": {"nonCachedTokens": router.prefill_threshold}} \
-            if router.prefill_threshold else {"type": "always-disagg-pd-decider"}
-        handler = {"type": "disagg-profile-handler", "parameters": {"deciders": {"prefill": decider["type"]}}}
-        return [], [handler, decider]
-    parameters: dict[str, Any] = {"threshold": router.prefill_threshold}
-    if prefix is not None:
-        parameters[PREFIX_BLOCK_SIZE] = (prefix.get("parameters") or {}).get(PREFIX_BLOCK_SIZE,
-                                                                              DEFAULT_PREFIX_BLOCK_SIZE)
-    return [{"type": "prefill-header-handler"}], [{"type": "pd-profile-handler", "parameters": parameters}]
+    # A decider with no threshold would never disaggregate (nonCachedTokens 0 turns it off).
+    decider = {"type": "prefix-based-pd-decider", "parameters": {"nonCachedTokens": router.prefill_threshold}} \
+        if router.prefill_threshold else {"type": "always-disagg-pd-decider"}
+    return [{"type": "disagg-profile-handler", "parameters": {"deciders": {"prefill": decider["type"]}}}, decider]
 
 
 def _check_verbatim(service: InferenceService, router: Router, generation: Generation) -> None:

@@ -1,0 +1,190 @@
+"""The prefill/decode sidecar a router puts in front of each decoder's serving engine: where it goes (every
+layout, the pods the pool selects), what it is told (ports, the KV connector the engine's own setting
+names, SSRF protection with the service's pool), what it may read, and when it is the user's own."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
+from tests.builders import NIXL, role, service
+from tests.builders import render as expand
+from tests.support import router
+
+SIDECAR_IMAGE = GENERATIONS[PD_GENERATION].pd_sidecar.image  # type: ignore[union-attr]
+PORTS = [{"containerPort": 8000, "name": "http"}]
+
+
+def pd(*decoders: dict[str, Any], layout: str | None = None, **router_fields: Any) -> dict[str, dict[str, Any]]:
+    roles = [role("p", "prefiller", ports=PORTS), *(decoders or [role("d", "decoder", replicas=2, ports=PORTS)])]
+    return expand(service(*roles, router(**router_fields), **({"layout": layout} if layout else {})))
+
+
+def templates(objects: dict[str, dict[str, Any]], role_name: str) -> list[dict[str, Any]]:
+    """The pod templates of ROLE_NAME: each LeaderWorkerSet's worker (and leader) template, or the
+    DisaggregatedSet's role's."""
+    found = []
+    for name, obj in objects.items():
+        if name.startswith("LeaderWorkerSet/") and obj["metadata"]["labels"]["fusioninfer.io/role-name"] == role_name:
+            found.append(obj["spec"]["leaderWorkerTemplate"])
+        if name.startswith("DisaggregatedSet/"):
+            found += [r["spec"]["leaderWorkerTemplate"] for r in obj["spec"]["roles"] if r["name"] == role_name]
+    assert found, role_name
+    return found
+
+
+def sidecars(template: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in template["spec"].get("initContainers") or [] if c["image"] == SIDECAR_IMAGE]
+
+
+def flags(container: dict[str, Any]) -> dict[str, str]:
+    return dict(arg[2:].split("=", 1) for arg in container["args"])
+
+
+@pytest.mark.parametrize("layout", ["replica", "disaggregated"])  # layout role refuses a router over P/D
+def test_each_decode_pod_gets_the_sidecar_in_front_of_its_engine(layout: str) -> None:
+    objects = pd(layout=layout)
+    for lws in templates(objects, "p"):
+        assert not sidecars(lws["workerTemplate"])
+    for lws in templates(objects, "d"):
+        pod = lws["workerTemplate"]["spec"]
+        [sidecar] = sidecars(lws["workerTemplate"])
+        assert sidecar["restartPolicy"] == "Always"  # a native sidecar: up before the engine, down after it
+        assert flags(sidecar) == {
+            "port": "8000", "model-server-port": "8200", "kv-connector": "nixlv2", "secure-proxy": "false",
+            "enable-ssrf-protection": "true", "inference-pool": "$(POD_NAMESPACE)/svc-router",
+            "pool-group": "inference.networking.k8s.io"}
+        # The pool routes to 8000: the sidecar takes the engine's port, name and all; the engine moves.
+        assert sidecar["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
+        engine_container = pod["containers"][0]
+        assert engine_container["ports"] == [{"containerPort": 8200}]
+        assert engine_container["args"] == ["--model", "m", *NIXL, "--port=8200"]
+        assert sidecar["env"] == [{"name": "POD_NAMESPACE",
+                                   "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]
+    pool = objects["InferencePool/svc-router"]["spec"]
+    assert pool["targetPorts"] == [{"number": 8000}]
+
+
+def test_the_sidecar_runs_restricted_with_bounded_resources() -> None:
+    [sidecar] = sidecars(templates(pd(), "d")[0]["workerTemplate"])
+    assert sidecar["securityContext"] == {
+        "runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532, "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
+    assert sidecar["resources"]["limits"] == {"memory": "1Gi"} and sidecar["resources"]["requests"]["cpu"]
+
+
+def test_its_image_is_released_with_the_picker() -> None:
+    picker = GENERATIONS[PD_GENERATION].image
+    assert SIDECAR_IMAGE.rpartition(":")[2] == picker.rpartition(":")[2]
+    assert SIDECAR_IMAGE.rpartition(":")[0].rpartition("/")[0] == picker.rpartition(":")[0].rpartition("/")[0]
+
+
+def test_the_engine_s_own_port_flag_moves_and_its_probes_follow() -> None:
+    decoder = role("d", "decoder", args=["--model", "m", "--port", "9000", *NIXL],
+                   ports=[{"containerPort": 9000, "name": "api"}, {"containerPort": 8200, "name": "other"}],
+                   readinessProbe={"httpGet": {"path": "/health", "port": "api"}},
+                   startupProbe={"httpGet": {"path": "/health", "port": 9000}},
+                   livenessProbe={"tcpSocket": {"port": "other"}})
+    prefill = role("p", "prefiller", args=["--model", "m", "--port", "9000", *NIXL],
+                   ports=[{"containerPort": 9000, "name": "api"}])
+    objects = expand(service(prefill, decoder, router()))
+    pod = templates(objects, "d")[0]["workerTemplate"]["spec"]
+    [sidecar] = sidecars({"spec": pod})
+    engine_container = pod["containers"][0]
+    # 8200 is taken by another port of the pod: the engine takes the next free one.
+    assert flags(sidecar)["port"] == "9000" and flags(sidecar)["model-server-port"] == "8201"
+    assert sidecar["ports"][0]["name"] == "api"
+    assert engine_container["args"][:4] == ["--model", "m", "--port", "8201"]
+    assert engine_container["ports"] == [{"containerPort": 8201}, {"containerPort": 8200, "name": "other"}]
+    assert engine_container["readinessProbe"]["httpGet"]["port"] == 8201
+    assert engine_container["startupProbe"]["httpGet"]["port"] == 8201
+    assert engine_container["livenessProbe"] == {"tcpSocket": {"port": "other"}}  # not the serving port
+
+
+@pytest.mark.parametrize(("setting", "mode"), [
+    ('{"kv_connector":"NixlConnector","kv_role":"kv_both"}', "nixlv2"),
+    ('{"kv_connector":"MooncakeConnector","kv_role":"kv_both"}', "mooncake"),
+    ('{"kv_connector":"OffloadingConnector","kv_role":"kv_both"}', "offloading"),
+    ('{"kv_connector":"ExampleConnector","kv_role":"kv_both"}', "shared-storage"),
+    ('{"kv_connector":"MultiConnector","kv_role":"kv_both","kv_connector_extra_config":{"connectors":['
+     '{"kv_connector":"NixlConnector","kv_role":"kv_both"},{"kv_connector":"OffloadingConnector"}]}}', "nixlv2"),
+])
+def test_the_connector_follows_the_engine_s_kv_transfer(setting: str, mode: str) -> None:
+    args = ["--model", "m", "--kv-transfer-config", setting]
+    objects = expand(service(role("p", "prefiller", args=args, ports=PORTS), role("d", "decoder", args=args,
+                                                                              ports=PORTS), router()))
+    [sidecar] = sidecars(templates(objects, "d")[0]["workerTemplate"])
+    assert flags(sidecar)["kv-connector"] == mode
+
+
+def test_sglang_decoders_get_the_sidecar_s_sglang_mode() -> None:
+    def sglang(name: str, component: str, mode: str) -> dict[str, Any]:
+        return role(name, component, command=["python3", "-m", "sglang.launch_server"],
+                    args=["--model-path", "m", "--disaggregation-mode", mode], ports=PORTS)
+
+    objects = expand(service(sglang("p", "prefiller", "prefill"), sglang("d", "decoder", "decode"), router()))
+    [sidecar] = sidecars(templates(objects, "d")[0]["workerTemplate"])
+    assert flags(sidecar)["kv-connector"] == "sglang"
+    assert templates(objects, "d")[0]["workerTemplate"]["spec"]["containers"][0]["args"][-1] == "--port=8200"
+
+
+def test_a_multi_node_decoder_s_sidecar_is_on_the_pods_the_pool_selects() -> None:
+    leader_only = role("d", "decoder", ports=PORTS, args=["m", *NIXL])
+    leader_only["multinode"] = {"nodeCount": 2, "bootstrap": "vllm"}
+    everywhere = copy.deepcopy(leader_only)
+    everywhere["multinode"] = {"nodeCount": 2, "bootstrap": "vllm-data-parallel",
+                               "dataParallel": {"ranksPerNode": 1, "hybridLoadBalancing": True}}
+    for decoder, on_workers in ((leader_only, False), (everywhere, True)):
+        lws = templates(pd(decoder), "d")[0]
+        [sidecar] = sidecars(lws["leaderTemplate"])
+        assert flags(sidecar)["model-server-port"] == "8200"
+        # The server's argv reaches the bootstrap's script as its arguments: the port moved there too.
+        assert "--port=8200" in lws["leaderTemplate"]["spec"]["containers"][0]["args"]
+        assert bool(sidecars(lws["workerTemplate"])) is on_workers
+
+
+def test_the_sidecar_may_read_its_pool_and_pods_with_the_decoders_service_account() -> None:
+    decoder = role("d", "decoder", ports=PORTS)
+    decoder["template"]["spec"]["serviceAccountName"] = "engine"
+    objects = pd(decoder)
+    rules = objects["Role/svc-router-pd-sidecar"]["rules"]
+    assert rules == [{"apiGroups": ["inference.networking.k8s.io"], "resources": ["inferencepools"],
+                      "verbs": ["get", "list", "watch"]},
+                     {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}]
+    binding = objects["RoleBinding/svc-router-pd-sidecar"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "engine", "namespace": "llm"}]
+    assert binding["roleRef"]["name"] == "svc-router-pd-sidecar"
+    assert pd()["RoleBinding/svc-router-pd-sidecar"]["subjects"][0]["name"] == "default"
+
+
+@pytest.mark.parametrize("where", ["initContainers", "containers"])
+def test_a_user_s_own_sidecar_of_that_image_is_kept_not_doubled(where: str) -> None:
+    mine = {"name": "routing-proxy", "image": "mirror.example/llm-d/llm-d-router-disagg-sidecar:v0.10.0",
+            "args": ["--port=8000", "--model-server-port=8100", "--kv-connector=nixlv2"]}
+    decoder = role("d", "decoder", args=["--model", "m", "--port", "8100", *NIXL],
+                   ports=[{"containerPort": 8100}])
+    spec = decoder["template"]["spec"]
+    spec[where] = [*spec.get(where, []), {**mine, "restartPolicy": "Always"} if where == "initContainers" else mine]
+    objects = pd(decoder, targetPort=8000)
+    template = templates(objects, "d")[0]["workerTemplate"]
+    assert {k: v for k, v in template["spec"].items() if k != "schedulerName"} == spec  # as written
+    assert not any(name.startswith("RoleBinding/svc-router-pd-sidecar") for name in objects)
+
+
+def test_a_monolithic_service_gets_no_sidecar() -> None:
+    objects = expand(service(role("w", "worker", ports=PORTS), router()))
+    assert not any(sidecars(t["workerTemplate"]) for t in templates(objects, "w"))
+    assert "Role/svc-router-pd-sidecar" not in objects
+
+
+def test_the_design_s_router_engines_need_no_ports_to_be_fronted() -> None:
+    """An engine that declares no port serves on vLLM's --port or 8000: the sidecar takes that."""
+    objects = expand(service(role("p", "prefiller"), role("d", "decoder"), router()))
+    pod = templates(objects, "d")[0]["workerTemplate"]["spec"]
+    [sidecar] = sidecars({"spec": pod})
+    assert flags(sidecar)["port"] == "8000"
+    assert pod["containers"][0]["ports"] == [{"containerPort": 8200, "protocol": "TCP"}]
+
