@@ -11,7 +11,7 @@ export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-fast test-setup lint bench fuzz generate dist helm4-plugin helm-plugin setup cluster-build engines-build cluster-up cluster-down clean
+.PHONY: demo test test-fast test-setup lint bench bench-serving fuzz generate dist helm4-plugin helm-plugin setup cluster-build engines-build cluster-up cluster-down clean
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
 demo: setup
@@ -65,6 +65,13 @@ lint: setup
 ## bench: what the post-renderer adds to helm template (helm 3 and 4) against the floors; 10 … 10,000 replicas per role
 bench: setup
 	$(BIN)/python ci/bench.py
+
+## bench-serving: a shared-prefix workload from guidellm through the gateway stand-in to simulated pods: TTFT,
+## inter-token latency and throughput for the default strategy, random, and llm-d's inference-scheduling
+## configuration (tests/bench_serving.py; BENCH_CONCURRENCY, BENCH_REQUESTS)
+bench-serving: test-setup cluster-build engines-build
+	FUSION_CACHE=$(CACHE) ci/engines/build.sh guidellm
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_serving.py
 
 ## fuzz: a seeded fuzz campaign over the post-renderer (FUZZ_CASES, default 20000; FUZZ_SEED); failing
 ## cases are written to .fuzz/

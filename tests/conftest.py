@@ -19,6 +19,7 @@ from tests.hook_kubelet import HookKubelet
 from tests.registry import Registry
 from tests.sandbox import LoopbackGuard, inside
 from tests.schemas import Validators
+from tests.serving import ServingKubelet
 
 WHEELS = CACHE / "wheels"
 """The wheel's dependencies, downloaded by `make test-setup`."""
@@ -120,6 +121,18 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             yield cluster
     finally:
         control_plane.stop()
+
+
+@pytest.fixture(scope="session")
+def serving_kubelet(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServingKubelet]:
+    """Runs, for real, the serving pods annotated tests.serving.SERVING: the simulator as each engine, the
+    rendered sidecars, each pod in a network of its own."""
+    runner = ServingKubelet(cluster, tmp_path_factory.mktemp("serving-pods"))
+    runner.start()
+    try:
+        yield runner
+    finally:
+        runner.stop()
 
 
 @pytest.fixture(scope="session")

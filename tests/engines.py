@@ -15,6 +15,8 @@ VERSIONS = dict(line.split("=", 1) for line in (ROOT / "ci" / "engines" / "versi
                 if line and not line.startswith("#"))
 VLLM = CACHE / "engines" / f"vllm-{VERSIONS['VLLM_VERSION']}"
 SGLANG = CACHE / "engines" / f"sglang-{VERSIONS['SGLANG_VERSION']}"
+GUIDELLM = CACHE / "engines" / f"guidellm-{VERSIONS['GUIDELLM_VERSION']}"
+"""The load generator of `make bench-serving` (`ci/engines/build.sh guidellm`)."""
 BUILT = ".fusion-engine-built"
 CLI = ROOT / "tests" / "engine_cli.py"
 

@@ -28,6 +28,7 @@ from tests.controlplane.processes import TOKEN
 from tests.helm import ROOT
 
 CUSTOM = ("kwok.x-k8s.io/status", "custom")
+SERVICE_LABEL = "fusioninfer.io/service"
 REAL_HOOKS = {"hooks": {"podAnnotations": {CUSTOM[0]: CUSTOM[1]}, "ttlSecondsAfterFinished": 3}}
 """Values that have the chart's hook Jobs run for real here (a failed one gone soon after)."""
 
@@ -76,7 +77,8 @@ class HookKubelet(threading.Thread):
         watch = kubernetes.watch.Watch()
         for event in watch.stream(self.cluster.core.list_pod_for_all_namespaces, timeout_seconds=5):
             pod = event["object"]
-            if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED":
+            if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED" \
+                    or SERVICE_LABEL in (pod.metadata.labels or {}):  # a serving pod: tests/serving.py runs those
                 continue
             key = f"{pod.metadata.namespace}/{pod.metadata.name}"
             if pod.metadata.deletion_timestamp is not None:  # no kubelet confirms it: the runner does

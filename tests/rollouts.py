@@ -204,10 +204,10 @@ class PodTimeline(Watched):
             return list(self.moments)
 
 
-def departures(moments: list[Moment], roles: set[str]) -> list[float]:
-    """When a revision stopped serving (lost its last Ready leader of one of ROLES)."""
-    return [now.at for before, now in itertools.pairwise(moments)
-            if before.serving(roles) - now.serving(roles)]
+def handovers(moments: list[Moment], roles: set[str]) -> list[float]:
+    """When the revisions that serve changed: one started serving (a Ready leader in every one of ROLES)
+    or stopped (lost its last Ready leader of one of them)."""
+    return [now.at for before, now in itertools.pairwise(moments) if before.serving(roles) != now.serving(roles)]
 
 
 def pairs(stream: RequestStream, timeline: PodTimeline, start: float, end: float

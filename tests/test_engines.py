@@ -21,6 +21,7 @@ import yaml
 
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
+from fusion_helm.expand.router.generations import GENERATIONS
 from tests import engines
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap, service
 from tests.helm import VALUES
@@ -255,7 +256,13 @@ def test_a_real_vllm_serves_from_the_rendered_commands(tmp_path: Path, nodes: in
     processes = start_pods(obj, tmp_path)
     try:
         answer = completion(processes, tmp_path)
+        with urllib.request.urlopen(f"http://{POD_ADDRESSES[0]}:{PORT}/metrics", timeout=10) as scraped:
+            exposition = scraped.read().decode()
     finally:
         stop(processes)
     [choice] = answer["choices"]
     assert choice["text"] and answer["usage"]["completion_tokens"] == 5
+    # What every picker generation scores by, under the names the router gives it, vLLM emits.
+    emitted = {line.split("{")[0].split(" ")[0] for line in exposition.splitlines() if not line.startswith("#")}
+    read = {metric for generation in GENERATIONS.values() for metric in generation.engine_metrics}
+    assert read - {"vllm:lora_requests_info"} <= emitted, read - emitted  # LoRA info: with --enable-lora only

@@ -111,13 +111,19 @@ def test_a_v1alpha2_pool_with_the_v1_0_picker_gets_the_flags_upstream_s_chart_re
 
 def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
     """GIE's pickers default to vllm:gpu_cache_usage_perc, which vLLM stopped emitting in 0.10: the
-    router names the metric vLLM and llm-d's simulator emit (the serving tests scrape both)."""
+    router names the metric vLLM and llm-d's simulator emit (the serving tests scrape both). llm-d-router
+    reads today's names by default, and refuses the flags."""
     for generation in PickerGeneration:
-        flags = dict(arg[2:].split("=", 1) for arg in picker(routed(
-            MONOLITHIC, poolAPIVersion=GENERATIONS[generation].pool_apis[0].value,
-            endpointPicker={"generation": str(generation)}))["args"])
-        assert "vllm:kv_cache_usage_perc" in flags.values()
+        release = GENERATIONS[generation]
+        args = picker(routed(MONOLITHIC, poolAPIVersion=release.pool_apis[0].value,
+                             endpointPicker={"generation": str(generation)}))["args"]
+        flags = dict(arg[2:].split("=", 1) for arg in args)
+        assert "vllm:kv_cache_usage_perc" in release.engine_metrics
+        assert set(release.metric_flags.values()) <= set(release.engine_metrics)
+        assert flags.items() >= release.metric_flags.items()
         assert "vllm:gpu_cache_usage_perc" not in flags.values()
+    assert not any("metric" in arg for arg in picker(routed(MONOLITHIC, endpointPicker={
+        "generation": "llm-d-router"}))["args"])
     mine = picker(routed(MONOLITHIC, endpointPicker={"flags": {
         "kv-cache-usage-percentage-metric": "vllm:gpu_cache_usage_perc"}}))["args"]  # an older engine's, by choice
     assert "--kv-cache-usage-percentage-metric=vllm:gpu_cache_usage_perc" in mine

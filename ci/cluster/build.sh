@@ -91,7 +91,7 @@ vendored() {
   echo "$dir"
 }
 
-components=${*:-etcd kubernetes kwok lws volcano pickers pipelines registry}
+components=${*:-etcd kubernetes kwok lws volcano pickers serving pipelines registry}
 for component in $components; do
   case $component in
     etcd)
@@ -142,8 +142,16 @@ for component in $components; do
       (export GOFLAGS=-mod=readonly
        # The probe is ours and changes with the tests: named by a hash of its source, so a cache never
        # serves an older one (tests/controlplane/builds.py computes the same name).
-       probe=$(cat "$here/pickers/picker-probe/main.go" "$here/pickers/go.sum" | sha256sum | cut -c1-12)
+       probe=$(cat "$here"/pickers/picker-probe/*.go "$here/pickers/go.sum" | sha256sum | cut -c1-12)
        build "$here/pickers" "picker-probe-$probe" ./picker-probe) ;;
+    serving)
+      # What serving pods run in the serving tests: llm-d-router's prefill/decode sidecar, and llm-d's
+      # vLLM simulator as the engine, built against that same llm-d-router release source.
+      router=$(vendored "llm-d-router-$LLMD_ROUTER_VERSION" "$LLMD_ROUTER_SHA256")
+      build "$router" "llm-d-router-disagg-sidecar-$LLMD_ROUTER_VERSION" ./cmd/pd-sidecar
+      src=$(vendored "llm-d-inference-sim-$INFERENCE_SIM_VERSION" "$INFERENCE_SIM_SHA256")
+      (cd "$src" && go mod edit -replace "github.com/llm-d/llm-d-router=$router")
+      build "$src" "llm-d-inference-sim-$INFERENCE_SIM_VERSION" ./cmd/llm-d-inference-sim ;;
     pipelines)
       src="$cache/src/kustomize-$KUSTOMIZE_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"

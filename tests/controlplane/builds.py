@@ -19,6 +19,7 @@ COMPONENTS = {
     "etcd": "ETCD", "kube-apiserver": "KUBERNETES", "kube-controller-manager": "KUBERNETES",
     "kube-scheduler": "KUBERNETES", "kubectl": "KUBERNETES", "kwok": "KWOK", "lws-controller": "LWS",
     "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO", "registry": "REGISTRY",
+    "llm-d-inference-sim": "INFERENCE_SIM",
 }
 
 
@@ -85,7 +86,8 @@ def picker_probe() -> Path:
     """The client that asks a picker what a gateway would (ci/cluster/pickers/picker-probe), named by a
     hash of its source as build.sh names it."""
     pickers = ROOT / "ci" / "cluster" / "pickers"
-    source = (pickers / "picker-probe" / "main.go").read_bytes() + (pickers / "go.sum").read_bytes()
+    source = b"".join(path.read_bytes() for path in sorted((pickers / "picker-probe").glob("*.go"))) + \
+        (pickers / "go.sum").read_bytes()
     path = CACHE / "bin" / f"picker-probe-{hashlib.sha256(source).hexdigest()[:12]}"
     if not path.is_file():
         raise MissingBuild(path)

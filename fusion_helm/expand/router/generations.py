@@ -78,9 +78,11 @@ class Generation:
     """EndpointPickerConfig plugin type of each scorer the release has."""
     pd_sidecar: Sidecar | None
     """Its prefill/decode sidecar; None: the line cannot serve a prefill/decode service."""
+    engine_metrics: tuple[str, ...]
+    """The engine metrics the picker scores by, under the names engines emit them today."""
     metric_flags: Mapping[str, str]
-    """The flag naming each engine metric the picker reads → that metric, as engines emit it today (the
-    router sets them, over the release's own defaults where those are older names)."""
+    """The flags the router sets so that the picker reads ``engine_metrics``, where the release's own
+    defaults are older names: flag → metric."""
     model_kind: str
     model_resource: str
     model_api_version: str
@@ -106,6 +108,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         scorer_plugins={Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-scorer",
                         Scorer.QUEUE_SIZE: "queue-scorer"},
         pd_sidecar=None,
+        engine_metrics=tuple(VLLM_METRICS.values()),
         metric_flags={"totalQueuedRequestsMetric": VLLM_METRICS["queue"],
                       "kvCacheUsagePercentageMetric": VLLM_METRICS["kv-cache"],
                       "loraInfoMetric": VLLM_METRICS["lora"]},
@@ -126,6 +129,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         # Its prefill/decode picker (llm-d-inference-scheduler v0.3) pairs with llm-d-routing-sidecar
         # v0.3, a retired repository: llm-d-router carries both on.
         pd_sidecar=None,
+        engine_metrics=tuple(VLLM_METRICS.values()),
         metric_flags=KEBAB_METRIC_FLAGS,
         model_kind="InferenceObjective",
         model_resource="inferenceobjectives",
@@ -143,7 +147,9 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         config_api_version="llm-d.ai/v1alpha1",
         scorer_plugins=V1_SCORERS,
         pd_sidecar=Sidecar(image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"),
-        metric_flags={**KEBAB_METRIC_FLAGS, "total-running-requests-metric": "vllm:num_requests_running"},
+        # Its defaults are today's names; it refuses the metric flags (deprecated for engineConfigs).
+        engine_metrics=(*VLLM_METRICS.values(), "vllm:num_requests_running", "vllm:cache_config_info"),
+        metric_flags={},
         model_kind="InferenceObjective",
         model_resource="inferenceobjectives",
         # Its own group, which it reads whenever its CRDs are installed (the Inference Extension's, the

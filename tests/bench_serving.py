@@ -1,0 +1,154 @@
+"""`make bench-serving`: a shared-prefix workload from a real load generator (guidellm, from PyPI), through
+the gateway stand-in and a picker, to simulated serving pods (tests/serving.py) — figures, not pass/fail.
+
+One installation of a monolithic service (4 pods; each engine llm-d's vLLM simulator with its KV cache on,
+so a cached prefix shortens a prefill as it does on vLLM) is measured under three pickers in turn, on the
+same pods, each with prompts of its own (so no run finds another's prefixes cached):
+
+- **fusioninfer default**: the router as rendered for the service (no strategy given): the `gie-v1.0`
+  picker, queue-size 2, kv-cache-utilization 2, prefix-cache 3;
+- **random**: the same picker choosing at random (a verbatim EndpointPickerConfig with `random-picker`);
+- **llm-d inference scheduling**: llm-d-router's picker with the configuration its own chart renders by
+  default (`config/charts/llm-d-router-standalone` of the release source), what llm-d's
+  inference-scheduling guide deploys.
+
+For each: TTFT p50 and p99, inter-token latency p50, output tokens and requests per second (guidellm's
+report), and the ratios of ours to the others, taken within the run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fusion_helm import parse_inference_service
+from fusion_helm.expand import expand
+from tests import engines
+from tests.cluster import Cluster
+from tests.controlplane.builds import CACHE as CLUSTER_CACHE
+from tests.helm import VALUES, Helm
+from tests.pickers import running, serving
+from tests.serving import ServingKubelet, gateway, served, serving_values
+
+PODS = 4
+ENGINE = ["--enable-kvcache", "--kv-cache-size=4096", "--block-size=16", "--prefill-overhead=20ms",
+          "--prefill-time-per-token=1ms", "--inter-token-latency=10ms", "--max-num-seqs=8"]
+"""Each simulated engine: a prefill costs 20 ms + 1 ms per uncached prompt token, a token 10 ms; 8 requests
+run at once, the rest wait."""
+WORKLOAD = {"prefix_count": 16, "prefix_tokens": 1024, "prompt_tokens": 128, "output_tokens": 32}
+"""16 shared prefixes of 1,024 tokens, each request one of them and 128 tokens of its own, 32 out."""
+CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "24"))
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "480"))
+RANDOM_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: random-picker
+- type: single-profile-handler
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: random-picker
+"""
+
+
+def llm_d_config(helm: Helm, tmp_path: Path) -> str:
+    """The EndpointPickerConfig llm-d-router's own chart renders by default (default-plugins.yaml)."""
+    chart = CLUSTER_CACHE / "src" / "vendor" / "llm-d-router-v0.10.0" / "config" / "charts" / \
+        "llm-d-router-standalone"
+    rendered = helm.run("template", "bench", chart, "--set", "router.modelServers.matchLabels.app=bench").stdout
+    for obj in yaml.safe_load_all(rendered):
+        if obj and obj.get("kind") == "ConfigMap" and "default-plugins.yaml" in obj.get("data", {}):
+            return str(obj["data"]["default-plugins.yaml"])
+    raise AssertionError("no default-plugins.yaml in llm-d-router's chart")
+
+
+def picker_objects(values: Path, namespace: str, **router: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The picker's Deployment and ConfigMap for VALUES' service with ROUTER's fields, as the post-renderer
+    expands them."""
+    spec = yaml.safe_load(values.read_text())
+    roles = copy.deepcopy(spec["roles"])
+    for role in roles:
+        if role["componentType"] == "router":
+            role.pop("strategy", None)
+            role.update(router)
+    objects = expand(parse_inference_service({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                                              "metadata": {"name": spec["name"], "namespace": namespace},
+                                              "spec": {"roles": roles}}))
+    [deployment] = [o for o in objects if o["kind"] == "Deployment"]
+    [configmap] = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"].endswith("-epp")]
+    return deployment, configmap
+
+
+def guidellm(address: str, model: str, processor: Path, seed: int, out: Path) -> dict[str, Any]:
+    data = ",".join(f"{key}={value}" for key, value in WORKLOAD.items())
+    command = [str(engines.GUIDELLM / "bin" / "guidellm"), "benchmark", "run", "--target", f"http://{address}",
+               "--model", model, "--processor", str(processor), "--data", data, "--profile", "concurrent",
+               "--rate", str(CONCURRENCY), "--max-requests", str(REQUESTS), "--random-seed", str(seed),
+               "--output-path", str(out), "--disable-console-interactive"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
+def figures(report: dict[str, Any]) -> dict[str, float]:
+    [benchmark] = report["benchmarks"]
+    metrics = benchmark["metrics"]
+
+    def successful(name: str) -> dict[str, Any]:
+        found: dict[str, Any] = metrics[name]["successful"]
+        return found
+    return {
+        "TTFT p50 ms": successful("time_to_first_token_ms")["percentiles"]["p50"],
+        "TTFT p99 ms": successful("time_to_first_token_ms")["percentiles"]["p99"],
+        "ITL p50 ms": successful("inter_token_latency_ms")["percentiles"]["p50"],
+        "output tok/s": successful("output_tokens_per_second")["mean"],
+        "requests/s": successful("requests_per_second")["mean"],
+    }
+
+
+def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
+                                tmp_path: Path) -> None:
+    engines.built(engines.GUIDELLM)
+    processor = engines.tiny_model(tmp_path / "tokenizer")
+    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path)
+    spec = yaml.safe_load(values.read_text())
+    spec["roles"][0]["replicas"] = PODS
+    values.write_text(yaml.safe_dump(spec))
+    serving_kubelet.engine_options[spec["roles"][0]["name"]] = ENGINE
+    namespace = "bench-serving"
+    pickers = {"fusioninfer default": None,
+               "random": picker_objects(values, namespace, endpointPickerConfig=RANDOM_CONFIG),
+               "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
+                   helm4, tmp_path), endpointPicker={"generation": "llm-d-router"})}
+    results: dict[str, dict[str, float]] = {}
+    with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
+        ours = (service.manifest[f"Deployment/{spec['name']}-router-epp"],
+                service.manifest[f"ConfigMap/{spec['name']}-router-epp"])
+        for seed, (name, objects) in enumerate(pickers.items(), start=1):
+            deployment, configmap = objects or ours
+            workdir = tmp_path / name.replace(" ", "-")
+            workdir.mkdir()
+            # Beside the release's own picker, on ports of its own: the stand-in asks this one.
+            with running(deployment, configmap, namespace, cluster.kubeconfig, workdir, offset=100) as picker:
+                serving(picker)
+                with gateway(picker.grpc, workdir) as address:
+                    results[name] = figures(guidellm(address, service.model(), processor, seed,
+                                                     workdir / "report.json"))
+    names = list(results)
+    keys = list(results[names[0]])
+    print(f"\nshared-prefix workload: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} requests, "
+          f"{WORKLOAD}")
+    print(f"{'':28}" + "".join(f"{key:>14}" for key in keys))
+    for name in names:
+        print(f"{name:28}" + "".join(f"{results[name][key]:14.1f}" for key in keys))
+    for other in names[1:]:
+        ratios = {key: results[names[0]][key] / results[other][key] for key in keys if results[other][key]}
+        print(f"{'ours / ' + other:28}" + "".join(f"{ratios.get(key, float('nan')):14.2f}" for key in keys))

@@ -1,0 +1,527 @@
+"""Serving pods that serve, on the test control plane.
+
+kwok leaves alone the pods annotated ``kwok.x-k8s.io/status: custom``; for the serving pods among them
+(those labelled with their service), this runner does a kubelet's part, once the scheduler has bound a
+pod:
+
+- **A network of the pod's own.** Each pod gets a network namespace with its own loopback, joined to
+  the suite's by a veth pair, and an address of 127.246.0.0/16 (routed to that pair: the suite's
+  namespace forwards between pods, ``route_localnet`` letting 127/8 cross the pairs). So, as in a
+  cluster, every pod may listen on the same port, ``localhost`` is the pod itself, and a pod reaches
+  another by its address. Packets never leave the machine.
+- **Its containers, as rendered.** The engine (the first container) runs as llm-d's vLLM simulator,
+  llm-d-inference-sim, with the model name and the flags the simulator shares with vLLM taken from the
+  rendered command line (the simulator's own ``--help`` says which), plus the simulation options a test
+  gives for the role (latencies, KV cache). The prefill/decode sidecar (an init container of
+  llm-d-router's sidecar image) runs the sidecar binary with exactly its rendered arguments, its
+  ``$(VAR)`` references resolved from its env as the kubelet resolves them, and the pod's
+  ServiceAccount's token.
+- **Status.** The pod is Running with its address at once, and Ready when its rendered readiness probe
+  answers (or, without one, once its containers run), as the kubelet reports it.
+
+Deleting a pod stops its processes and removes its network. ``tests/test_cluster_serving.py`` uses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import kubernetes
+import yaml
+
+from tests.cluster import Cluster, Release, eventually, ready_pods, release
+from tests.controlplane.builds import binary, picker, picker_probe
+from tests.helm import Helm
+from tests.hook_kubelet import CUSTOM, SERVICE_LABEL
+from tests.pickers import Picker, kubeconfig_for, running, serving
+
+SERVING = {CUSTOM[0]: CUSTOM[1]}
+"""Pod annotations (a role's ``template.metadata.annotations``) that have this runner run the pods."""
+POD_NETWORK = ipaddress.ip_network("127.246.0.0/16")
+GATEWAY_ADDRESS = "127.0.1.254"
+"""The suite's side of every pod's veth pair: the pods' route out, and where they reach the API server."""
+NETNS_DIR = Path("/run/netns")
+VLLM_PORT = 8000
+"""Where vLLM (and the simulator) serve without --port."""
+SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-router-disagg-sidecar[:@]")
+SIMULATOR_BASE = ("--force-dummy-tokenizer",)
+"""The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
+VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def ip(*args: str, netns: str | None = None) -> None:
+    command = ["ip", *(["-n", netns] if netns else []), *args]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)}: {done.stderr.strip()}")
+
+
+def sysctl(name: str, value: str, netns: str | None = None) -> None:
+    path = f"/proc/sys/{name.replace('.', '/')}"
+    if netns is None:
+        Path(path).write_text(value)
+    else:
+        subprocess.run(["ip", "netns", "exec", netns, "sh", "-c", f'echo {value} > {path}'], check=True)
+
+
+class PodNetwork:
+    """A network namespace for one pod, joined to the suite's own by a veth pair."""
+
+    def __init__(self, name: str, address: str) -> None:
+        self.name, self.address = name, address
+        self.host = f"h{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+        ip("netns", "add", name)
+        ip("link", "add", self.host, "type", "veth", "peer", "name", "eth0", "netns", name)
+        for netns in (None, name):
+            sysctl("net.ipv4.conf.all.route_localnet", "1", netns)
+        sysctl("net.ipv4.ip_forward", "1")
+        ip("link", "set", self.host, "up")
+        ip("address", "add", f"{GATEWAY_ADDRESS}/32", "dev", self.host, "noprefixroute")
+        # 127/8 is local in the suite's namespace: the pod's address goes to its pair, before that.
+        ip("route", "add", f"{address}/32", "dev", self.host, "table", "local")
+        ip("link", "set", "lo", "up", netns=name)
+        ip("link", "set", "eth0", "up", netns=name)
+        ip("address", "add", f"{address}/32", "dev", "eth0", netns=name)
+        # The suite's side and the other pods through the pair, from the pod's address (not 127.0.0.1, which
+        # is every pod's own); the pod's address and 127.0.0.1 stay local.
+        ip("route", "add", f"{GATEWAY_ADDRESS}/32", "dev", "eth0", "src", address, "table", "local", netns=name)
+        ip("route", "add", str(POD_NETWORK), "via", GATEWAY_ADDRESS, "dev", "eth0", "src", address, "table", "local",
+           netns=name)
+
+    def delete(self) -> None:
+        subprocess.run(["ip", "netns", "delete", self.name], capture_output=True)  # its veth pair goes too
+
+
+class Relay(threading.Thread):
+    """The API server, reachable from the pods at GATEWAY_ADDRESS: a TCP relay to its loopback port (its
+    certificate names localhost, which the pods' kubeconfig asks for)."""
+
+    def __init__(self, target: int) -> None:
+        super().__init__(daemon=True)
+        self.target = target
+        self.listener = socket.create_server((GATEWAY_ADDRESS, 0))
+        self.port = self.listener.getsockname()[1]
+
+    def run(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while data := source.recv(65536):
+            sink.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+
+@dataclass
+class ServedPod:
+    key: str
+    role: str
+    address: str
+    network: PodNetwork
+    workdir: Path
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    argv: dict[str, list[str]] = field(default_factory=dict)
+    """Each container's command line as it runs here."""
+
+    def log(self, container: str) -> str:
+        return (self.workdir / f"{container}.log").read_text(errors="replace")
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        self.network.delete()
+
+
+class ServingKubelet(threading.Thread):
+    """Runs the serving pods annotated SERVING (see the module's docstring)."""
+
+    def __init__(self, cluster: Cluster, workdir: Path) -> None:
+        super().__init__(daemon=True)
+        self.cluster, self.workdir = cluster, workdir
+        self.engine_options: dict[str, list[str]] = {}
+        """Role name → the simulator's own options for that role's engines (latencies, KV cache …)."""
+        self.pods: dict[str, ServedPod] = {}
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.next_address = iter(POD_NETWORK.hosts())
+        # The pods' namespaces are named under /run/netns: a file system of the sandbox's own there.
+        NETNS_DIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mount", "-t", "tmpfs", "netns", str(NETNS_DIR)], check=True)
+        self.relay = Relay(cluster.control_plane.ports["apiserver"])
+        self.relay.start()
+        self.simulator_flags = _simulator_flags()
+
+    def served(self, namespace: str) -> list[ServedPod]:
+        with self.lock:
+            return [pod for key, pod in self.pods.items() if key.startswith(f"{namespace}/")]
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            try:
+                self._watch()
+            except Exception as error:  # a broken watch: noted, and resumed as a kubelet does
+                with (self.workdir / "kubelet.log").open("a") as log:
+                    log.write(f"{_now()} {error!r}\n")
+                time.sleep(0.5)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(15)
+        with self.lock:
+            pods, self.pods = list(self.pods.values()), {}
+        for pod in pods:
+            pod.stop()
+        self.relay.close()
+        subprocess.run(["umount", "--lazy", str(NETNS_DIR)], check=False)
+
+    def _watch(self) -> None:
+        watch = kubernetes.watch.Watch()
+        for event in watch.stream(self.cluster.core.list_pod_for_all_namespaces, timeout_seconds=5):
+            pod = event["object"]
+            if not _ours(pod):
+                continue
+            key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+            if event["type"] == "DELETED" or pod.metadata.deletion_timestamp is not None:
+                self._forget(key, pod, event["type"] != "DELETED")
+            elif pod.spec.node_name and (pod.status.phase or "Pending") == "Pending":
+                with self.lock:
+                    if key in self.pods:
+                        continue
+                    address = str(next(self.next_address))
+                    name = f"pod-{hashlib.sha256(f'{key}/{pod.metadata.uid}'.encode()).hexdigest()[:12]}"
+                    directory = self.workdir / key.replace("/", "_")
+                    directory.mkdir(parents=True, exist_ok=True)
+                    served = ServedPod(key, pod.metadata.labels.get("fusioninfer.io/role-name", ""), address,
+                                       PodNetwork(name, address), directory)
+                    self.pods[key] = served
+                threading.Thread(target=self._start, args=(pod, served), daemon=True).start()
+            if self.done.is_set():
+                watch.stop()
+
+    def _forget(self, key: str, pod: kubernetes.client.V1Pod, delete: bool) -> None:
+        with self.lock:
+            served = self.pods.pop(key, None)
+        if served is not None:
+            served.stop()
+        if delete:  # no kubelet confirms it: the runner does
+            try:
+                self.cluster.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace,
+                                                        grace_period_seconds=0)
+            except kubernetes.client.ApiException as error:
+                if error.status != 404:
+                    raise
+
+    def _start(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
+        spec = self.cluster.api.sanitize_for_serialization(pod)["spec"]
+        started = _now()
+        self._status(pod, served, started, ready=False)
+        try:
+            for container in spec.get("initContainers") or []:
+                if container.get("restartPolicy") == "Always":
+                    self._run(pod, served, container, sidecar=True)
+            self._run(pod, served, spec["containers"][0], sidecar=False)
+            probe = spec["containers"][0].get("readinessProbe")
+            if probe is not None:
+                _wait_ready(served, spec["containers"][0], probe)
+            self._status(pod, served, started, ready=True)
+        except Exception as error:
+            with (served.workdir / "kubelet.log").open("a") as log:
+                log.write(f"{_now()} {error!r}\n")
+
+    def _run(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any], sidecar: bool) -> None:
+        env = _environment(pod, served.address, container)
+        if sidecar:
+            if not SIDECAR_IMAGE.search(container["image"]):
+                raise RuntimeError(f"no binary here for the sidecar image {container['image']}")
+            argv = [str(picker(container["image"])), *(_expand(arg, env) for arg in container.get("args") or [])]
+            env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
+        else:
+            model, flags = _engine(container, env, self.simulator_flags)
+            argv = [str(binary("llm-d-inference-sim")), "--model", model, *flags, *SIMULATOR_BASE,
+                    *self.engine_options.get(served.role, [])]
+            env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace}
+        log = (served.workdir / f"{container['name']}.log").open("wb")
+        served.argv[container["name"]] = argv
+        served.processes[container["name"]] = subprocess.Popen(
+            ["ip", "netns", "exec", served.network.name, *argv], stdout=log, stderr=subprocess.STDOUT,
+            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, start_new_session=True)
+
+    def _kubeconfig(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> Path:
+        account = pod.spec.service_account_name or "default"
+        token = self.cluster.control_plane.kubectl("create", "token", account, "--namespace",
+                                                   pod.metadata.namespace).stdout.strip()
+        path = served.workdir / "kubeconfig"
+        ca = self.cluster.control_plane.ca
+        assert ca is not None
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "pod",
+            "clusters": [{"name": "cluster", "cluster": {
+                "server": f"https://{GATEWAY_ADDRESS}:{self.relay.port}", "tls-server-name": "localhost",
+                "certificate-authority": str(ca)}}],
+            "users": [{"name": "pod", "user": {"token": token}}],
+            "contexts": [{"name": "pod", "context": {"cluster": "cluster", "user": "pod",
+                                                     "namespace": pod.metadata.namespace}}]}))
+        return path
+
+    def _status(self, pod: kubernetes.client.V1Pod, served: ServedPod, started: str, ready: bool) -> None:
+        state = {"running": {"startedAt": started}}
+        conditions = [{"type": kind, "status": "True" if value else "False", "lastTransitionTime": _now()}
+                      for kind, value in (("PodScheduled", True), ("Initialized", True),
+                                          ("ContainersReady", ready), ("Ready", ready))]
+        self.cluster.core.patch_namespaced_pod_status(pod.metadata.name, pod.metadata.namespace, {"status": {
+            "phase": "Running", "startTime": started, "podIP": served.address, "podIPs": [{"ip": served.address}],
+            "hostIP": "127.0.1.1", "conditions": conditions,
+            "containerStatuses": [{"name": c.name, "image": c.image, "imageID": "", "ready": ready,
+                                   "restartCount": 0, "started": True, "state": state}
+                                  for c in pod.spec.containers]}})
+
+
+def _ours(pod: kubernetes.client.V1Pod) -> bool:
+    """A serving pod left to this runner (hook Jobs' pods are the hook kubelet's)."""
+    return (pod.metadata.annotations or {}).get(CUSTOM[0]) == CUSTOM[1] and \
+        SERVICE_LABEL in (pod.metadata.labels or {})
+
+
+def _environment(pod: kubernetes.client.V1Pod, address: str, container: dict[str, Any]) -> dict[str, str]:
+    """The container's env as the kubelet sets it: values, the downward API's fields, $(VAR) references."""
+    fields = {"metadata.name": pod.metadata.name, "metadata.namespace": pod.metadata.namespace,
+              "status.podIP": address, "spec.serviceAccountName": pod.spec.service_account_name or "default"}
+    env: dict[str, str] = {}
+    for variable in container.get("env") or []:
+        if "value" in variable:
+            env[variable["name"]] = _expand(variable["value"], env)
+        elif "fieldRef" in (variable.get("valueFrom") or {}):
+            env[variable["name"]] = fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
+    return env
+
+
+def _expand(text: str, env: dict[str, str]) -> str:
+    return VARIABLE.sub(lambda found: env.get(found.group(1), found.group(0)), text)
+
+
+def _engine(container: dict[str, Any], env: dict[str, str], simulator: frozenset[str]) -> tuple[str, list[str]]:
+    """The model and the flags the simulator shares with vLLM — those of the engine's rendered command
+    line the simulator takes too — from that command line (vLLM's image runs ``vllm serve`` when the
+    container gives no command)."""
+    words = [_expand(str(word), env) for word in [*(container.get("command") or []), *(container.get("args") or [])]]
+    if words[:2] == ["vllm", "serve"]:
+        words = words[2:]
+    model = words.pop(0) if words and not words[0].startswith("-") else None
+    flags: list[str] = []
+    index = 0
+    while index < len(words):
+        name, equals, value = words[index][2:].partition("=")
+        values = [value] if equals else []
+        index += 1
+        while not equals and index < len(words) and not words[index].startswith("--"):  # nargs: one or more
+            values.append(words[index])
+            index += 1
+        if name == "model":
+            model = values[0]
+        elif name in simulator:
+            flags += [f"--{name}={values[0]}"] if len(values) == 1 else [f"--{name}", *values]
+    if model is None:
+        raise RuntimeError(f"no model in {words}")
+    return model, flags
+
+
+def _simulator_flags() -> frozenset[str]:
+    """The flags llm-d-inference-sim takes, as its --help lists them."""
+    done = subprocess.run([str(binary("llm-d-inference-sim")), "--help"], capture_output=True, text=True, timeout=30)
+    return frozenset(re.findall(r"^\s+(?:-\w, )?--([a-z0-9-]+)", done.stdout + done.stderr, re.MULTILINE))
+
+
+def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, Any], timeout: float = 120) -> None:
+    """Until the readiness probe passes: an HTTP GET answered 2xx/3xx, or a TCP port accepting."""
+    handler = probe.get("httpGet") or probe.get("tcpSocket") or {}
+    port = handler.get("port")
+    if isinstance(port, str):
+        port = next(p["containerPort"] for p in container.get("ports") or [] if p.get("name") == port)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if "httpGet" in probe:
+                url = f"http://{served.address}:{port}{handler.get('path', '/')}"
+                with urllib.request.urlopen(url, timeout=2) as answer:
+                    if 200 <= answer.status < 400:
+                        return
+            else:
+                socket.create_connection((served.address, port), timeout=2).close()
+                return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{served.key}: not ready by its probe {handler} after {timeout:.0f}s")
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def metrics(address: str, port: int) -> dict[str, float]:
+    """A pod's Prometheus metrics: each sample's name with labels → its value."""
+    with urllib.request.urlopen(f"http://{address}:{port}/metrics", timeout=5) as answer:
+        text = answer.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+def total(samples: dict[str, float], metric: str) -> float:
+    """The sum of METRIC's samples over their labels."""
+    return sum(value for name, value in samples.items() if name == metric or name.startswith(metric + "{"))
+
+
+def completion(gateway: str, body: dict[str, Any], headers: dict[str, str] | None = None,
+               timeout: float = 60) -> tuple[int, dict[str, str], dict[str, Any]]:
+    """POST /v1/completions through the gateway: status, response headers (names in lower case), JSON answer."""
+    request = urllib.request.Request(f"http://{gateway}/v1/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return answer.status, _lower(answer.headers), json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, _lower(error.headers), {"error": error.read().decode(errors="replace")}
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    return {name.lower(): value for name, value in headers.items()}
+
+
+@contextlib.contextmanager
+def gateway(grpc: str, workdir: Path) -> Iterator[str]:
+    """The gateway stand-in (``picker-probe gateway``) in front of the picker at GRPC: its HTTP address."""
+    log = (workdir / "gateway.log").open("w")
+    process = subprocess.Popen([str(picker_probe()), "gateway", grpc, "127.0.0.1:0"], stdout=subprocess.PIPE,
+                               stderr=log, text=True)
+    try:
+        assert process.stdout is not None
+        address = process.stdout.readline().strip()
+        assert address, (workdir / "gateway.log").read_text()
+        yield address
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+HEALTH = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2}
+"""vLLM's (and the simulator's) readiness: the examples' probe."""
+
+
+@dataclass
+class Served:
+    release: Release
+    manifest: dict[str, dict[str, Any]]
+    picker: Picker
+    gateway: str
+    kubelet: ServingKubelet
+    namespace: str
+
+    def pods(self, role: str) -> list[ServedPod]:
+        return [pod for pod in self.kubelet.served(self.namespace) if pod.role == role]
+
+    def port(self) -> int:
+        [pool] = [o for key, o in self.manifest.items() if key.startswith("InferencePool/")]
+        return int(pool["spec"]["targetPorts"][0]["number"])
+
+    def ask(self, prompt: str, **body: Any) -> tuple[int, dict[str, str], dict[str, Any]]:
+        return completion(self.gateway, {"model": self.model(), "prompt": prompt, "max_tokens": 4, **body})
+
+    def model(self) -> str:
+        [container] = [c for o in self.manifest.values() if o["kind"] == "LeaderWorkerSet"
+                       for c in o["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]][:1]
+        args = container["args"]
+        return str(args[args.index("--model") + 1])
+
+
+def engine_port(pod: ServedPod) -> int:
+    argv = pod.argv[next(name for name in pod.argv if "llm-d-inference-sim" in pod.argv[name][0])]
+    return int(next((arg.partition("=")[2] for arg in argv if arg.startswith("--port=")), VLLM_PORT))
+
+
+def serving_values(base: Path, tmp_path: Path, **router: Any) -> Path:
+    """BASE's values, its serving pods run for real (tests/serving.py) with vLLM's readiness probe, and
+    ROUTER's fields over the router's."""
+    values = yaml.safe_load(base.read_text())
+    if not any(role["componentType"] == "router" for role in values["roles"]):
+        values["roles"].append({"name": "router", "componentType": "router"})
+    for role in values["roles"]:
+        if role["componentType"] == "router":
+            role.update(router)
+            role.pop("gateway", None)
+            role.setdefault("httproute", {})["parentRefs"] = [{"name": "gateway"}]
+            continue
+        role["template"].setdefault("metadata", {}).setdefault("annotations", {}).update(SERVING)
+        engine = role["template"]["spec"]["containers"][0]
+        engine.setdefault("readinessProbe", HEALTH)
+        engine.setdefault("ports", [{"containerPort": 8000, "name": "http"}])
+        engine["resources"] = {}  # the kwok nodes' GPUs are not what these tests are about
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
+@contextlib.contextmanager
+def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, namespace: str,
+           tmp_path: Path) -> Iterator[Served]:
+    spec = yaml.safe_load(values.read_text())
+    pods = sum(r.get("replicas", 1) for r in spec["roles"] if r["componentType"] != "router")
+    with release(cluster, helm, "svc", namespace) as installed:
+        installed.install(values)
+        manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
+        ready_pods(cluster, namespace, pods + 1)  # and the picker's pod, which kwok runs
+        [deployment] = [o for key, o in manifest.items() if key.startswith("Deployment/")]
+        [configmap] = [o for key, o in manifest.items() if key.startswith("ConfigMap/") and key.endswith("-epp")]
+        account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
+        kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "picker-kubeconfig")
+        with running(deployment, configmap, namespace, kubeconfig, tmp_path) as picker:
+            serving(picker)
+            with gateway(picker.grpc, tmp_path) as address:
+                result = Served(installed, manifest, picker, address, kubelet, namespace)
+                eventually("a first answer through the gateway", lambda: result.ask("hello")[0] == 200,
+                           describe=lambda: f"{result.ask('hello')}")
+                yield result

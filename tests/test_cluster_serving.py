@@ -1,0 +1,234 @@
+"""Requests that really flow, helm 3 and 4: a service installed as a user installs it, its serving pods
+run by tests/serving.py (llm-d's vLLM simulator as each engine, the rendered sidecars, a network per
+pod), its picker run as its Deployment runs it, and a gateway stand-in in front: requests go through the
+gateway and the picker to engines that answer.
+
+Each check is also shown failing without what it proves: prefill/decode without the rendered sidecar
+(the prefill pods serve nothing), the KV-cache scorer with the metric name the Inference Extension's
+picker defaults to (every pod seen empty)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from fusion_helm.expand.router.generations import GENERATIONS
+from tests.cluster import Cluster, eventually
+from tests.helm import VALUES, Helm
+from tests.pickers import running, serving
+from tests.serving import (
+    Served,
+    ServedPod,
+    ServingKubelet,
+    completion,
+    engine_port,
+    metrics,
+    served,
+    serving_values,
+    total,
+)
+
+LONG_PROMPT = " ".join(f"word{index}" for index in range(400))
+PREFILL_THRESHOLD = 64
+"""Tokens of uncached prompt past which the decider prefills apart."""
+SUCCESS = "vllm:request_success_total"
+
+
+def successes(service: Served, role: str) -> dict[str, float]:
+    """Each pod's answered requests, as its engine counts them (on the engine's own port)."""
+    return {pod.address: total(metrics(pod.address, engine_port(pod)), SUCCESS) for pod in service.pods(role)}
+
+
+def pd_values(tmp_path: Path) -> Path:
+    return serving_values(VALUES / "router-pd-qwen3-8b.yaml", tmp_path, strategy={
+        "scorers": [{"type": "prefix-cache", "weight": 3}, {"type": "queue-size", "weight": 2}],
+        "prefillThreshold": PREFILL_THRESHOLD})
+
+
+def test_prefill_decode_really_disaggregates(cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet,
+                                            tmp_path: Path) -> None:
+    namespace = f"serving-pd-helm{helm.major}"
+    with served(cluster, helm, serving_kubelet, pd_values(tmp_path), namespace, tmp_path) as service:
+        # What every picker generation scores by, under the names the router gives it, the engines emit.
+        engine = service.pods("decode")[0]
+        emitted = {name.split("{")[0] for name in metrics(engine.address, engine_port(engine))}
+        read = {metric for generation in GENERATIONS.values() for metric in generation.engine_metrics}
+        assert read <= emitted, read - emitted
+
+        prefill_before, decode_before = successes(service, "prefill"), successes(service, "decode")
+        status, headers, answer = service.ask(LONG_PROMPT)
+        assert status == 200 and answer["choices"], answer
+        prefiller = headers.get("x-stand-in-prefiller")
+        assert prefiller, headers  # the picker chose a prefill pod …
+        decoder = headers["x-stand-in-destination"]
+        prefill_after, decode_after = successes(service, "prefill"), successes(service, "decode")
+        # … which prefilled the prompt (its engine answered once), and the decode pod decoded it.
+        assert {a: prefill_after[a] - prefill_before[a] for a in prefill_after} == {
+            a: 1.0 if f"{a}:{service.port()}" == prefiller else 0.0 for a in prefill_after}
+        assert {a: decode_after[a] - decode_before[a] for a in decode_after} == {
+            a: 1.0 if f"{a}:{service.port()}" == decoder else 0.0 for a in decode_after}
+        [sidecar_pod] = [p for p in service.pods("decode") if f"{p.address}:{service.port()}" == decoder]
+        assert prefiller.split(":")[0] in sidecar_pod.log("pd-sidecar"), sidecar_pod.log("pd-sidecar")[-2000:]
+
+        # A short prompt the decider keeps local: decode alone.
+        before = successes(service, "prefill")
+        status, headers, _ = service.ask("hi")
+        assert status == 200 and "x-stand-in-prefiller" not in headers, headers
+        assert successes(service, "prefill") == before
+
+        # The protection: the decode pods as rendered before the sidecar, their engine as the user wrote it
+        # (on the pool's port).
+        values = yaml.safe_load(pd_values(tmp_path).read_text())
+        [written] = [r["template"]["spec"]["containers"][0] for r in values["roles"] if r["name"] == "decode"]
+        decode_lws = [o for o in service.manifest.values() if o["kind"] == "LeaderWorkerSet"
+                      and o["metadata"]["labels"]["fusioninfer.io/role-name"] == "decode"]
+        for lws in decode_lws:
+            patch = [{"op": "remove", "path": "/spec/leaderWorkerTemplate/workerTemplate/spec/initContainers"},
+                     {"op": "replace", "path": "/spec/leaderWorkerTemplate/workerTemplate/spec/containers/0",
+                      "value": written}]
+            cluster.control_plane.kubectl("patch", "leaderworkerset", lws["metadata"]["name"], "-n", namespace,
+                                          "--type=json", "-p", json.dumps(patch))
+        def rolled() -> bool:
+            pods = service.pods("decode")
+            return len(pods) == len(decode_lws) and all("pd-sidecar" not in p.argv for p in pods) and all(
+                service.ask("hi")[0] == 200 for _ in range(3))
+        eventually("the decode pods without the sidecar", rolled, timeout=120, describe=lambda: repr(
+            [(p.key, sorted(p.argv)) for p in service.pods("decode")]) + repr(service.ask("hi")) + \
+            cluster.control_plane.kubectl("get", "pods,lws", "-n", namespace, "-o", "wide").stdout)
+        before = successes(service, "prefill")
+        for index in range(5):
+            status, headers, _ = service.ask(f"{index} {LONG_PROMPT}")
+            assert status == 200 and headers.get("x-stand-in-prefiller"), headers  # the picker still asks …
+        assert successes(service, "prefill") == before  # … but nothing prefills apart: decode-only
+
+
+def test_requests_sharing_a_prefix_land_where_it_was_served(cluster: Cluster, helm: Helm,
+                                                           serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="prefix-cache")
+    spec = yaml.safe_load(values.read_text())
+    spec["roles"][0]["replicas"] = 3
+    values.write_text(yaml.safe_dump(spec))
+    with served(cluster, helm, serving_kubelet, values, f"serving-prefix-helm{helm.major}", tmp_path) as service:
+        chosen: Counter[str] = Counter()
+        for family in range(3):
+            prefix = f"conversation {family}: " + LONG_PROMPT
+            first = service.ask(prefix)[1]["x-stand-in-destination"]
+            for turn in range(10):
+                status, headers, _ = service.ask(f"{prefix} turn {turn}")
+                assert status == 200
+                chosen[f"{family} {'same' if headers['x-stand-in-destination'] == first else 'other'}"] += 1
+        assert sum(count for key, count in chosen.items() if key.endswith("same")) >= 27, chosen
+
+
+def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
+        cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="queue-size",
+                            endpointPicker={"flags": {"metrics-endpoint-auth": "false"}})
+    spec = yaml.safe_load(values.read_text())
+    spec["roles"][0]["replicas"] = 2
+    spec["roles"][0]["template"]["spec"]["containers"][0]["args"] += ["--max-num-seqs", "2"]
+    values.write_text(yaml.safe_dump(spec))
+    role = spec["roles"][0]["name"]
+    serving_kubelet.engine_options[role] = ["--inter-token-latency=100ms", "--enable-kvcache", "--kv-cache-size=64",
+                                            "--block-size=16"]
+    try:
+        with served(cluster, helm, serving_kubelet, values, f"serving-load-helm{helm.major}", tmp_path) as service:
+            busy, idle = service.pods(role)
+            port = engine_port(busy)
+            stop = threading.Event()
+
+            def load() -> None:  # long requests straight to one engine: it runs two, the rest wait
+                while not stop.is_set():
+                    completion(f"{busy.address}:{port}", {"model": service.model(), "prompt": LONG_PROMPT,
+                                                          "max_tokens": 60}, timeout=120)
+            workers = [threading.Thread(target=load, daemon=True) for _ in range(6)]
+            for worker in workers:
+                worker.start()
+            try:
+                eventually("the busy engine queueing", lambda: total(metrics(busy.address, port),
+                                                                    "vllm:num_requests_waiting") >= 2)
+                time.sleep(1)  # the picker's next scrapes
+                chosen = Counter(service.ask(f"{n} short")[1]["x-stand-in-destination"] for n in range(20))
+                assert chosen[f"{idle.address}:{service.port()}"] >= 18, chosen
+                # The picker reads the KV cache the engines report, under the name they report it by.
+                usage = total(metrics(busy.address, port), "vllm:kv_cache_usage_perc")
+                assert usage > 0
+                assert eventually("the picker's view of the pool's KV cache", lambda: _pool_kv(9090)) > 0
+
+                # The protection: the same picker on the metric name its release defaults to sees nothing.
+                deployment = copy.deepcopy(service.manifest["Deployment/qwen-inference-router-epp"])
+                container = deployment["spec"]["template"]["spec"]["containers"][0]
+                container["args"] = [arg.replace("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
+                                     for arg in container["args"]]
+                older = tmp_path / "older-metric"
+                older.mkdir()
+                with running(deployment, service.manifest["ConfigMap/qwen-inference-router-epp"], service.namespace,
+                             cluster.kubeconfig, older, offset=100) as blind:
+                    serving(blind)
+                    time.sleep(3)  # scraped many times over
+                    assert _pool_kv(9190) is None and _pool_kv(9090)
+            finally:
+                stop.set()
+    finally:
+        del serving_kubelet.engine_options[role]
+
+
+def _pool_kv(port: int) -> float | None:
+    """A picker's own gauge of the pool's average KV-cache use (on its metrics PORT), if above 0."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+        text = answer.read().decode()
+    values = [float(line.rpartition(" ")[2]) for line in text.splitlines()
+              if line.startswith("inference_pool_average_kv_cache_utilization")]
+    return max(values) if values and max(values) > 0 else None
+
+
+def test_requests_for_an_adapter_go_where_it_is_loaded(cluster: Cluster, helm: Helm,
+                                                      serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+    adapters = ["sql-lora", "chat-lora"]
+    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="lora-affinity")
+    spec = yaml.safe_load(values.read_text())
+    role = spec["roles"][0]
+    role["replicas"] = 2
+    role["template"]["spec"]["containers"][0]["args"] += [
+        "--enable-lora", "--max-loras", "1", "--max-num-seqs", "8", "--lora-modules",
+        *(json.dumps({"name": name, "path": f"/adapters/{name}"}) for name in adapters)]
+    values.write_text(yaml.safe_dump(spec))
+    serving_kubelet.engine_options[role["name"]] = ["--inter-token-latency=200ms"]
+    try:
+        with served(cluster, helm, serving_kubelet, values, f"serving-lora-helm{helm.major}", tmp_path) as service:
+            pods = service.pods(role["name"])
+            stop = threading.Event()
+
+            def hold(pod: ServedPod, adapter: str) -> None:  # each engine busy with one adapter
+                while not stop.is_set():
+                    completion(f"{pod.address}:{engine_port(pod)}", {"model": adapter, "prompt": "x",
+                                                                      "max_tokens": 50}, timeout=120)
+            holders = [threading.Thread(target=hold, args=(pod, adapter), daemon=True)
+                       for pod, adapter in zip(pods, adapters, strict=True) for _ in range(2)]
+            for holder in holders:
+                holder.start()
+            try:
+                def running(pod: ServedPod) -> str:
+                    samples = metrics(pod.address, engine_port(pod))
+                    info = [name for name in samples if name.startswith("vllm:lora_requests_info{")]
+                    return " ".join(info)
+                for pod, adapter in zip(pods, adapters, strict=True):
+                    eventually(f"{adapter} running on {pod.key}",
+                               lambda p=pod, a=adapter: f'running_lora_adapters="{a}"' in running(p))
+                time.sleep(1)  # the picker's next scrapes
+                for pod, adapter in zip(pods, adapters, strict=True):
+                    answers = [completion(service.gateway, {"model": adapter, "prompt": f"{n} q", "max_tokens": 1})
+                               for n in range(10)]
+                    chosen = Counter(headers.get("x-stand-in-destination") for _, headers, _ in answers)
+                    assert chosen[f"{pod.address}:{service.port()}"] >= 9, (adapter, chosen)
+            finally:
+                stop.set()
+    finally:
+        del serving_kubelet.engine_options[role["name"]]
