@@ -280,7 +280,8 @@ class ServingKubelet(threading.Thread):
             model, flags = _engine(container, env, self.simulator_flags)
             argv = [str(binary("llm-d-inference-sim")), "--model", model, *flags, *SIMULATOR_BASE,
                     *self.engine_options.get(served.role, [])]
-            env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace}
+            # What llm-d's manifests give the simulator from the downward API (its KV cache needs POD_IP).
+            env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace, "POD_IP": served.address}
         log = (served.workdir / f"{container['name']}.log").open("wb")
         served.argv[container["name"]] = argv
         served.processes[container["name"]] = subprocess.Popen(

@@ -21,6 +21,7 @@ import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
 from tests.cluster import Cluster, eventually
+from tests.controlplane.processes import TOKEN
 from tests.helm import VALUES, Helm
 from tests.pickers import running, serving
 from tests.serving import (
@@ -129,8 +130,7 @@ def test_requests_sharing_a_prefix_land_where_it_was_served(cluster: Cluster, he
 
 def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
         cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
-    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="queue-size",
-                            endpointPicker={"flags": {"metrics-endpoint-auth": "false"}})
+    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="queue-size")
     spec = yaml.safe_load(values.read_text())
     spec["roles"][0]["replicas"] = 2
     spec["roles"][0]["template"]["spec"]["containers"][0]["args"] += ["--max-num-seqs", "2"]
@@ -139,8 +139,15 @@ def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
     serving_kubelet.engine_options[role] = ["--inter-token-latency=100ms", "--enable-kvcache", "--kv-cache-size=64",
                                             "--block-size=16"]
     try:
-        with served(cluster, helm, serving_kubelet, values, f"serving-load-helm{helm.major}", tmp_path) as service:
+        namespace = f"serving-load-helm{helm.major}"
+        with served(cluster, helm, serving_kubelet, values, namespace, tmp_path) as service:
             busy, idle = service.pods(role)
+            # The picker authenticates its scrapers with TokenReviews: let it (docs/monitoring.md).
+            account = service.manifest["Deployment/qwen-inference-router-epp"]["spec"]["template"]["spec"][
+                "serviceAccountName"]
+            cluster.control_plane.kubectl("create", "clusterrolebinding", f"{namespace}-picker-reviews",
+                                          "--clusterrole=system:auth-delegator",
+                                          f"--serviceaccount={namespace}:{account}")
             port = engine_port(busy)
             stop = threading.Event()
 
@@ -178,11 +185,15 @@ def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
                 stop.set()
     finally:
         del serving_kubelet.engine_options[role]
+        cluster.control_plane.kubectl("delete", "clusterrolebinding", f"serving-load-helm{helm.major}-picker-reviews",
+                                      "--ignore-not-found")
 
 
 def _pool_kv(port: int) -> float | None:
-    """A picker's own gauge of the pool's average KV-cache use (on its metrics PORT), if above 0."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+    """A picker's own gauge of the pool's average KV-cache use (on its metrics PORT, asked as a cluster
+    admin), if above 0."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=5) as answer:
         text = answer.read().decode()
     values = [float(line.rpartition(" ")[2]) for line in text.splitlines()
               if line.startswith("inference_pool_average_kv_cache_utilization")]
