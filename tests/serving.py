@@ -153,6 +153,7 @@ class ServedPod:
     address: str
     network: PodNetwork
     workdir: Path
+    labels: dict[str, str] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     argv: dict[str, list[str]] = field(default_factory=dict)
     """Each container's command line as it runs here."""
@@ -182,6 +183,8 @@ class ServingKubelet(threading.Thread):
         self.engine_options: dict[str, list[str]] = {}
         """Role name → the simulator's own options for that role's engines (latencies, KV cache …)."""
         self.pods: dict[str, ServedPod] = {}
+        self.by_address: dict[str, ServedPod] = {}
+        """Every pod this runner ran, gone or not, by its address (no address is given twice)."""
         self.lock = threading.Lock()
         self.done = threading.Event()
         self.next_address = iter(POD_NETWORK.hosts())
@@ -233,8 +236,9 @@ class ServingKubelet(threading.Thread):
                     directory = self.workdir / key.replace("/", "_")
                     directory.mkdir(parents=True, exist_ok=True)
                     served = ServedPod(key, pod.metadata.labels.get("fusioninfer.io/role-name", ""), address,
-                                       PodNetwork(name, address), directory)
+                                       PodNetwork(name, address), directory, dict(pod.metadata.labels))
                     self.pods[key] = served
+                    self.by_address[address] = served
                 threading.Thread(target=self._start, args=(pod, served), daemon=True).start()
             if self.done.is_set():
                 watch.stop()
@@ -255,8 +259,8 @@ class ServingKubelet(threading.Thread):
     def _start(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
         spec = self.cluster.api.sanitize_for_serialization(pod)["spec"]
         started = _now()
-        self._status(pod, served, started, ready=False)
-        try:
+        try:  # a pod deleted meanwhile ends here (its status is refused): noted in its log
+            self._status(pod, served, started, ready=False)
             for container in spec.get("initContainers") or []:
                 if container.get("restartPolicy") == "Always":
                     self._run(pod, served, container, sidecar=True)

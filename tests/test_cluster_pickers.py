@@ -245,4 +245,4 @@ def test_every_configuration_the_router_renders_loads_in_its_picker(cluster: Clu
             assert CONFIG_LOADED in found.output(), f"{case}:\n{found.output()[-3000:]}"
         loaded += 1
         generations.add(case.split()[0])
-    assert loaded >= 40 and generations == {str(g) for g in PickerGeneration}
+    assert loaded >= 30 and generations == {str(g) for g in PickerGeneration}

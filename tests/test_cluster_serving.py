@@ -10,12 +10,14 @@ picker defaults to (every pod seen empty)."""
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import threading
 import time
 import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -24,6 +26,7 @@ from tests.cluster import Cluster, eventually
 from tests.controlplane.processes import TOKEN
 from tests.helm import VALUES, Helm
 from tests.pickers import running, serving
+from tests.rollouts import REVISION
 from tests.serving import (
     Served,
     ServedPod,
@@ -243,3 +246,66 @@ def test_requests_for_an_adapter_go_where_it_is_loaded(cluster: Cluster, helm: H
                 stop.set()
     finally:
         del serving_kubelet.engine_options[role["name"]]
+
+
+def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet,
+                                                    tmp_path: Path) -> None:
+    """Layout disaggregated, a decode change rolling while requests flow through the gateway: every answer
+    comes from a prefill and a decode pod of one revision; none fails but the screener's documented
+    refusals as the serving revisions change (docs/layouts.md), at most 1 %."""
+    namespace = f"serving-rollout-helm{helm.major}"
+
+    def values(version: str) -> Path:
+        path = serving_values(VALUES / "router-pd-qwen3-8b.yaml", tmp_path)
+        spec = yaml.safe_load(path.read_text())
+        spec["layout"] = "disaggregated"
+        for role in spec["roles"]:
+            if role["componentType"] == "decoder":
+                role["template"]["spec"]["containers"][0]["env"] = [{"name": "ROLLOUT", "value": version}]
+        into = tmp_path / f"rollout-{version}.yaml"
+        into.write_text(yaml.safe_dump(spec))
+        return into
+
+    with served(cluster, helm, serving_kubelet, values("1"), namespace, tmp_path) as service:
+        answers: list[tuple[int, dict[str, str], dict[str, Any]]] = []
+        stop = threading.Event()
+
+        def ask() -> None:
+            for n in itertools.count():
+                if stop.is_set():
+                    return
+                answers.append(service.ask(f"{n} {LONG_PROMPT}"))
+        askers = [threading.Thread(target=ask, daemon=True) for _ in range(4)]
+        for asker in askers:
+            asker.start()
+        revisions = {pod.labels[REVISION] for pod in serving_kubelet.served(namespace)}
+        service.release.install(values("2"), verb="upgrade")
+
+        def rolled() -> bool:
+            pods = serving_kubelet.served(namespace)
+            now = {pod.labels[REVISION] for pod in pods}
+            return len(pods) == 6 and len(now) == 1 and now != revisions and all(
+                "pd-sidecar" in pod.argv for pod in pods if pod.role == "decode")
+        eventually("the new revision serving alone", rolled, timeout=180)
+        time.sleep(2)
+        stop.set()
+        for asker in askers:
+            asker.join(60)
+    assert len(answers) >= 100, len(answers)
+
+    def revision(endpoint: str) -> tuple[str, str]:
+        pod = serving_kubelet.by_address[endpoint.rpartition(":")[0]]
+        return pod.role, pod.labels[REVISION]
+    paired = [(revision(h["x-stand-in-prefiller"]), revision(h["x-stand-in-destination"]))
+              for status, h, _ in answers if status == 200 and "x-stand-in-prefiller" in h]
+    alone = [revision(h["x-stand-in-destination"]) for status, h, _ in answers
+             if status == 200 and "x-stand-in-prefiller" not in h]
+    assert all(p[0] == "prefill" and d[0] == "decode" and p[1] == d[1] for p, d in paired), [
+        pair for pair in paired if pair[0][1] != pair[1][1]][:3]
+    assert len({d[1] for _, d in paired}) == 2  # both revisions answered, the old and the new
+    refused = [answer for status, _, answer in answers if status != 200]
+    assert all("failed to find available decode workers" in str(answer) for answer in refused), refused[:3]
+    assert len(refused) * 100 <= len(answers), (len(refused), len(answers))
+    print(f"\nrollout under traffic (helm {helm.major}): {len(answers)} requests, {len(paired)} answered by a "
+          f"prefill and a decode pod of one revision, {len(alone)} by a decode pod alone, {len(refused)} refused by "
+          "the screener")
