@@ -154,6 +154,7 @@ class ServedPod:
     network: PodNetwork
     workdir: Path
     labels: dict[str, str] = field(default_factory=dict)
+    spec: dict[str, Any] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     argv: dict[str, list[str]] = field(default_factory=dict)
     """Each container's command line as it runs here."""
@@ -161,16 +162,24 @@ class ServedPod:
     def log(self, container: str) -> str:
         return (self.workdir / f"{container}.log").read_text(errors="replace")
 
-    def stop(self) -> None:
-        for process in self.processes.values():
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes.values():
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    def stop(self, grace: bool = False) -> None:
+        """As a kubelet stops a pod: with GRACE, each container's preStop sleep first (the pod, being
+        deleted, is no longer Ready to the pickers meanwhile); then SIGTERM to the main containers, and to
+        the sidecars once those have exited."""
+        if grace:
+            time.sleep(max((float(c.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0))
+                            for c in self.spec.get("containers", [])), default=0))
+        sidecars = {c["name"] for c in self.spec.get("initContainers") or []}
+        for group in ([n for n in self.processes if n not in sidecars], [n for n in self.processes if n in sidecars]):
+            for name in group:
+                if self.processes[name].poll() is None:
+                    os.killpg(self.processes[name].pid, signal.SIGTERM)
+            for name in group:
+                try:
+                    self.processes[name].wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.processes[name].pid, signal.SIGKILL)
+                    self.processes[name].wait()
         self.network.delete()
 
 
@@ -246,18 +255,23 @@ class ServingKubelet(threading.Thread):
     def _forget(self, key: str, pod: kubernetes.client.V1Pod, delete: bool) -> None:
         with self.lock:
             served = self.pods.pop(key, None)
-        if served is not None:
+        if delete:  # stopped gracefully, and the deletion confirmed, apart from the watch
+            threading.Thread(target=self._terminate, args=(served, pod), daemon=True).start()
+        elif served is not None:
             served.stop()
-        if delete:  # no kubelet confirms it: the runner does
-            try:
-                self.cluster.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace,
-                                                        grace_period_seconds=0)
-            except kubernetes.client.ApiException as error:
-                if error.status != 404:
-                    raise
+
+    def _terminate(self, served: ServedPod | None, pod: kubernetes.client.V1Pod) -> None:
+        if served is not None:
+            served.stop(grace=True)
+        try:  # no kubelet confirms it: the runner does
+            self.cluster.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace, grace_period_seconds=0)
+        except kubernetes.client.ApiException as error:
+            if error.status != 404:
+                raise
 
     def _start(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
         spec = self.cluster.api.sanitize_for_serialization(pod)["spec"]
+        served.spec = spec
         started = _now()
         try:  # a pod deleted meanwhile ends here (its status is refused): noted in its log
             self._status(pod, served, started, ready=False)
@@ -477,9 +491,13 @@ class Served:
         return completion(self.gateway, {"model": self.model(), "prompt": prompt, "max_tokens": 4, **body})
 
     def model(self) -> str:
-        [container] = [c for o in self.manifest.values() if o["kind"] == "LeaderWorkerSet"
-                       for c in o["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]][:1]
-        args = container["args"]
+        """The model the engines serve: the first serving pod's --model (a LeaderWorkerSet's or a
+        DisaggregatedSet role's)."""
+        templates = [o["spec"]["leaderWorkerTemplate"] for o in self.manifest.values()
+                     if o["kind"] == "LeaderWorkerSet"]
+        templates += [r["spec"]["leaderWorkerTemplate"] for o in self.manifest.values()
+                      if o["kind"] == "DisaggregatedSet" for r in o["spec"]["roles"]]
+        args = templates[0]["workerTemplate"]["spec"]["containers"][0]["args"]
         return str(args[args.index("--model") + 1])
 
 

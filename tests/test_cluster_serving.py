@@ -260,8 +260,12 @@ def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm
         spec = yaml.safe_load(path.read_text())
         spec["layout"] = "disaggregated"
         for role in spec["roles"]:
+            engine = role.get("template", {}).get("spec", {}).get("containers", [{}])[0]
             if role["componentType"] == "decoder":
-                role["template"]["spec"]["containers"][0]["env"] = [{"name": "ROLLOUT", "value": version}]
+                engine["env"] = [{"name": "ROLLOUT", "value": version}]
+            if role["componentType"] in ("prefiller", "decoder"):
+                # A deleted pod serves on a moment, so that the picker has dropped it before its engine stops.
+                engine["lifecycle"] = {"preStop": {"sleep": {"seconds": 2}}}
         into = tmp_path / f"rollout-{version}.yaml"
         into.write_text(yaml.safe_dump(spec))
         return into
@@ -303,8 +307,8 @@ def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm
     assert all(p[0] == "prefill" and d[0] == "decode" and p[1] == d[1] for p, d in paired), [
         pair for pair in paired if pair[0][1] != pair[1][1]][:3]
     assert len({d[1] for _, d in paired}) == 2  # both revisions answered, the old and the new
-    refused = [answer for status, _, answer in answers if status != 200]
-    assert all("failed to find available decode workers" in str(answer) for answer in refused), refused[:3]
+    refused = [(status, headers, answer) for status, headers, answer in answers if status != 200]
+    assert all("failed to find available decode workers" in str(answer) for _, _, answer in refused), refused[:3]
     assert len(refused) * 100 <= len(answers), (len(refused), len(answers))
     print(f"\nrollout under traffic (helm {helm.major}): {len(answers)} requests, {len(paired)} answered by a "
           f"prefill and a decode pod of one revision, {len(alone)} by a decode pod alone, {len(refused)} refused by "
