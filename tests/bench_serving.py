@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -32,9 +33,9 @@ from fusion_helm.expand import expand
 from tests import engines
 from tests.cluster import Cluster
 from tests.controlplane.builds import CACHE as CLUSTER_CACHE
-from tests.helm import VALUES, Helm
+from tests.helm import ROOT, VALUES, Helm
 from tests.pickers import running, serving
-from tests.serving import ServingKubelet, gateway, served, serving_values
+from tests.serving import RANDOM_CONFIG, ServingKubelet, gateway, served, serving_values
 
 PODS = 4
 ENGINE = ["--enable-kvcache", "--kv-cache-size=4096", "--block-size=16", "--prefill-overhead=20ms",
@@ -45,23 +46,16 @@ WORKLOAD = {"prefix_count": 16, "prefix_tokens": 1024, "prompt_tokens": 128, "ou
 """16 shared prefixes of 1,024 tokens, each request one of them and 128 tokens of its own, 32 out."""
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "24"))
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "480"))
-RANDOM_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
-kind: EndpointPickerConfig
-plugins:
-- type: random-picker
-- type: single-profile-handler
-schedulingProfiles:
-- name: default
-  plugins:
-  - pluginRef: random-picker
-"""
-
 
 def llm_d_config(helm: Helm, tmp_path: Path) -> str:
-    """The EndpointPickerConfig llm-d-router's own chart renders by default (default-plugins.yaml)."""
-    chart = CLUSTER_CACHE / "src" / "vendor" / "llm-d-router-v0.10.0" / "config" / "charts" / \
-        "llm-d-router-standalone"
-    rendered = helm.run("template", "bench", chart, "--set", "router.modelServers.matchLabels.app=bench").stdout
+    """The EndpointPickerConfig llm-d-router's own chart renders by default (its default-plugins.yaml),
+    for vLLM over HTTP: what llm-d's inference-scheduling guide deploys."""
+    charts = tmp_path / "llm-d-router-charts"
+    shutil.copytree(CLUSTER_CACHE / "src" / "vendor" / "llm-d-router-v0.10.0" / "config" / "charts", charts)
+    chart = charts / "llm-d-router-standalone"
+    helm.run("dependency", "build", chart)  # its library chart, from the directory beside it
+    rendered = helm.run("template", "bench", chart, "--set", "router.modelServers.matchLabels.app=bench",
+                        "--set", "router.modelServers.type=vllm", "--set", "router.modelServers.protocol=http").stdout
     for obj in yaml.safe_load_all(rendered):
         if obj and obj.get("kind") == "ConfigMap" and "default-plugins.yaml" in obj.get("data", {}):
             return str(obj["data"]["default-plugins.yaml"])
@@ -85,17 +79,28 @@ def picker_objects(values: Path, namespace: str, **router: Any) -> tuple[dict[st
     return deployment, configmap
 
 
-def guidellm(address: str, model: str, processor: Path, seed: int, out: Path) -> dict[str, Any]:
-    data = ",".join(f"{key}={value}" for key, value in WORKLOAD.items())
-    command = [str(engines.GUIDELLM / "bin" / "guidellm"), "benchmark", "run", "--target", f"http://{address}",
-               "--model", model, "--processor", str(processor), "--data", data, "--profile", "concurrent",
-               "--rate", str(CONCURRENCY), "--max-requests", str(REQUESTS), "--random-seed", str(seed),
-               "--output-path", str(out), "--disable-console-interactive"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1800,
+def guidellm(address: str, model: str, tokenizer: Path, seed: int, workdir: Path) -> dict[str, Any]:
+    """guidellm's report of the workload sent to ADDRESS: a scenario file of its own format, no model hub
+    (a byte-level tokenizer, tests/byte_tokenizer.py)."""
+    report = workdir / "report.json"
+    scenario = {"spec": {
+        "backend": {"kind": "openai_http", "target": f"http://{address}", "model": model,
+                    "request_format": "/v1/completions"},
+        "profile": {"kind": "concurrent", "streams": [CONCURRENCY]},
+        "data": [{"kind": "synthetic_text", **WORKLOAD}],
+        "tokenizer": {"kind": "hf_auto", "model": str(tokenizer)},
+        "constraints": [{"kind": "max_requests", "count": REQUESTS}],
+        "seed": {"kind": "static", "value": seed},
+        "outputs": [{"kind": "json", "path": str(report)}],
+    }}
+    (workdir / "scenario.json").write_text(json.dumps(scenario))
+    command = [str(engines.GUIDELLM / "bin" / "guidellm"), "run", "--scenario", str(workdir / "scenario.json"),
+               "--disable-console-interactive"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=workdir,
                           env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report: dict[str, Any] = json.loads(out.read_text())
-    return report
+    loaded: dict[str, Any] = json.loads(report.read_text())
+    return loaded
 
 
 def figures(report: dict[str, Any]) -> dict[str, float]:
@@ -117,7 +122,9 @@ def figures(report: dict[str, Any]) -> dict[str, float]:
 def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
                                 tmp_path: Path) -> None:
     engines.built(engines.GUIDELLM)
-    processor = engines.tiny_model(tmp_path / "tokenizer")
+    tokenizer = tmp_path / "tokenizer"
+    subprocess.run([str(engines.GUIDELLM / "bin" / "python"), str(ROOT / "tests" / "byte_tokenizer.py"),
+                    str(tokenizer)], check=True, capture_output=True, timeout=300)
     values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path)
     spec = yaml.safe_load(values.read_text())
     spec["roles"][0]["replicas"] = PODS
@@ -140,8 +147,7 @@ def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: 
             with running(deployment, configmap, namespace, cluster.kubeconfig, workdir, offset=100) as picker:
                 serving(picker)
                 with gateway(picker.grpc, workdir) as address:
-                    results[name] = figures(guidellm(address, service.model(), processor, seed,
-                                                     workdir / "report.json"))
+                    results[name] = figures(guidellm(address, service.model(), tokenizer, seed, workdir))
     names = list(results)
     keys = list(results[names[0]])
     print(f"\nshared-prefix workload: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} requests, "

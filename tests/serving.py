@@ -479,6 +479,8 @@ class Served:
     gateway: str
     kubelet: ServingKubelet
     namespace: str
+    kubeconfig: Path
+    """The picker's ServiceAccount's."""
 
     def pods(self, role: str) -> list[ServedPod]:
         return [pod for pod in self.kubelet.served(self.namespace) if pod.role == role]
@@ -544,7 +546,34 @@ def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, 
         with running(deployment, configmap, namespace, kubeconfig, tmp_path) as picker:
             serving(picker)
             with gateway(picker.grpc, tmp_path) as address:
-                result = Served(installed, manifest, picker, address, kubelet, namespace)
+                result = Served(installed, manifest, picker, address, kubelet, namespace, kubeconfig)
                 eventually("a first answer through the gateway", lambda: result.ask("hello")[0] == 200,
                            describe=lambda: f"{result.ask('hello')}")
                 yield result
+
+
+RANDOM_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: random-picker
+- type: single-profile-handler
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: random-picker
+"""
+"""The Inference Extension picker choosing at random: routing without any of the rendered scorers."""
+
+
+@contextlib.contextmanager
+def another_picker(service: Served, config: str, workdir: Path, offset: int = 100) -> Iterator[str]:
+    """SERVICE's picker with CONFIG instead of its rendered configuration, on ports of its own, behind a
+    gateway stand-in of its own: that gateway's address."""
+    [deployment] = [o for key, o in service.manifest.items() if key.startswith("Deployment/")]
+    [configmap] = [o for key, o in service.manifest.items() if key.startswith("ConfigMap/") and key.endswith("-epp")]
+    workdir.mkdir(parents=True, exist_ok=True)
+    mine = {**configmap, "data": {**configmap["data"], "config.yaml": config}}
+    with running(deployment, mine, service.namespace, service.kubeconfig, workdir, offset=offset) as picker:
+        serving(picker)
+        with gateway(picker.grpc, workdir) as address:
+            yield address

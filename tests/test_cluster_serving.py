@@ -16,6 +16,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,11 @@ from tests.helm import VALUES, Helm
 from tests.pickers import running, serving
 from tests.rollouts import REVISION
 from tests.serving import (
+    RANDOM_CONFIG,
     Served,
     ServedPod,
     ServingKubelet,
+    another_picker,
     completion,
     engine_port,
     metrics,
@@ -120,15 +123,18 @@ def test_requests_sharing_a_prefix_land_where_it_was_served(cluster: Cluster, he
     spec["roles"][0]["replicas"] = 3
     values.write_text(yaml.safe_dump(spec))
     with served(cluster, helm, serving_kubelet, values, f"serving-prefix-helm{helm.major}", tmp_path) as service:
-        chosen: Counter[str] = Counter()
-        for family in range(3):
+        def same_place(gateway: str, family: str) -> int:
+            """Of ten requests extending a conversation's prefix, how many went where its first one did."""
             prefix = f"conversation {family}: " + LONG_PROMPT
-            first = service.ask(prefix)[1]["x-stand-in-destination"]
-            for turn in range(10):
-                status, headers, _ = service.ask(f"{prefix} turn {turn}")
-                assert status == 200
-                chosen[f"{family} {'same' if headers['x-stand-in-destination'] == first else 'other'}"] += 1
-        assert sum(count for key, count in chosen.items() if key.endswith("same")) >= 27, chosen
+            first = completion(gateway, {"model": service.model(), "prompt": prefix, "max_tokens": 4})[1]
+            answers = [completion(gateway, {"model": service.model(), "prompt": f"{prefix} turn {turn}",
+                                            "max_tokens": 4}) for turn in range(10)]
+            assert all(status == 200 for status, _, _ in answers)
+            return sum(h["x-stand-in-destination"] == first["x-stand-in-destination"] for _, h, _ in answers)
+        assert sum(same_place(service.gateway, str(family)) for family in range(3)) >= 27
+        # The protection: the same pods behind a picker without the scorers, choosing at random.
+        with another_picker(service, RANDOM_CONFIG, tmp_path / "random") as random:
+            assert sum(same_place(random, f"r{family}") for family in range(3)) < 27
 
 
 def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
@@ -167,6 +173,12 @@ def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
                 time.sleep(1)  # the picker's next scrapes
                 chosen = Counter(service.ask(f"{n} short")[1]["x-stand-in-destination"] for n in range(20))
                 assert chosen[f"{idle.address}:{service.port()}"] >= 18, chosen
+                with another_picker(service, RANDOM_CONFIG, tmp_path / "random") as random:  # the protection
+                    with ThreadPoolExecutor(20) as pool:  # at once: half of them wait on the busy engine
+                        blind = Counter(answer[1]["x-stand-in-destination"] for answer in pool.map(
+                            lambda n: completion(random, {"model": service.model(), "prompt": f"{n} short",
+                                                          "max_tokens": 4}, timeout=120), range(20)))
+                    assert blind[f"{idle.address}:{service.port()}"] < 18, blind
                 # The picker reads the KV cache the engines report, under the name they report it by.
                 usage = total(metrics(busy.address, port), "vllm:kv_cache_usage_perc")
                 assert usage > 0
@@ -239,9 +251,13 @@ def test_requests_for_an_adapter_go_where_it_is_loaded(cluster: Cluster, helm: H
                 time.sleep(1)  # the picker's next scrapes
                 for pod, adapter in zip(pods, adapters, strict=True):
                     answers = [completion(service.gateway, {"model": adapter, "prompt": f"{n} q", "max_tokens": 1})
-                               for n in range(10)]
+                               for n in range(20)]
                     chosen = Counter(headers.get("x-stand-in-destination") for _, headers, _ in answers)
-                    assert chosen[f"{pod.address}:{service.port()}"] >= 9, (adapter, chosen)
+                    assert chosen[f"{pod.address}:{service.port()}"] >= 18, (adapter, chosen)
+                with another_picker(service, RANDOM_CONFIG, tmp_path / "random") as random:  # the protection
+                    blind = Counter(completion(random, {"model": adapters[0], "prompt": f"{n} q", "max_tokens": 1})[
+                        1].get("x-stand-in-destination") for n in range(20))
+                    assert blind[f"{pods[0].address}:{service.port()}"] < 18, blind
             finally:
                 stop.set()
     finally:

@@ -185,7 +185,7 @@ build_guidellm() {
     log "resolving guidellm $GUIDELLM_VERSION against the vllm venv's packages"
     report=$(mktemp)
     "$GUIDELLM_VENV/bin/pip" install --quiet --dry-run --report "$report" "guidellm==$GUIDELLM_VERSION"
-    "$PYTHON" -c 'import json, sys; [print(f"{i[\"metadata\"][\"name\"]}=={i[\"metadata\"][\"version\"]}") for i in json.load(open(sys.argv[1]))["install"]]' "$report" >"$lock.tmp"
+    "$PYTHON" -c 'import json, sys; [print(i["metadata"]["name"] + "==" + i["metadata"]["version"]) for i in json.load(open(sys.argv[1]))["install"]]' "$report" >"$lock.tmp"
     rm -f "$report"
     mv "$lock.tmp" "$lock"
   fi
