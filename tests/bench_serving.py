@@ -38,14 +38,15 @@ from tests.pickers import running, serving
 from tests.serving import RANDOM_CONFIG, ServingKubelet, gateway, served, serving_values
 
 PODS = 4
-ENGINE = ["--enable-kvcache", "--kv-cache-size=4096", "--block-size=16", "--prefill-overhead=20ms",
-          "--prefill-time-per-token=1ms", "--inter-token-latency=10ms", "--max-num-seqs=8"]
-"""Each simulated engine: a prefill costs 20 ms + 1 ms per uncached prompt token, a token 10 ms; 8 requests
-run at once, the rest wait."""
+ENGINE = ["--enable-kvcache", "--kv-cache-size=128", "--block-size=16", "--prefill-overhead=20ms",
+          "--prefill-time-per-token=2ms", "--inter-token-latency=10ms", "--max-num-seqs=8"]
+"""Each simulated engine: a prefill costs 20 ms + 2 ms per uncached prompt token, a token 10 ms; 8 requests
+run at once, the rest wait; its KV cache holds 128 blocks of 16 tokens (by its own count of tokens), about a
+quarter of the workload's prefixes: a pod keeps the prefixes sent to it only if it is not sent them all."""
 WORKLOAD = {"prefix_count": 16, "prefix_tokens": 1024, "prompt_tokens": 128, "output_tokens": 32}
 """16 shared prefixes of 1,024 tokens, each request one of them and 128 tokens of its own, 32 out."""
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "24"))
-REQUESTS = int(os.environ.get("BENCH_REQUESTS", "480"))
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "960"))
 
 def llm_d_config(helm: Helm, tmp_path: Path) -> str:
     """The EndpointPickerConfig llm-d-router's own chart renders by default (its default-plugins.yaml),
@@ -85,7 +86,7 @@ def guidellm(address: str, model: str, tokenizer: Path, seed: int, workdir: Path
     report = workdir / "report.json"
     scenario = {"spec": {
         "backend": {"kind": "openai_http", "target": f"http://{address}", "model": model,
-                    "request_format": "/v1/completions"},
+                    "request_format": "/v1/completions", "validate_backend": False},  # a completion is the check
         "profile": {"kind": "concurrent", "streams": [CONCURRENCY]},
         "data": [{"kind": "synthetic_text", **WORKLOAD}],
         "tokenizer": {"kind": "hf_auto", "model": str(tokenizer)},
