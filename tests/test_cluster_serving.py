@@ -46,6 +46,9 @@ LONG_PROMPT = " ".join(f"word{index}" for index in range(400))
 PREFILL_THRESHOLD = 64
 """Tokens of uncached prompt past which the decider prefills apart."""
 SUCCESS = "vllm:request_success_total"
+RACES = ("failed to find available decode workers", "prefill target not allowed by SSRF protection")
+"""The refusals of llm-d-router's screener and of its sidecar's SSRF protection while they catch up with
+the pods the picker already sees."""
 
 
 def successes(service: Served, role: str) -> dict[str, float]:
@@ -278,8 +281,8 @@ def test_requests_for_an_adapter_go_where_it_is_loaded(cluster: Cluster, helm: H
 def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet,
                                                     tmp_path: Path) -> None:
     """Layout disaggregated, a decode change rolling while requests flow through the gateway: every answer
-    comes from a prefill and a decode pod of one revision; none fails but the screener's documented
-    refusals as the serving revisions change (docs/layouts.md), at most 1 %."""
+    comes from a prefill and a decode pod of one revision; none fails but the documented refusals as pods
+    come and go (docs/layouts.md), at most 1 %."""
     namespace = f"serving-rollout-helm{helm.major}"
 
     def values(version: str) -> Path:
@@ -335,8 +338,10 @@ def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm
         pair for pair in paired if pair[0][1] != pair[1][1]][:3]
     assert len({d[1] for _, d in paired}) == 2  # both revisions answered, the old and the new
     refused = [(status, headers, answer) for status, headers, answer in answers if status != 200]
-    assert all("failed to find available decode workers" in str(answer) for _, _, answer in refused), refused[:3]
+    # What follows the pods apart from the picker may lag it by a moment (docs/layouts.md): the screener
+    # (429), and a decode sidecar's SSRF allowlist, not yet holding a new prefill pod's address (403).
+    assert all(any(reason in str(answer) for reason in RACES) for _, _, answer in refused), refused[:3]
     assert len(refused) * 100 <= len(answers), (len(refused), len(answers))
     print(f"\nrollout under traffic (helm {helm.major}): {len(answers)} requests, {len(paired)} answered by a "
-          f"prefill and a decode pod of one revision, {len(alone)} by a decode pod alone, {len(refused)} refused by "
-          "the screener")
+          f"prefill and a decode pod of one revision, {len(alone)} by a decode pod alone, refused: "
+          f"{Counter(status for status, _, _ in refused)}")
