@@ -163,30 +163,13 @@ func route(ctx context.Context, conn *grpc.ClientConn, body string, extra []stri
 	}
 	set := map[string]string{}
 	for _, option := range reply.GetRequestHeaders().GetResponse().GetHeaderMutation().GetSetHeaders() {
-		value := option.GetHeader().GetRawValue()
-		if value == nil {
-			value = []byte(option.GetHeader().GetValue())
-		}
-		set[strings.ToLower(option.GetHeader().GetKey())] = string(value)
+		set[strings.ToLower(option.GetHeader().GetKey())] = headerValue(option.GetHeader())
 	}
 	answer := map[string]any{"headers": set}
-	// The body follows, whole or streamed in chunks until end of stream.
-	var forwarded []byte
-	for {
-		reply, err = stream.Recv()
-		if err != nil {
-			return nil, err
-		}
-		mutation := reply.GetRequestBody().GetResponse().GetBodyMutation()
-		if streamed := mutation.GetStreamedResponse(); streamed != nil {
-			forwarded = append(forwarded, streamed.GetBody()...)
-			if !streamed.GetEndOfStream() {
-				continue
-			}
-		} else {
-			forwarded = mutation.GetBody()
-		}
-		break
+	// The body follows, whole or streamed in chunks until end of stream; nil where the picker keeps it.
+	forwarded, err := requestBody(stream, nil)
+	if err != nil {
+		return nil, err
 	}
 	_ = stream.CloseSend()
 	if len(forwarded) > 0 {
