@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import kubernetes
+import urllib3
 import yaml
 
 from tests.cluster import Cluster, Release, eventually, ready_pods, release
@@ -162,6 +163,10 @@ class ServedPod:
     def log(self, container: str) -> str:
         return (self.workdir / f"{container}.log").read_text(errors="replace")
 
+    def sidecars(self) -> list[dict[str, Any]]:
+        """The pod's native sidecars (restartable init containers)."""
+        return [c for c in self.spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+
     def stop(self, grace: bool = False) -> None:
         """As a kubelet stops a pod: with GRACE, each container's preStop sleep first (the pod, being
         deleted, is no longer Ready to the pickers meanwhile); then SIGTERM to the main containers, and to
@@ -213,8 +218,7 @@ class ServingKubelet(threading.Thread):
             try:
                 self._watch()
             except Exception as error:  # a broken watch: noted, and resumed as a kubelet does
-                with (self.workdir / "kubelet.log").open("a") as log:
-                    log.write(f"{_now()} {error!r}\n")
+                self._note(error)
                 time.sleep(0.5)
 
     def stop(self) -> None:
@@ -263,11 +267,17 @@ class ServingKubelet(threading.Thread):
     def _terminate(self, served: ServedPod | None, pod: kubernetes.client.V1Pod) -> None:
         if served is not None:
             served.stop(grace=True)
-        try:  # no kubelet confirms it: the runner does
+        try:  # no kubelet confirms it: the runner does (a deletion the API server no longer takes is noted)
             self.cluster.core.delete_namespaced_pod(pod.metadata.name, pod.metadata.namespace, grace_period_seconds=0)
         except kubernetes.client.ApiException as error:
             if error.status != 404:
-                raise
+                self._note(error)
+        except urllib3.exceptions.HTTPError as error:  # the control plane stopped meanwhile
+            self._note(error)
+
+    def _note(self, error: Exception) -> None:
+        with (self.workdir / "kubelet.log").open("a") as log:
+            log.write(f"{_now()} {error!r}\n")
 
     def _start(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
         spec = self.cluster.api.sanitize_for_serialization(pod)["spec"]
@@ -275,13 +285,13 @@ class ServingKubelet(threading.Thread):
         started = _now()
         try:  # a pod deleted meanwhile ends here (its status is refused): noted in its log
             self._status(pod, served, started, ready=False)
-            for container in spec.get("initContainers") or []:
-                if container.get("restartPolicy") == "Always":
-                    self._run(pod, served, container, sidecar=True)
+            for container in served.sidecars():
+                self._run(pod, served, container, sidecar=True)
             self._run(pod, served, spec["containers"][0], sidecar=False)
-            probe = spec["containers"][0].get("readinessProbe")
-            if probe is not None:
-                _wait_ready(served, spec["containers"][0], probe)
+            # Ready once every container that runs is: the engine and each sidecar, by its readiness probe.
+            for container in [*served.sidecars(), spec["containers"][0]]:
+                if container.get("readinessProbe") is not None:
+                    _wait_ready(served, container, container["readinessProbe"])
             self._status(pod, served, started, ready=True)
         except Exception as error:
             with (served.workdir / "kubelet.log").open("a") as log:

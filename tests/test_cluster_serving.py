@@ -9,9 +9,11 @@ picker defaults to (every pod seen empty)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import json
+import socket
 import threading
 import time
 import urllib.request
@@ -20,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
@@ -119,6 +122,64 @@ def test_prefill_decode_really_disaggregates(cluster: Cluster, helm: Helm, servi
         assert successes(service, "prefill") == before  # … but nothing prefills apart: decode-only
 
 
+def test_a_decode_pod_is_ready_only_once_its_sidecar_listens(cluster: Cluster, helm: Helm,
+                                                            serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+    """The sidecar listens only once its SSRF allowlist holds the pool; its readiness probe keeps its pod
+    out of the pool until then. Shown with the sidecars kept from the pool (their RoleBinding gone): a new
+    decode pod stays unready although its engine answers, and the others serve every request; without the
+    probe the new pods are Ready and the gateway meets closed ports."""
+    namespace = f"serving-pd-ready-helm{helm.major}"
+    with served(cluster, helm, serving_kubelet, pd_values(tmp_path), namespace, tmp_path) as service:
+        [binding] = [o["metadata"]["name"] for o in service.manifest.values()
+                     if o["kind"] == "RoleBinding" and o["metadata"]["name"].endswith("-pd-sidecar")]
+        cluster.control_plane.kubectl("delete", "rolebinding", binding, "-n", namespace)
+        [gone, *kept] = service.pods("decode")
+        serving = {f"{pod.address}:{service.port()}" for pod in kept}
+        cluster.control_plane.kubectl("delete", "pod", gone.key.split("/")[1], "-n", namespace, "--wait=false")
+
+        def engine_up(pod: ServedPod) -> bool:
+            try:
+                with urllib.request.urlopen(f"http://{pod.address}:{engine_port(pod)}/health", timeout=2):
+                    return True
+            except OSError:
+                return False
+        earlier = {gone.address, *(pod.address for pod in kept)}
+        [new] = eventually("the new decode pod's engine answering", lambda: [
+            p for p in service.pods("decode") if p.address not in earlier and engine_up(p)])
+        for _ in range(5):
+            pod = cluster.core.read_namespaced_pod(new.key.split("/")[1], namespace)
+            assert not any(c.type == "Ready" and c.status == "True" for c in pod.status.conditions or []), new.key
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection((new.address, service.port()), timeout=2).close()
+            status, headers, _ = service.ask("hi")
+            assert status == 200 and headers["x-stand-in-destination"] in serving, (status, headers)
+            time.sleep(0.5)
+
+        # The protection: the same sidecars without their probe.
+        for lws in [o for o in service.manifest.values() if o["kind"] == "LeaderWorkerSet"
+                    and o["metadata"]["labels"]["fusioninfer.io/role-name"] == "decode"]:
+            sidecar = [c["name"] for c in lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"][
+                "initContainers"]].index("pd-sidecar")
+            patch = [{"op": "remove", "path": "/spec/leaderWorkerTemplate/workerTemplate/spec/initContainers/"
+                      f"{sidecar}/readinessProbe"}]
+            cluster.control_plane.kubectl("patch", "leaderworkerset", lws["metadata"]["name"], "-n", namespace,
+                                          "--type=json", "-p", json.dumps(patch))
+        before = {*earlier, new.address}
+
+        def unprobed_ready() -> bool:  # the unready replica does not roll: it has no availability to spare
+            pods = [p for p in service.pods("decode") if p.address not in before]
+            return len(pods) == len(kept) and all(
+                any(c.type == "Ready" and c.status == "True" for c in cluster.core.read_namespaced_pod(
+                    p.key.split("/")[1], namespace).status.conditions or []) for p in pods)
+        eventually("the decode pods Ready without the sidecar's probe", unprobed_ready, timeout=120,
+                   describe=lambda: repr([(p.key, p.address) for p in service.pods("decode")]) + repr(before) +
+                   cluster.control_plane.kubectl("get", "pods,lws", "-n", namespace, "-o", "wide").stdout)
+        time.sleep(1)  # the picker's view of them
+        answers = [service.ask(f"{n} hi") for n in range(5)]
+        assert all(status == 502 and "connection refused" in answer["error"] for status, _, answer in answers), \
+            answers
+
+
 def test_requests_sharing_a_prefix_land_where_it_was_served(cluster: Cluster, helm: Helm,
                                                            serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
     values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="prefix-cache")
@@ -164,9 +225,10 @@ def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
             stop = threading.Event()
 
             def load() -> None:  # long requests straight to one engine: it runs two, the rest wait
-                while not stop.is_set():
-                    completion(f"{busy.address}:{port}", {"model": service.model(), "prompt": LONG_PROMPT,
-                                                          "max_tokens": 60}, timeout=120)
+                with contextlib.suppress(OSError):  # the engine stops under it when the test ends
+                    while not stop.is_set():
+                        completion(f"{busy.address}:{port}", {"model": service.model(), "prompt": LONG_PROMPT,
+                                                              "max_tokens": 60}, timeout=120)
             workers = [threading.Thread(target=load, daemon=True) for _ in range(6)]
             for worker in workers:
                 worker.start()
@@ -244,9 +306,10 @@ def test_requests_for_an_adapter_go_where_it_is_loaded(cluster: Cluster, helm: H
             stop = threading.Event()
 
             def hold(pod: ServedPod, adapter: str) -> None:  # each engine busy with one adapter
-                while not stop.is_set():
-                    completion(f"{pod.address}:{engine_port(pod)}", {"model": adapter, "prompt": "x",
-                                                                      "max_tokens": 50}, timeout=120)
+                with contextlib.suppress(OSError):  # the engine stops under it when the test ends
+                    while not stop.is_set():
+                        completion(f"{pod.address}:{engine_port(pod)}", {"model": adapter, "prompt": "x",
+                                                                          "max_tokens": 50}, timeout=120)
             holders = [threading.Thread(target=hold, args=(pod, adapter), daemon=True)
                        for pod, adapter in zip(pods, adapters, strict=True) for _ in range(2)]
             for holder in holders:

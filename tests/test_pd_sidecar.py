@@ -59,6 +59,8 @@ def test_each_decode_pod_gets_the_sidecar_in_front_of_its_engine(layout: str) ->
             "pool-group": "inference.networking.k8s.io"}
         # The pool routes to 8000: the sidecar takes the engine's port, name and all; the engine moves.
         assert sidecar["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
+        # It listens only once its allowlist is in: the pod is Ready no sooner.
+        assert sidecar["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
         engine_container = pod["containers"][0]
         assert engine_container["ports"] == [{"containerPort": 8200}]
         assert engine_container["args"] == ["--model", "m", *NIXL, "--port=8200"]

@@ -42,6 +42,8 @@ SIDECAR_USER = 65532
 RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
 """A proxy's share: it holds requests in flight, prompts included, and nothing else."""
 READ = ["get", "list", "watch"]
+HEALTH_PATH = "/health"
+"""The sidecar's own health endpoint: 200 once it listens."""
 
 VLLM_CONNECTORS: Mapping[str, str] = {
     "NixlConnector": "nixlv2",
@@ -145,6 +147,9 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
         "env": [{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
         "ports": [{"name": _port_name(engine, port), "containerPort": port, "protocol": "TCP"}],
         "restartPolicy": "Always",
+        # The sidecar listens only once its SSRF allowlist holds the pool: until then the pod must not be
+        # Ready (a native sidecar's readiness counts toward its pod's), or the gateway meets a closed port.
+        "readinessProbe": {"httpGet": {"path": HEALTH_PATH, "port": port}, "periodSeconds": 5},
         "resources": RESOURCES,
         "securityContext": {"runAsNonRoot": True, "runAsUser": SIDECAR_USER, "runAsGroup": SIDECAR_USER,
                             "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
