@@ -64,12 +64,13 @@ def show(value: object) -> str:
 
 def format_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
     """``["spec", "roles", 1, "name"]`` → ``spec.roles[1].name``; a key that is not a simple name is
-    quoted (``labels["1"]``, ``labels["a b"]``), so it never reads as a list index."""
+    quoted (``labels["1"]``, ``labels["a b"]``), so it never reads as a list index; a long one is quoted
+    cut, as show() cuts values."""
     text = ""
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif not text or (part[:1] in _KEY_START and _KEY_CHARS.issuperset(part)):
+        elif len(part) <= MAX_SHOWN and (not text or (part[:1] in _KEY_START and _KEY_CHARS.issuperset(part))):
             text += f".{part}" if text else part
         else:
             text += f"[{show(part)}]"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from fusion_helm.errors import InvalidSpec, format_path
+from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata, replica_index_label
 from fusion_helm.expand.names import task_name
@@ -77,7 +77,7 @@ def plan_gang(service: InferenceService) -> GangPlan:
     if service.scheduler_name not in (None, GANG_SCHEDULER):
         raise InvalidSpec(service.where, "spec.schedulingStrategy.schedulerName",
                           f"must be {GANG_SCHEDULER} for a gang-scheduled service (only Volcano reads its "
-                          f"PodGroup), got {service.scheduler_name!r}; or set spec.gangSchedule.enable: false")
+                          f"PodGroup), got {show(service.scheduler_name)}; or set spec.gangSchedule.enable: false")
     return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=gang.level,
                     layout=service.layout)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.labelling import labels_serving_pods, object_metadata, pod_labels, role_labels
@@ -169,4 +169,4 @@ def _merge_owned(
 
 def _refuse_override(service: InferenceService, path: str, theirs: Any, ours: Any, hint: str) -> None:
     if theirs not in (None, ours):
-        raise InvalidSpec(service.where, path, f"is set by the expansion to {ours!r}, not {theirs!r}; {hint}")
+        raise InvalidSpec(service.where, path, f"is set by the expansion to {show(ours)}, not {show(theirs)}; {hint}")

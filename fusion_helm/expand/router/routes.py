@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
 from fusion_helm.expand.router.generations import GATEWAY_API_VERSION, backend_ref
@@ -59,12 +59,13 @@ def _through_pool(service: InferenceService, rule: Mapping[str, Any], path: str,
         kind, group = ref.get("kind", "Service"), ref.get("group", "")
         if kind != pool["kind"] or ref["name"] != pool["name"]:
             raise InvalidSpec(service.where, ref_path,
-                              f"points to {kind} {ref['name']!r}, not the router's InferencePool {pool['name']!r}; "
+                              f"points to {kind} {show(ref['name'])}, not the router's InferencePool "
+                              f"{show(pool['name'])}; "
                               "every rule routes through the pool (a rule without backendRefs gets it)")
         if group != pool["group"]:
             raise InvalidSpec(service.where, f"{ref_path}.group",
-                              f"must be {pool['group']!r}, the group of the router's {router.pool_api.value} "
-                              f"InferencePool, not {group!r}")
+                              f"must be {show(pool['group'])}, the group of the router's {router.pool_api.value} "
+                              f"InferencePool, not {show(group)}")
         if "port" in ref and ref["port"] != target_port:
             raise InvalidSpec(service.where, f"{ref_path}.port",
                               f"must be the pool's target port {target_port}, not {ref['port']}; or omit it")
