@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from tests import builders, support
 from tests.helm import ROOT, VALUES, Helm, tool_path
 
 
@@ -104,3 +105,19 @@ def test_the_control_plane_says_where_the_upstream_crds_are_missing(tmp_path: Pa
     assert result.returncode == 1
     assert result.stderr == (f"the upstream CRDs are not at {tmp_path}: set FUSION_SHARED_CRDS to the shared/crds "
                              "directory (a clone beside shared/ finds it by itself)\n")
+
+
+def test_validate_warns_on_standard_error_and_still_passes(tmp_path: Path) -> None:
+    """A routed role without a readiness probe: valid, with a warning by field (tests/test_advice.py)."""
+    path = tmp_path / "s.yaml"
+    ports = [{"containerPort": 8000, "name": "http"}]
+    probe = {"httpGet": {"path": "/health", "port": "http"}}
+    prefill = builders.role("p", "prefiller", ports=ports)
+    decode = builders.role("d", "decoder", ports=ports, readinessProbe=probe)
+    path.write_text(yaml.safe_dump(builders.service(prefill, decode, support.router())))
+    result = run("fusion-helm", "validate", str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{path}: valid (1 InferenceService(s), ")
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"fusion-helm: warning: {path}: InferenceService svc: "
+                           "spec.roles[0].template.spec.containers[0].readinessProbe: not set, though the router")

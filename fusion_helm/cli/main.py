@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fusion_helm import diff, status
+from fusion_helm import advice, diff, status
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
@@ -59,6 +59,8 @@ def _validate(args: argparse.Namespace) -> int:
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
                        f"{sum(1 for doc in expanded if doc.generated)} generated object(s))")
+        for line in advice.warnings([doc.obj for doc in expanded if isinstance(doc.obj, dict)]):
+            print(f"{PROG}: warning: {stream_name(name)}: {line}", file=sys.stderr)
     print("\n".join(reports))
     return 0
 
