@@ -113,7 +113,7 @@ PACKAGE_FILES := $(shell find fusion_helm bin -type f -not -path '*/__pycache__/
 $(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
 	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet '.[dev]'
+	$(BIN)/pip install --quiet --group dev .
 	rm -rf build
 	touch $@
 

@@ -6,9 +6,11 @@ tests/test_cluster_release.py.)"""
 
 from __future__ import annotations
 
+import email
 import json
 import subprocess
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,20 @@ def test_the_license_is_the_apache_license() -> None:
     text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_wheel_reads_well_where_users_find_it(dist: Path) -> None:
+    """Its index page: the user's description (not the developer README), keywords, classifiers, typed;
+    the project's own tools are a dependency group, not a published extra."""
+    [wheel] = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        [metadata_name] = [name for name in names if name.endswith(".dist-info/METADATA")]
+        metadata = email.message_from_string(archive.read(metadata_name).decode())
+    assert "fusion_helm/py.typed" in names
+    assert metadata.get_payload().strip() == (ROOT / "docs" / "package.md").read_text().strip()
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert "Typing :: Typed" in metadata.get_all("Classifier")
+    assert "helm" in metadata["Keywords"].split(",")
+    assert metadata.get_all("Provides-Extra") == ["cluster"]
+    assert not any("ruff" in requirement for requirement in metadata.get_all("Requires-Dist"))
