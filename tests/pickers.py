@@ -93,6 +93,12 @@ def kubeconfig_for(cluster: Cluster, namespace: str, account: str, into: Path) -
     return into
 
 
+READ_ONLY = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+             'mount --bind "$1" "$1" && mount -o remount,bind,ro / && shift && exec "$@"', "read-only"]
+"""Runs its arguments after the first with every file system read-only but the directory it names (a
+mount namespace of their own): a picker whose container says readOnlyRootFilesystem runs so here."""
+
+
 @contextmanager
 def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: str, kubeconfig: Path,
             workdir: Path, offset: int = 0) -> Iterator[Picker]:
@@ -100,7 +106,12 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
     (a picker with the chart's flag names), so that two can run at once."""
     pod = deployment["spec"]["template"]["spec"]
     [container] = pod["containers"]
-    [mount] = container["volumeMounts"]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    [mount] = [m for m in container["volumeMounts"] if "configMap" in volumes[m["name"]]]
+    # Its scratch emptyDir at /tmp: a directory of its own, as TMPDIR (where Go writes temporary files).
+    [scratch] = [m for m in container["volumeMounts"] if "emptyDir" in volumes[m["name"]]]
+    assert scratch["mountPath"] == "/tmp", scratch
+    (workdir / "tmp").mkdir(exist_ok=True)
     mounted = workdir / "mounted"
     for key, text in configmap["data"].items():
         (mounted / key).parent.mkdir(parents=True, exist_ok=True)
@@ -115,8 +126,11 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
     log = workdir / "picker.log"
     with open(log, "wb") as out:
         # In KUBECONFIG, which controller-runtime reads when no flag names one: llm-d-router has no such flag.
-        process = subprocess.Popen([str(picker(container["image"])), *args], env={**os.environ, "KUBECONFIG": str(
-            kubeconfig)}, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        env = {**os.environ, "KUBECONFIG": str(kubeconfig), "TMPDIR": str(workdir / "tmp")}
+        argv = [str(picker(container["image"])), *args]
+        if container.get("securityContext", {}).get("readOnlyRootFilesystem"):
+            argv = [*READ_ONLY, str(workdir / "tmp"), *argv]
+        process = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         yield Picker(process, log, offset)
     finally:

@@ -201,15 +201,17 @@ def test_picker_flags_merge_with_the_routers() -> None:
 
 RESTRICTED_POD = {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
                   "seccompProfile": {"type": "RuntimeDefault"}}
-RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
+                        "readOnlyRootFilesystem": True}
+DEFAULT_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "4Gi"}}
 
 
 @pytest.mark.parametrize(("picker", "pod_context", "container_context", "resources"), [
-    ({}, RESTRICTED_POD, RESTRICTED_CONTAINER, {"requests": {"cpu": "1", "memory": "1Gi"}}),
+    ({}, RESTRICTED_POD, RESTRICTED_CONTAINER, DEFAULT_RESOURCES),
     ({"podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},
       "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "4Gi"}}},
      {"runAsNonRoot": True, "fsGroup": 2000}, {"readOnlyRootFilesystem": True}, {"limits": {"memory": "4Gi"}}),
-    ({"podSecurityContext": {}, "securityContext": {}}, {}, {}, {"requests": {"cpu": "1", "memory": "1Gi"}}),
+    ({"podSecurityContext": {}, "securityContext": {}}, {}, {}, DEFAULT_RESOURCES),
 ], ids=["default: restricted", "the router's own, in place of the default", "empty: nothing set"])
 def test_the_picker_runs_restricted_unless_the_router_says_otherwise(
         picker: dict[str, Any], pod_context: dict[str, Any], container_context: dict[str, Any],

@@ -30,8 +30,13 @@ CONFIG_HASH_ANNOTATION = "fusioninfer.io/picker-config-hash"
 HEALTH_SERVICE = "inference-extension"
 PICKER_USER = 65532
 """The user the picker images run as (distroless "nonroot")."""
-DEFAULT_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}}
-"""What the scheduler reserves for the picker unless the router says otherwise."""
+DEFAULT_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "4Gi"}}
+"""What the scheduler reserves for the picker unless the router says otherwise, and a bound on its
+memory: llm-d's sizing for 50 to 100 requests a second of 1k output tokens (its memory grows with the
+requests in flight), so a leak or a flood ends in a restart, not in the node's other pods evicted."""
+SCRATCH_DIR = "/tmp"
+"""The one place the picker writes (Go's temporary files), an emptyDir: its root file system is read-only."""
+SCRATCH_LIMIT = "64Mi"
 READ = ["get", "list", "watch"]
 
 
@@ -111,7 +116,8 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                     # Requests in flight finish before the picker stops.
                     "terminationGracePeriodSeconds": 130,
                     "containers": [_container(service, router, generation, image)],
-                    "volumes": [{"name": "config", "configMap": {"name": name}}],
+                    "volumes": [{"name": "config", "configMap": {"name": name}},
+                                {"name": "tmp", "emptyDir": {"sizeLimit": SCRATCH_LIMIT}}],
                 },
             },
         }},
@@ -133,7 +139,8 @@ def _container(service: InferenceService, router: Router, generation: Generation
                   {"name": METRICS_PORT_NAME, "containerPort": METRICS_PORT}],
         "livenessProbe": probe,
         "readinessProbe": probe,
-        "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True}],
+        "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
+                         {"name": "tmp", "mountPath": SCRATCH_DIR}],
     }
     if router.picker_resources:
         try:
@@ -153,8 +160,9 @@ def _restricted_pod() -> dict[str, Any]:
 
 
 def _restricted_container() -> dict[str, Any]:
-    """The container-level settings of the Pod Security Standard "restricted"."""
-    return {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+    """The container-level settings of the Pod Security Standard "restricted", and a root file system
+    nothing can change."""
+    return {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": True}
 
 
 def _given_or(given: Mapping[str, Any] | None, default: Mapping[str, Any]) -> dict[str, Any]:

@@ -1035,8 +1035,11 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                            '1Gi '
                                                                                                                            'of '
                                                                                                                            'memory, '
-                                                                                                                           'no '
-                                                                                                                           'limits.'},
+                                                                                                                           'a '
+                                                                                                                           'memory '
+                                                                                                                           'limit '
+                                                                                                                           'of '
+                                                                                                                           '4Gi.'},
                                                                                               'securityContext': {'type': 'object',
                                                                                                                   'description': 'The '
                                                                                                                                  'picker '
@@ -2577,8 +2580,11 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                   '1Gi '
                                                                                                                   'of '
                                                                                                                   'memory, '
-                                                                                                                  'no '
-                                                                                                                  'limits.'},
+                                                                                                                  'a '
+                                                                                                                  'memory '
+                                                                                                                  'limit '
+                                                                                                                  'of '
+                                                                                                                  '4Gi.'},
                                                                                      'securityContext': {'type': 'object',
                                                                                                          'description': 'The '
                                                                                                                         'picker '
