@@ -4,11 +4,13 @@ PYTHON ?= python3
 CACHE ?= $(or $(FUSION_CACHE),$(HOME)/.cache/fusioninfer)
 HELM3 := $(CACHE)/helm/v3.17.3/helm
 HELM4 := $(CACHE)/helm/v4.1.4/helm
+HELM_BELOW_MINIMUM := $(CACHE)/helm/v3.16.4/helm
 VENV := .venv
 BIN := $(VENV)/bin
 STORY ?= values/story2-pd-qwen3-8b.yaml
 export FUSION_HELM3 := $(HELM3)
 export FUSION_HELM4 := $(HELM4)
+export FUSION_HELM_BELOW_MINIMUM := $(HELM_BELOW_MINIMUM)
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: demo test test-fast test-setup lint bench bench-serving fuzz generate dist helm4-plugin helm-plugin setup cluster-build engines-build cluster-up cluster-down clean
@@ -104,7 +106,7 @@ helm4-plugin: setup
 helm-plugin: setup
 	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/fusion_helm/plugins/fusion
 
-setup: $(VENV)/.installed $(HELM3) $(HELM4)
+setup: $(VENV)/.installed $(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM)
 
 # A regular (not editable) install: what users get, and an editable one's import hook costs start-up
 # time on every helm call. Reinstalled whenever the package changes.
@@ -117,7 +119,7 @@ $(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
 	rm -rf build
 	touch $@
 
-$(HELM3) $(HELM4): ci/fetch-helm.sh
+$(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM): ci/fetch-helm.sh
 	HELM_CACHE=$(CACHE)/helm ci/fetch-helm.sh
 
 clean:

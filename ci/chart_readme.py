@@ -24,6 +24,8 @@ CHARTS = ("fusioninfer", "fusioninfer-crds")
 TEMPLATE = "README.md.in"
 VALUES_TABLE = "{{ values }}"
 KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][A-Za-z0-9_]*):")
+IMPLICIT = frozenset({"global"})
+"""Values Helm itself gives every chart."""
 MAX_INLINE_DEFAULT = 60
 """A longer default is left to values.yaml, which the table points to."""
 
@@ -92,13 +94,40 @@ def default_of(value: Any) -> str:
     return f"`{text}`" if len(text) <= MAX_INLINE_DEFAULT else "see `values.yaml`"
 
 
+def schema_rows(chart: Path, documented: set[str]) -> Iterator[str]:
+    """A row for each value values.schema.json declares and values.yaml does not show: the top-level
+    ones (`layout`) and each role's fields (`roles[].autoscaling`), described by the schema."""
+    path = chart / "values.schema.json"
+    if not path.exists():
+        return
+    schema = json.loads(path.read_text())
+    roles = schema["properties"].get("roles", {}).get("items", {}).get("properties", {})
+    fields = [(key, node) for key, node in schema["properties"].items() if key not in documented | IMPLICIT]
+    fields += [(f"roles[].{key}", node) for key, node in roles.items()]
+    for key, node in fields:
+        default = f"`{json.dumps(node['default'])}`" if "default" in node else "—"
+        description = " ".join(node.get("description", "").split()).replace("|", "&#124;")
+        yield f"| `{key}` | {schema_type(node)} | {default} | {description} |"
+
+
+def schema_type(node: dict[str, Any]) -> str:
+    """A schema's type as the table writes it: ``string or object`` for a oneOf of the two."""
+    if "type" in node:
+        return node["type"] if isinstance(node["type"], str) else " or ".join(node["type"])
+    choices = [schema_type(choice) for choice in node.get("oneOf", node.get("anyOf", []))]
+    return " or ".join(dict.fromkeys(choices)) if choices else "object"
+
+
 def values_table(chart: Path) -> str:
     text = (chart / "values.yaml").read_text()
     values = yaml.safe_load(text) or {}
     rows = ["| Key | Type | Default | Description |", "| --- | --- | --- | --- |"]
+    documented = set()
     for key, description in documented_values(text, f"{chart.name}/values.yaml"):
         value = value_at(values, key)
+        documented.add(key)
         rows.append(f"| `{key}` | {type_of(value)} | {default_of(value)} | {description} |")
+    rows += schema_rows(chart, documented)
     return "\n".join(rows) if len(rows) > 2 else "This chart has no values."
 
 

