@@ -139,12 +139,13 @@ def release(cluster: Cluster, helm: Helm, name: str, namespace: str) -> Iterator
         eventually(f"the pods of {namespace}/{name} to be deleted", lambda: not cluster.pods(namespace))
 
 
-def install_crd_chart(cluster: Cluster, helm: Helm, check: bool = True) -> subprocess.CompletedProcess[str]:
+def install_crd_chart(cluster: Cluster, helm: Helm, *args: str, check: bool = True
+                      ) -> subprocess.CompletedProcess[str]:
     """The InferenceService CRD's chart, as docs/lifecycle.md has a cluster install and upgrade it."""
     # Helm 4 applies server-side; a CRD an earlier field manager applied (kubectl, Helm 3's crds/) conflicts
     force = ["--server-side=true", "--force-conflicts"] if helm.major >= 4 else []
     return helm.run("upgrade", "--install", "fusioninfer-crds", CRD_CHART, "--take-ownership", *force, "--namespace",
-                    "default", "--kubeconfig", cluster.kubeconfig, "--wait", check=check)
+                    "default", "--kubeconfig", cluster.kubeconfig, "--wait", *args, check=check)
 
 
 def expected_pods(values: Path) -> int:

@@ -22,7 +22,7 @@ from tests.cluster import (
     ready,
     release,
 )
-from tests.helm import CHART, VALUES, Helm
+from tests.helm import CHART, CRD, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
@@ -243,3 +243,34 @@ def test_uninstall_leaves_nothing_of_the_release(cluster: Cluster, helm: Helm, h
                    describe=lambda: str(namespaced_leftovers(cluster, namespace)))
         cluster_roles = cluster.control_plane.kubectl("get", "clusterroles,clusterrolebindings", "-o", "name").stdout
         assert f"{namespace}-qwen-pd-hooks" not in cluster_roles
+
+
+def test_the_crd_chart_takes_over_an_operator_s_crd_only_when_told(cluster: Cluster, helm: Helm,
+                                                                   tmp_path: Path) -> None:
+    """The FusionInfer operator's CRD (built by controller-gen, the same name) is refused, the install
+    applying nothing; with the guard off (adoptForeignCRD) it is taken over, as --take-ownership alone
+    would take it."""
+    kubectl = cluster.control_plane.kubectl
+    operators = yaml.safe_load(CRD.read_text())
+    operators["metadata"]["annotations"] = {"controller-gen.kubebuilder.io/version": "v0.17.2"}
+    (tmp_path / "operator-crd.yaml").write_text(yaml.safe_dump(operators))
+    helm.run("uninstall", "fusioninfer-crds", "--namespace", "default", "--kubeconfig", cluster.kubeconfig,
+             check=False)
+    kubectl("delete", "crd", "inferenceservices.fusioninfer.io", "--wait")
+    kubectl("create", "-f", str(tmp_path / "operator-crd.yaml"))
+    try:
+        refused = install_crd_chart(cluster, helm, check=False)
+        assert refused.returncode != 0
+        assert "the CRD inferenceservices.fusioninfer.io is installed and managed by an operator (its " \
+               "controller-gen annotation), not by this chart" in refused.stderr, refused.stderr
+        assert "--set adoptForeignCRD=true" in refused.stderr
+        stored = json.loads(kubectl("get", "crd", "inferenceservices.fusioninfer.io", "-o", "json").stdout)
+        assert "meta.helm.sh/release-name" not in stored["metadata"]["annotations"], "nothing applied"
+
+        adopted = install_crd_chart(cluster, helm, "--set", "adoptForeignCRD=true")
+        assert adopted.returncode == 0, adopted.stderr
+        stored = json.loads(kubectl("get", "crd", "inferenceservices.fusioninfer.io", "-o", "json").stdout)
+        assert stored["metadata"]["annotations"]["meta.helm.sh/release-name"] == "fusioninfer-crds"
+        assert install_crd_chart(cluster, helm).returncode == 0  # ours now: upgrades need no flag
+    finally:
+        install_crd_chart(cluster, helm, "--set", "adoptForeignCRD=true")
