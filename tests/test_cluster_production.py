@@ -57,6 +57,13 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
             assert ran == {"check_prerequisites", "report_status"}
             eventually("the serving pods and the picker Ready", lambda: len(
                 [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) == 7)
+            # The opt-in NetworkPolicy, as the API server stored it: the picker's pods, two ports, two peers.
+            [rendered] = [o for o in installed.manifest() if o["kind"] == "NetworkPolicy"]
+            [stored] = cluster.control_plane.items("networkpolicies.networking.k8s.io", namespace)
+            assert stored["spec"] == rendered["spec"] and rendered["spec"]["podSelector"]["matchLabels"][
+                ROLE_NAME] == "router"
+            assert [rule["ports"] for rule in stored["spec"]["ingress"]] == [
+                [{"port": 9002, "protocol": "TCP"}], [{"port": 9090, "protocol": "TCP"}]]
 
             # The protection: the same picker without its securityContext is refused by the namespace.
             installed.install(with_values(tmp_path, "unrestricted", router={"endpointPicker": {

@@ -480,3 +480,42 @@ def test_the_documented_request_names_the_example_s_objective_and_served_model(h
     for lws in of_kind(objects, "LeaderWorkerSet"):
         args = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["args"]
         assert args[args.index("--model") + 1] == model
+
+
+GATEWAY_PODS = {"podLabels": {"gateway.networking.k8s.io/gateway-name": "gw"}}
+
+
+def test_the_network_policy_admits_only_the_gateway_and_the_scrapers() -> None:
+    assert not [key for key in expand(service(WORKER, router())) if key.startswith("NetworkPolicy/")]
+    scrapers = {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"},
+                "podLabels": {"app.kubernetes.io/name": "prometheus"}}
+    objects = expand(service(WORKER, router(endpointPicker={"networkPolicy": {
+        "gateway": GATEWAY_PODS, "scrapers": scrapers}})))
+    policy = objects["NetworkPolicy/svc-router-epp"]
+    picker = objects["Deployment/svc-router-epp"]["spec"]["template"]["metadata"]["labels"]
+    assert policy["spec"] == {
+        "podSelector": {"matchLabels": picker}, "policyTypes": ["Ingress"], "ingress": [
+            {"from": [{"podSelector": {"matchLabels": {"gateway.networking.k8s.io/gateway-name": "gw"}}}],
+             "ports": [{"port": 9002, "protocol": "TCP"}]},
+            {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+                       "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}],
+             "ports": [{"port": 9090, "protocol": "TCP"}]}]}
+    # without scrapers, nothing is admitted to the metrics port
+    alone = expand(service(WORKER, router(endpointPicker={"networkPolicy": {"gateway": GATEWAY_PODS}})))
+    assert [rule["ports"][0]["port"] for rule in alone["NetworkPolicy/svc-router-epp"]["spec"]["ingress"]] == [9002]
+
+
+@pytest.mark.parametrize(("policy", "path", "message"), [
+    ({"scrapers": GATEWAY_PODS}, "endpointPicker.networkPolicy.gateway", "is required"),
+    ({"gateway": {}}, "endpointPicker.networkPolicy.gateway", ""),
+    ({"gateway": {"podLabels": {"bad key!": "x"}}}, "endpointPicker.networkPolicy.gateway.podLabels",
+     "key 'bad key!' is not a valid label or annotation key"),
+    ({"gateway": {"namespaceLabels": {"team": "-x"}}}, "endpointPicker.networkPolicy.gateway.namespaceLabels.team",
+     "must be a label value"),
+])
+def test_a_network_policy_the_api_server_would_refuse_is_refused_by_field(policy: dict[str, Any], path: str,
+                                                                         message: str) -> None:
+    with pytest.raises(InvalidSpec) as refused:
+        expand(service(WORKER, router(endpointPicker={"networkPolicy": policy})))
+    assert refused.value.path == f"spec.roles[1].{path}", str(refused.value)
+    assert message in refused.value.message

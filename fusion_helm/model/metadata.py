@@ -44,19 +44,24 @@ def check_labels_and_annotations(where: str, path: str, metadata: Mapping[str, A
                                  ) -> None:
     """The labels (and, with ANNOTATIONS, the annotations) of METADATA at PATH as the API server checks
     an object's: valid keys, label values, string values, annotations' total size."""
-    labels = _string_map(where, f"{path}.labels", metadata.get("labels"))
-    for key, value in labels.items():
-        _check_key(where, f"{path}.labels", key)
-        if len(value) > MAX_NAME or not (value == "" or _is_name(value, _ALNUM, _LABEL_CHARS)):
-            raise InvalidSpec(where, key_path(f"{path}.labels", key),
-                              f"must be a label value (at most {MAX_NAME} letters, digits, '-', '_' and '.', "
-                              f"beginning and ending with a letter or digit), got {show(value)}")
+    check_label_map(where, f"{path}.labels", metadata.get("labels"))
     if annotations:
         notes = _string_map(where, f"{path}.annotations", metadata.get("annotations"))
         for key in notes:
             _check_key(where, f"{path}.annotations", key)
         if sum(len(key.encode()) + len(value.encode()) for key, value in notes.items()) > MAX_ANNOTATIONS_BYTES:
             raise InvalidSpec(where, f"{path}.annotations", f"must total at most {MAX_ANNOTATIONS_BYTES} bytes")
+
+
+def check_label_map(where: str, path: str, value: object) -> None:
+    """VALUE at PATH as the API server checks labels (or a label selector's matchLabels): valid keys
+    and label values."""
+    for key, item in _string_map(where, path, value).items():
+        _check_key(where, path, key)
+        if len(item) > MAX_NAME or not (item == "" or _is_name(item, _ALNUM, _LABEL_CHARS)):
+            raise InvalidSpec(where, key_path(path, key),
+                              f"must be a label value (at most {MAX_NAME} letters, digits, '-', '_' and '.', "
+                              f"beginning and ending with a letter or digit), got {show(item)}")
 
 
 def _string_map(where: str, path: str, value: object) -> Mapping[str, str]:

@@ -8,6 +8,7 @@ from enum import StrEnum
 from fusion_helm.errors import InvalidSpec, key_path, show
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
 from fusion_helm.model import upstream
+from fusion_helm.model.metadata import check_label_map
 from fusion_helm.model.validation import check, check_unique
 from fusion_helm.records import record
 
@@ -117,6 +118,8 @@ class Router:
     picker_resources: Mapping[str, Any] | None
     picker_security_context: Mapping[str, Any] | None
     picker_pod_security_context: Mapping[str, Any] | None
+    picker_network_policy: Mapping[str, Mapping[str, Mapping[str, str]]] | None
+    """Who may reach the picker: "gateway" (and "scrapers") → podLabels / namespaceLabels; None: anyone."""
     target_port: int | None
     gateway: Mapping[str, Any] | None
     httproute: Mapping[str, Any]
@@ -174,11 +177,24 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         picker_resources=picker.get("resources"),
         picker_security_context=picker.get("securityContext"),
         picker_pod_security_context=picker.get("podSecurityContext"),
+        picker_network_policy=_network_policy(picker.get("networkPolicy"), f"{path}.endpointPicker.networkPolicy",
+                                              where),
         target_port=raw.get("targetPort"),
         gateway=raw.get("gateway"),
         httproute=raw.get("httproute") or {},
         models=_models(raw.get("models") or [], f"{path}.models", where),
     )
+
+
+def _network_policy(raw: Mapping[str, Any] | None, path: str, where: str
+                    ) -> Mapping[str, Mapping[str, Mapping[str, str]]] | None:
+    """The peers' label maps, each checked as the API server checks a label selector's."""
+    if raw is None:
+        return None
+    for peer, selectors in raw.items():
+        for field, labels in selectors.items():
+            check_label_map(where, f"{path}.{peer}.{field}", labels)
+    return raw
 
 
 def _scorers(raw: list[Mapping[str, Any]] | None, path: str, where: str) -> tuple[WeightedScorer, ...]:

@@ -121,7 +121,24 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                 },
             },
         }},
+        *([_network_policy(router.picker_network_policy, metadata(), labels)] if router.picker_network_policy else []),
     ]
+
+
+def _network_policy(peers: Mapping[str, Mapping[str, Mapping[str, str]]], metadata: dict[str, Any],
+                    labels: Mapping[str, str]) -> dict[str, Any]:
+    """Only the gateway reaches the picker's ext-proc port, only the scrapers its metrics port (none
+    without scrapers); its health port is the kubelet's, which policies do not stop."""
+    def peer(selectors: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+        return {selector: {"matchLabels": dict(selectors[field])}
+                for field, selector in (("namespaceLabels", "namespaceSelector"), ("podLabels", "podSelector"))
+                if field in selectors}
+
+    ingress = [{"from": [peer(peers["gateway"])], "ports": [{"port": PICKER_GRPC_PORT, "protocol": "TCP"}]}]
+    if "scrapers" in peers:
+        ingress.append({"from": [peer(peers["scrapers"])], "ports": [{"port": METRICS_PORT, "protocol": "TCP"}]})
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": metadata, "spec": {
+        "podSelector": {"matchLabels": dict(labels)}, "policyTypes": ["Ingress"], "ingress": ingress}}
 
 
 def _container(service: InferenceService, router: Router, generation: Generation, image: str

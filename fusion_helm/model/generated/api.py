@@ -1086,7 +1086,147 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                     'RuntimeDefault '
                                                                                                                                     'seccomp '
                                                                                                                                     'profile).',
-                                                                                                                     'x-kubernetes-preserve-unknown-fields': True}}},
+                                                                                                                     'x-kubernetes-preserve-unknown-fields': True},
+                                                                                              'networkPolicy': {'type': 'object',
+                                                                                                                'description': 'Opt '
+                                                                                                                               'in '
+                                                                                                                               'to '
+                                                                                                                               'a '
+                                                                                                                               'NetworkPolicy '
+                                                                                                                               '(networking.k8s.io/v1) '
+                                                                                                                               'that '
+                                                                                                                               'lets '
+                                                                                                                               'only '
+                                                                                                                               'the '
+                                                                                                                               'gateway '
+                                                                                                                               'reach '
+                                                                                                                               'the '
+                                                                                                                               "picker's "
+                                                                                                                               'ext-proc '
+                                                                                                                               'port '
+                                                                                                                               'and '
+                                                                                                                               'only '
+                                                                                                                               'the '
+                                                                                                                               'scrapers '
+                                                                                                                               'its '
+                                                                                                                               'metrics '
+                                                                                                                               'port; '
+                                                                                                                               'without '
+                                                                                                                               'it '
+                                                                                                                               'any '
+                                                                                                                               'pod '
+                                                                                                                               'may '
+                                                                                                                               'reach '
+                                                                                                                               'both. '
+                                                                                                                               'Each '
+                                                                                                                               'is '
+                                                                                                                               'a '
+                                                                                                                               'set '
+                                                                                                                               'of '
+                                                                                                                               'pods '
+                                                                                                                               'by '
+                                                                                                                               'their '
+                                                                                                                               'labels: '
+                                                                                                                               'podLabels '
+                                                                                                                               'alone '
+                                                                                                                               'selects '
+                                                                                                                               'pods '
+                                                                                                                               'of '
+                                                                                                                               'the '
+                                                                                                                               "picker's "
+                                                                                                                               'namespace, '
+                                                                                                                               'namespaceLabels '
+                                                                                                                               'pods '
+                                                                                                                               'of '
+                                                                                                                               'the '
+                                                                                                                               'namespaces '
+                                                                                                                               'it '
+                                                                                                                               'selects '
+                                                                                                                               '(both: '
+                                                                                                                               'those '
+                                                                                                                               'pods '
+                                                                                                                               'in '
+                                                                                                                               'those '
+                                                                                                                               'namespaces). '
+                                                                                                                               'Other '
+                                                                                                                               'traffic '
+                                                                                                                               'from '
+                                                                                                                               'the '
+                                                                                                                               'picker '
+                                                                                                                               '(the '
+                                                                                                                               'API '
+                                                                                                                               'server, '
+                                                                                                                               'the '
+                                                                                                                               "engines' "
+                                                                                                                               'metrics) '
+                                                                                                                               'is '
+                                                                                                                               'not '
+                                                                                                                               'restricted.',
+                                                                                                                'required': ['gateway'],
+                                                                                                                'properties': {'gateway': {'type': 'object',
+                                                                                                                                           'description': 'The '
+                                                                                                                                                          "gateway's "
+                                                                                                                                                          'pods, '
+                                                                                                                                                          'which '
+                                                                                                                                                          'call '
+                                                                                                                                                          'the '
+                                                                                                                                                          'picker '
+                                                                                                                                                          '(ext-proc, '
+                                                                                                                                                          'port '
+                                                                                                                                                          '9002), '
+                                                                                                                                                          'e.g. '
+                                                                                                                                                          '{podLabels: '
+                                                                                                                                                          '{gateway.networking.k8s.io/gateway-name: '
+                                                                                                                                                          'inference-gateway}}.',
+                                                                                                                                           'minProperties': 1,
+                                                                                                                                           'properties': {'podLabels': {'type': 'object',
+                                                                                                                                                                        'description': 'Labels '
+                                                                                                                                                                                       'the '
+                                                                                                                                                                                       'pods '
+                                                                                                                                                                                       'carry.',
+                                                                                                                                                                        'additionalProperties': {'type': 'string'}},
+                                                                                                                                                          'namespaceLabels': {'type': 'object',
+                                                                                                                                                                              'description': 'Labels '
+                                                                                                                                                                                             'their '
+                                                                                                                                                                                             'namespaces '
+                                                                                                                                                                                             'carry '
+                                                                                                                                                                                             '(kubernetes.io/metadata.name '
+                                                                                                                                                                                             'names '
+                                                                                                                                                                                             'one).',
+                                                                                                                                                                              'additionalProperties': {'type': 'string'}}}},
+                                                                                                                               'scrapers': {'type': 'object',
+                                                                                                                                            'description': 'The '
+                                                                                                                                                           'pods '
+                                                                                                                                                           'that '
+                                                                                                                                                           'scrape '
+                                                                                                                                                           'the '
+                                                                                                                                                           "picker's "
+                                                                                                                                                           'metrics '
+                                                                                                                                                           '(port '
+                                                                                                                                                           '9090), '
+                                                                                                                                                           'e.g. '
+                                                                                                                                                           "Prometheus's. "
+                                                                                                                                                           'Omitted: '
+                                                                                                                                                           'nothing '
+                                                                                                                                                           'may '
+                                                                                                                                                           'scrape '
+                                                                                                                                                           'them.',
+                                                                                                                                            'minProperties': 1,
+                                                                                                                                            'properties': {'podLabels': {'type': 'object',
+                                                                                                                                                                         'description': 'Labels '
+                                                                                                                                                                                        'the '
+                                                                                                                                                                                        'pods '
+                                                                                                                                                                                        'carry.',
+                                                                                                                                                                         'additionalProperties': {'type': 'string'}},
+                                                                                                                                                           'namespaceLabels': {'type': 'object',
+                                                                                                                                                                               'description': 'Labels '
+                                                                                                                                                                                              'their '
+                                                                                                                                                                                              'namespaces '
+                                                                                                                                                                                              'carry '
+                                                                                                                                                                                              '(kubernetes.io/metadata.name '
+                                                                                                                                                                                              'names '
+                                                                                                                                                                                              'one).',
+                                                                                                                                                                               'additionalProperties': {'type': 'string'}}}}}}}},
                                                             'gateway': {'type': 'object',
                                                                         'description': 'A Gateway spec '
                                                                                        '(gateway.networking.k8s.io/v1); '
@@ -2629,7 +2769,150 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                            'the '
                                                                                                                            'RuntimeDefault '
                                                                                                                            'seccomp '
-                                                                                                                           'profile).'}},
+                                                                                                                           'profile).'},
+                                                                                     'networkPolicy': {'type': 'object',
+                                                                                                       'description': 'Opt '
+                                                                                                                      'in '
+                                                                                                                      'to '
+                                                                                                                      'a '
+                                                                                                                      'NetworkPolicy '
+                                                                                                                      '(networking.k8s.io/v1) '
+                                                                                                                      'that '
+                                                                                                                      'lets '
+                                                                                                                      'only '
+                                                                                                                      'the '
+                                                                                                                      'gateway '
+                                                                                                                      'reach '
+                                                                                                                      'the '
+                                                                                                                      "picker's "
+                                                                                                                      'ext-proc '
+                                                                                                                      'port '
+                                                                                                                      'and '
+                                                                                                                      'only '
+                                                                                                                      'the '
+                                                                                                                      'scrapers '
+                                                                                                                      'its '
+                                                                                                                      'metrics '
+                                                                                                                      'port; '
+                                                                                                                      'without '
+                                                                                                                      'it '
+                                                                                                                      'any '
+                                                                                                                      'pod '
+                                                                                                                      'may '
+                                                                                                                      'reach '
+                                                                                                                      'both. '
+                                                                                                                      'Each '
+                                                                                                                      'is '
+                                                                                                                      'a '
+                                                                                                                      'set '
+                                                                                                                      'of '
+                                                                                                                      'pods '
+                                                                                                                      'by '
+                                                                                                                      'their '
+                                                                                                                      'labels: '
+                                                                                                                      'podLabels '
+                                                                                                                      'alone '
+                                                                                                                      'selects '
+                                                                                                                      'pods '
+                                                                                                                      'of '
+                                                                                                                      'the '
+                                                                                                                      "picker's "
+                                                                                                                      'namespace, '
+                                                                                                                      'namespaceLabels '
+                                                                                                                      'pods '
+                                                                                                                      'of '
+                                                                                                                      'the '
+                                                                                                                      'namespaces '
+                                                                                                                      'it '
+                                                                                                                      'selects '
+                                                                                                                      '(both: '
+                                                                                                                      'those '
+                                                                                                                      'pods '
+                                                                                                                      'in '
+                                                                                                                      'those '
+                                                                                                                      'namespaces). '
+                                                                                                                      'Other '
+                                                                                                                      'traffic '
+                                                                                                                      'from '
+                                                                                                                      'the '
+                                                                                                                      'picker '
+                                                                                                                      '(the '
+                                                                                                                      'API '
+                                                                                                                      'server, '
+                                                                                                                      'the '
+                                                                                                                      "engines' "
+                                                                                                                      'metrics) '
+                                                                                                                      'is '
+                                                                                                                      'not '
+                                                                                                                      'restricted.',
+                                                                                                       'required': ['gateway'],
+                                                                                                       'properties': {'gateway': {'type': 'object',
+                                                                                                                                  'description': 'The '
+                                                                                                                                                 "gateway's "
+                                                                                                                                                 'pods, '
+                                                                                                                                                 'which '
+                                                                                                                                                 'call '
+                                                                                                                                                 'the '
+                                                                                                                                                 'picker '
+                                                                                                                                                 '(ext-proc, '
+                                                                                                                                                 'port '
+                                                                                                                                                 '9002), '
+                                                                                                                                                 'e.g. '
+                                                                                                                                                 '{podLabels: '
+                                                                                                                                                 '{gateway.networking.k8s.io/gateway-name: '
+                                                                                                                                                 'inference-gateway}}.',
+                                                                                                                                  'minProperties': 1,
+                                                                                                                                  'properties': {'podLabels': {'type': 'object',
+                                                                                                                                                               'description': 'Labels '
+                                                                                                                                                                              'the '
+                                                                                                                                                                              'pods '
+                                                                                                                                                                              'carry.',
+                                                                                                                                                               'additionalProperties': {'type': 'string'}},
+                                                                                                                                                 'namespaceLabels': {'type': 'object',
+                                                                                                                                                                     'description': 'Labels '
+                                                                                                                                                                                    'their '
+                                                                                                                                                                                    'namespaces '
+                                                                                                                                                                                    'carry '
+                                                                                                                                                                                    '(kubernetes.io/metadata.name '
+                                                                                                                                                                                    'names '
+                                                                                                                                                                                    'one).',
+                                                                                                                                                                     'additionalProperties': {'type': 'string'}}},
+                                                                                                                                  'additionalProperties': False},
+                                                                                                                      'scrapers': {'type': 'object',
+                                                                                                                                   'description': 'The '
+                                                                                                                                                  'pods '
+                                                                                                                                                  'that '
+                                                                                                                                                  'scrape '
+                                                                                                                                                  'the '
+                                                                                                                                                  "picker's "
+                                                                                                                                                  'metrics '
+                                                                                                                                                  '(port '
+                                                                                                                                                  '9090), '
+                                                                                                                                                  'e.g. '
+                                                                                                                                                  "Prometheus's. "
+                                                                                                                                                  'Omitted: '
+                                                                                                                                                  'nothing '
+                                                                                                                                                  'may '
+                                                                                                                                                  'scrape '
+                                                                                                                                                  'them.',
+                                                                                                                                   'minProperties': 1,
+                                                                                                                                   'properties': {'podLabels': {'type': 'object',
+                                                                                                                                                                'description': 'Labels '
+                                                                                                                                                                               'the '
+                                                                                                                                                                               'pods '
+                                                                                                                                                                               'carry.',
+                                                                                                                                                                'additionalProperties': {'type': 'string'}},
+                                                                                                                                                  'namespaceLabels': {'type': 'object',
+                                                                                                                                                                      'description': 'Labels '
+                                                                                                                                                                                     'their '
+                                                                                                                                                                                     'namespaces '
+                                                                                                                                                                                     'carry '
+                                                                                                                                                                                     '(kubernetes.io/metadata.name '
+                                                                                                                                                                                     'names '
+                                                                                                                                                                                     'one).',
+                                                                                                                                                                      'additionalProperties': {'type': 'string'}}},
+                                                                                                                                   'additionalProperties': False}},
+                                                                                                       'additionalProperties': False}},
                                                                       'additionalProperties': False},
                                                    'gateway': {'type': 'object',
                                                                'description': 'A Gateway spec '
