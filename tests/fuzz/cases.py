@@ -131,7 +131,9 @@ def seeds() -> list[dict[str, Any]]:
     next(r for r in monitored["spec"]["roles"] if r["componentType"] == "decoder")["multinode"] = {"nodeCount": 2}
     next(r for r in monitored["spec"]["roles"] if r["componentType"] == "router")["endpointPicker"] = {
         "podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},
-        "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "2Gi"}}}
+        "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "2Gi"}},
+        "networkPolicy": {"gateway": {"podLabels": {"gateway.networking.k8s.io/gateway-name": "gw"}},
+                          "scrapers": {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"}}}}
     out.append(monitored)
     # a role of each multi-node bootstrap, behind a router (one role serving from every node)
     out.append({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
