@@ -5,6 +5,9 @@ CACHE ?= $(or $(FUSION_CACHE),$(HOME)/.cache/fusioninfer)
 HELM3 := $(CACHE)/helm/v3.17.3/helm
 HELM4 := $(CACHE)/helm/v4.1.4/helm
 HELM_BELOW_MINIMUM := $(CACHE)/helm/v3.16.4/helm
+CHECKOV_VERSION := 3.3.30
+CHECKOV_VENV := $(CACHE)/checkov-$(CHECKOV_VERSION)
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
 VENV := .venv
 BIN := $(VENV)/bin
 STORY ?= values/story2-pd-qwen3-8b.yaml
@@ -56,13 +59,21 @@ cluster-up: setup cluster-build
 cluster-down: setup
 	@$(BIN)/python -m tests.controlplane down .cluster
 
-lint: setup
+lint: setup $(CHECKOV)
 	$(BIN)/ruff check fusion_helm tests ci hooks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check
 	$(BIN)/python ci/chart_files.py --check
 	$(BIN)/python ci/chart_readme.py --check
+	$(BIN)/python ci/scan.py $(CHECKOV)
+
+# checkov (its Kubernetes checks: ci/scan.py) in a virtualenv of its own in the cache: its many pinned
+# dependencies stay out of the project's
+$(CHECKOV):
+	rm -rf $(CHECKOV_VENV)
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
 
 ## bench: what the post-renderer adds to helm template (helm 3 and 4) against the floors; 10 … 10,000 replicas per role
 bench: setup
