@@ -514,7 +514,7 @@ class Served:
 
 
 def engine_port(pod: ServedPod) -> int:
-    argv = pod.argv[next(name for name in pod.argv if "llm-d-inference-sim" in pod.argv[name][0])]
+    [argv] = [words for words in list(pod.argv.values()) if "llm-d-inference-sim" in words[0]]
     return int(next((arg.partition("=")[2] for arg in argv if arg.startswith("--port=")), VLLM_PORT))
 
 

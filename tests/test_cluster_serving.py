@@ -138,6 +138,8 @@ def test_a_decode_pod_is_ready_only_once_its_sidecar_listens(cluster: Cluster, h
         cluster.control_plane.kubectl("delete", "pod", gone.key.split("/")[1], "-n", namespace, "--wait=false")
 
         def engine_up(pod: ServedPod) -> bool:
+            if not any("llm-d-inference-sim" in words[0] for words in list(pod.argv.values())):
+                return False  # its engine not started yet (the sidecar starts first)
             try:
                 with urllib.request.urlopen(f"http://{pod.address}:{engine_port(pod)}/health", timeout=2):
                     return True
