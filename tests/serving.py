@@ -174,7 +174,7 @@ class ServedPod:
         if grace:
             time.sleep(max((float(c.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0))
                             for c in self.spec.get("containers", [])), default=0))
-        sidecars = {c["name"] for c in self.spec.get("initContainers") or []}
+        sidecars = {c["name"] for c in self.sidecars()}
         for group in ([n for n in self.processes if n not in sidecars], [n for n in self.processes if n in sidecars]):
             for name in group:
                 if self.processes[name].poll() is None:
