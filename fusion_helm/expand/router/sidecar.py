@@ -197,7 +197,9 @@ def _retargeted(probe: Mapping[str, Any], port: int, names: set[str], internal: 
     result = dict(probe)
     for kind in ("httpGet", "tcpSocket", "grpc"):
         handler = probe.get(kind)
-        if isinstance(handler, Mapping) and (handler.get("port") == port or handler.get("port") in names):
+        target = handler.get("port") if isinstance(handler, Mapping) else None
+        # A malformed port (a list, a map) is the schema check's to refuse, not a match.
+        if isinstance(handler, Mapping) and (target == port or (isinstance(target, str) and target in names)):
             result[kind] = {**handler, "port": internal}
     return result
 
