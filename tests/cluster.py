@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import kubernetes
 import yaml
 
+from fusion_helm.model.router import Router
 from tests.controlplane import ControlPlane
 from tests.helm import CHART, CRD_CHART, Helm, fusion_helm, values_args
 
@@ -26,6 +27,8 @@ REPLICA_INDEX, GROUP_INDEX, ROLE_NAME = ("fusioninfer.io/replica-index", "leader
 PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
 # 8-GPU kwok nodes the session starts with: enough for the largest story (80 GPUs).
 GPU_NODES = 10
+PICKERS = Router.DEFAULT_PICKER_REPLICAS
+"""The endpoint pickers' pods a router runs unless it says otherwise."""
 VOLCANO_SETTLE = 3.0
 """Seconds for six of Volcano\'s 500 ms scheduling periods: after them, nothing else will be placed."""
 

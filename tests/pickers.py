@@ -99,38 +99,47 @@ READ_ONLY = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
 mount namespace of their own): a picker whose container says readOnlyRootFilesystem runs so here."""
 
 
+def command(pod: dict[str, Any], configmap: dict[str, Any], namespace: str, workdir: Path
+            ) -> tuple[list[str], dict[str, str]]:
+    """The picker container of POD's spec as the kubelet runs it, here: its command line and the
+    environment it adds. Its ConfigMap is written under WORKDIR and the args name it there; its scratch
+    emptyDir at /tmp is a directory of its own, as TMPDIR (where Go writes temporary files); a container
+    that says readOnlyRootFilesystem runs with every file system read-only but that directory."""
+    [container] = pod["containers"]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    [mount] = [m for m in container["volumeMounts"] if "configMap" in volumes[m["name"]]]
+    [scratch] = [m for m in container["volumeMounts"] if "emptyDir" in volumes[m["name"]]]
+    assert scratch["mountPath"] == "/tmp", scratch
+    (workdir / "tmp").mkdir(parents=True, exist_ok=True)
+    mounted = workdir / "mounted"
+    for key, text in configmap["data"].items():
+        (mounted / key).parent.mkdir(parents=True, exist_ok=True)
+        (mounted / key).write_text(text)
+    args = [arg.replace("$(NAMESPACE)", namespace).replace(f"={mount['mountPath']}/", f"={mounted}/")
+            for arg in container["args"]]
+    argv = [str(picker(container["image"])), *args]
+    if container.get("securityContext", {}).get("readOnlyRootFilesystem"):
+        argv = [*READ_ONLY, str(workdir / "tmp"), *argv]
+    return argv, {"TMPDIR": str(workdir / "tmp")}
+
+
 @contextmanager
 def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: str, kubeconfig: Path,
             workdir: Path, offset: int = 0) -> Iterator[Picker]:
     """The picker as its Deployment runs it; OFFSET moves its gRPC, health and metrics ports by that much
     (a picker with the chart's flag names), so that two can run at once."""
-    pod = deployment["spec"]["template"]["spec"]
-    [container] = pod["containers"]
-    volumes = {volume["name"]: volume for volume in pod["volumes"]}
-    [mount] = [m for m in container["volumeMounts"] if "configMap" in volumes[m["name"]]]
-    # Its scratch emptyDir at /tmp: a directory of its own, as TMPDIR (where Go writes temporary files).
-    [scratch] = [m for m in container["volumeMounts"] if "emptyDir" in volumes[m["name"]]]
-    assert scratch["mountPath"] == "/tmp", scratch
-    (workdir / "tmp").mkdir(exist_ok=True)
-    mounted = workdir / "mounted"
-    for key, text in configmap["data"].items():
-        (mounted / key).parent.mkdir(parents=True, exist_ok=True)
-        (mounted / key).write_text(text)
+    argv, env = command(deployment["spec"]["template"]["spec"], configmap, namespace, workdir)
     moved = {f"--grpc-port={GRPC_PORT}": f"--grpc-port={GRPC_PORT + offset}",
              f"--grpc-health-port={HEALTH_PORT}": f"--grpc-health-port={HEALTH_PORT + offset}"} if offset else {}
-    args = [moved.get(arg, arg).replace("$(NAMESPACE)", namespace).replace(f"={mount['mountPath']}/", f"={mounted}/")
-            for arg in container["args"]]
-    assert len(set(moved.values()) & set(args)) == len(moved), f"the picker's ports are not where expected: {args}"
+    argv = [moved.get(arg, arg) for arg in argv]
+    assert len(set(moved.values()) & set(argv)) == len(moved), f"the picker's ports are not where expected: {argv}"
     if offset:
-        args.append(f"--metrics-port={METRICS_PORT + offset}")
+        argv.append(f"--metrics-port={METRICS_PORT + offset}")
     log = workdir / "picker.log"
     with open(log, "wb") as out:
         # In KUBECONFIG, which controller-runtime reads when no flag names one: llm-d-router has no such flag.
-        env = {**os.environ, "KUBECONFIG": str(kubeconfig), "TMPDIR": str(workdir / "tmp")}
-        argv = [str(picker(container["image"])), *args]
-        if container.get("securityContext", {}).get("readOnlyRootFilesystem"):
-            argv = [*READ_ONLY, str(workdir / "tmp"), *argv]
-        process = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(argv, env={**os.environ, **env, "KUBECONFIG": str(kubeconfig)}, stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         yield Picker(process, log, offset)
     finally:

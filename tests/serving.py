@@ -16,8 +16,11 @@ pod:
   llm-d-router's sidecar image) runs the sidecar binary with exactly its rendered arguments, its
   ``$(VAR)`` references resolved from its env as the kubelet resolves them, and the pod's
   ServiceAccount's token.
-- **Status.** The pod is Running with its address at once, and Ready when its rendered readiness probe
-  answers (or, without one, once its containers run), as the kubelet reports it.
+- **An endpoint picker's pod** (labelled component-type router) runs the picker built for its image with
+  its rendered arguments, its ConfigMap and its ServiceAccount's credentials (tests/pickers.py), in the
+  pod's network.
+- **Status.** The pod is Running with its address at once, and Ready when its rendered startup and
+  readiness probes answer (or, without them, once its containers run), as the kubelet reports it.
 
 Deleting a pod stops its processes and removes its network. ``tests/test_cluster_serving.py`` uses it.
 """
@@ -48,11 +51,12 @@ import kubernetes
 import urllib3
 import yaml
 
-from tests.cluster import Cluster, Release, eventually, ready_pods, release
+from fusion_helm.labels import LABEL_COMPONENT_TYPE
+from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
 from tests.helm import Helm
 from tests.hook_kubelet import CUSTOM, SERVICE_LABEL
-from tests.pickers import Picker, kubeconfig_for, running, serving
+from tests.pickers import GRPC_PORT, Picker, ask, command, kubeconfig_for, running, serving
 
 SERVING = {CUSTOM[0]: CUSTOM[1]}
 """Pod annotations (a role's ``template.metadata.annotations``) that have this runner run the pods."""
@@ -285,13 +289,18 @@ class ServingKubelet(threading.Thread):
         started = _now()
         try:  # a pod deleted meanwhile ends here (its status is refused): noted in its log
             self._status(pod, served, started, ready=False)
-            for container in served.sidecars():
-                self._run(pod, served, container, sidecar=True)
-            self._run(pod, served, spec["containers"][0], sidecar=False)
-            # Ready once every container that runs is: the engine and each sidecar, by its readiness probe.
+            if served.labels.get(LABEL_COMPONENT_TYPE) == "router":
+                self._run_picker(pod, served)
+            else:
+                for container in served.sidecars():
+                    self._run(pod, served, container, sidecar=True)
+                self._run(pod, served, spec["containers"][0], sidecar=False)
+            # Ready once every container that runs is: the engine and each sidecar, by its readiness probe
+            # once its startup probe has passed (the kubelet reads none before).
             for container in [*served.sidecars(), spec["containers"][0]]:
-                if container.get("readinessProbe") is not None:
-                    _wait_ready(served, container, container["readinessProbe"])
+                for probe in ("startupProbe", "readinessProbe"):
+                    if container.get(probe) is not None:
+                        _wait_ready(served, container, container[probe])
             self._status(pod, served, started, ready=True)
         except Exception as error:
             with (served.workdir / "kubelet.log").open("a") as log:
@@ -310,11 +319,16 @@ class ServingKubelet(threading.Thread):
                     *self.engine_options.get(served.role, [])]
             # What llm-d's manifests give the simulator from the downward API (its KV cache needs POD_IP).
             env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace, "POD_IP": served.address}
-        log = (served.workdir / f"{container['name']}.log").open("wb")
-        served.argv[container["name"]] = argv
-        served.processes[container["name"]] = subprocess.Popen(
-            ["ip", "netns", "exec", served.network.name, *argv], stdout=log, stderr=subprocess.STDOUT,
-            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, start_new_session=True)
+        _spawn(served, container["name"], argv, env)
+
+    def _run_picker(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
+        """An endpoint picker's pod: its container as tests.pickers runs a picker, in the pod's network,
+        with its ConfigMap as the API server has it now and its ServiceAccount's credentials."""
+        [configmap] = [volume["configMap"]["name"] for volume in served.spec["volumes"] if "configMap" in volume]
+        data = self.cluster.core.read_namespaced_config_map(configmap, pod.metadata.namespace).data
+        argv, env = command(served.spec, {"data": data}, pod.metadata.namespace, served.workdir)
+        env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
+        _spawn(served, served.spec["containers"][0]["name"], argv, env)
 
     def _kubeconfig(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> Path:
         account = pod.spec.service_account_name or "default"
@@ -344,6 +358,15 @@ class ServingKubelet(threading.Thread):
             "containerStatuses": [{"name": c.name, "image": c.image, "imageID": "", "ready": ready,
                                    "restartCount": 0, "started": True, "state": state}
                                   for c in pod.spec.containers]}})
+
+
+def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str]) -> None:
+    """Container NAME of SERVED, running ARGV in the pod's network, its output in <name>.log."""
+    log = (served.workdir / f"{name}.log").open("wb")
+    served.argv[name] = argv
+    served.processes[name] = subprocess.Popen(
+        ["ip", "netns", "exec", served.network.name, *argv], stdout=log, stderr=subprocess.STDOUT,
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, start_new_session=True)
 
 
 def _ours(pod: kubernetes.client.V1Pod) -> bool:
@@ -402,15 +425,20 @@ def _simulator_flags() -> frozenset[str]:
 
 
 def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, Any], timeout: float = 120) -> None:
-    """Until the readiness probe passes: an HTTP GET answered 2xx/3xx, or a TCP port accepting."""
-    handler = probe.get("httpGet") or probe.get("tcpSocket") or {}
+    """Until the readiness probe passes: an HTTP GET answered 2xx/3xx, a TCP port accepting, or a gRPC
+    health check SERVING."""
+    handler = probe.get("httpGet") or probe.get("tcpSocket") or probe.get("grpc") or {}
     port = handler.get("port")
     if isinstance(port, str):
         port = next(p["containerPort"] for p in container.get("ports") or [] if p.get("name") == port)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if "httpGet" in probe:
+            if "grpc" in probe:
+                checked = ask("health", f"{served.address}:{port}", handler.get("service", ""))
+                if checked.returncode == 0 and json.loads(checked.stdout)["status"] == "SERVING":
+                    return
+            elif "httpGet" in probe:
                 url = f"http://{served.address}:{port}{handler.get('path', '/')}"
                 with urllib.request.urlopen(url, timeout=2) as answer:
                     if 200 <= answer.status < 400:
@@ -463,7 +491,8 @@ def _lower(headers: Any) -> dict[str, str]:
 
 @contextlib.contextmanager
 def gateway(grpc: str, workdir: Path) -> Iterator[str]:
-    """The gateway stand-in (``picker-probe gateway``) in front of the picker at GRPC: its HTTP address."""
+    """The gateway stand-in (``picker-probe gateway``) in front of the picker at GRPC (or those listed in
+    the file @FILE): its HTTP address."""
     log = (workdir / "gateway.log").open("w")
     process = subprocess.Popen([str(picker_probe()), "gateway", grpc, "127.0.0.1:0"], stdout=subprocess.PIPE,
                                stderr=log, text=True)
@@ -475,6 +504,48 @@ def gateway(grpc: str, workdir: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+
+
+class PickerEndpoints(threading.Thread):
+    """What a gateway learns of the pickers from their Service's endpoints: the gRPC address of each
+    picker pod that is Ready and not being deleted, kept one a line in a file the gateway stand-in reads
+    (``picker-probe gateway @FILE``). Endpoints cannot carry the pods' loopback addresses, so this follows
+    the pods themselves, a few times a second (a gateway learns within seconds)."""
+
+    def __init__(self, cluster: Cluster, namespace: str, selector: dict[str, str], path: Path) -> None:
+        super().__init__(daemon=True)
+        self.cluster, self.namespace, self.path = cluster, namespace, path
+        self.selector = ",".join(f"{key}={value}" for key, value in selector.items())
+        self.done = threading.Event()
+        self.addresses: list[str] = []
+        self.history: list[tuple[float, list[str]]] = []
+        """When the ready pickers changed, and to what."""
+        self._write()
+
+    def run(self) -> None:
+        while not self.done.wait(0.2):
+            with contextlib.suppress(kubernetes.client.ApiException, urllib3.exceptions.HTTPError):
+                pods = self.cluster.core.list_namespaced_pod(self.namespace, label_selector=self.selector).items
+                ready = sorted(f"{pod.status.pod_ip}:{GRPC_PORT}" for pod in pods
+                               if pod.metadata.deletion_timestamp is None and pod.status.pod_ip and any(
+                                   c.type == "Ready" and c.status == "True" for c in pod.status.conditions or []))
+                if ready != self.addresses:
+                    self.addresses = ready
+                    self.history.append((time.monotonic(), ready))
+                    self._write()
+
+    def _write(self) -> None:
+        staged = self.path.with_suffix(".new")
+        staged.write_text("".join(f"{address}\n" for address in self.addresses))
+        staged.replace(self.path)
+
+    def __enter__(self) -> PickerEndpoints:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.join(10)
 
 
 HEALTH = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2}
@@ -548,7 +619,7 @@ def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, 
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(values)
         manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
-        ready_pods(cluster, namespace, pods + 1)  # and the picker's pod, which kwok runs
+        ready_pods(cluster, namespace, pods + PICKERS)  # and the pickers' pods, which kwok runs
         [deployment] = [o for key, o in manifest.items() if key.startswith("Deployment/")]
         [configmap] = [o for key, o in manifest.items() if key.startswith("ConfigMap/") and key.endswith("-epp")]
         account = deployment["spec"]["template"]["spec"]["serviceAccountName"]

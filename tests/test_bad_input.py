@@ -70,8 +70,8 @@ CASES = {
         "poolAPIVersion, recoveryPolicy, replicas, rollout, strategy, targetPort, template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
-        "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: the router runs "
-        "one endpoint picker, configured by endpointPicker"),
+        "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: its endpoint "
+        "pickers are set up by endpointPicker (their number by endpointPicker.replicas)"),
     "LWS name over 63": (
         with_role_change("name", "d" * 60, name="svc"),
         f"InferenceService svc: spec.roles[1].name: LeaderWorkerSet name 'svc-{'d' * 60}-1' would be "

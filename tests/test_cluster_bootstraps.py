@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap
-from tests.cluster import Cluster, eventually, ready_pods, release
+from tests.cluster import PICKERS, Cluster, eventually, ready_pods, release
 from tests.helm import Helm
 
 ROLE_NAME = "fusioninfer.io/role-name"
@@ -36,7 +36,7 @@ def test_a_role_of_each_bootstrap_installs_and_the_pool_selects_the_pods_that_se
         installed.install(values)
         manifest = installed.manifest()
         assert len(cluster.on_server(namespace, manifest)) == len(manifest)
-        pods = ready_pods(cluster, namespace, 2 * len(ROLES) + 1)  # and the endpoint picker
+        pods = ready_pods(cluster, namespace, 2 * len(ROLES) + PICKERS)  # and the endpoint pickers
         serving = [p for p in pods if p.metadata.labels.get(ROLE_NAME) != "router"]
         for pod in serving:
             role, index = pod.metadata.labels[ROLE_NAME], pod.metadata.labels[WORKER_INDEX]

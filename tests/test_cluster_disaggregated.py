@@ -17,7 +17,7 @@ import yaml
 
 from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
-from tests.cluster import PODGROUP, Cluster, eventually, ready, ready_pods, release
+from tests.cluster import PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.hook_kubelet import hook_runner
 from tests.pickers import RequestStream, kubeconfig_for, running, serving
@@ -284,7 +284,7 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(routed_values(tmp_path / "v0.yaml", versions))
         manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
-        ready_pods(cluster, namespace, sum(replicas.values()) + 1)
+        ready_pods(cluster, namespace, sum(replicas.values()) + PICKERS)
         deployment, configmap = manifest[f"Deployment/{name}-router-epp"], manifest[f"ConfigMap/{name}-router-epp"]
         account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
         kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "kubeconfig")

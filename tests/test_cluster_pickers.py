@@ -22,7 +22,7 @@ from fusion_helm.expand.router.generations import GENERATIONS
 from fusion_helm.model import PickerGeneration
 from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
 from tests.builders import render, role, service
-from tests.cluster import Cluster, eventually, ready_pods, release
+from tests.cluster import PICKERS, Cluster, eventually, ready_pods, release
 from tests.controlplane.builds import picker, shared_crd
 from tests.helm import VALUES, Helm
 from tests.hook_kubelet import run_check
@@ -100,7 +100,7 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
                        and key.endswith("-epp")]
         [pool] = [o for key, o in manifest.items() if key.startswith("InferencePool/")]
         pods = sum(r.get("replicas", 1) * r.get("multinode", {}).get("nodeCount", 1) for r in serving_roles)
-        ready_pods(cluster, namespace, pods + 1)
+        ready_pods(cluster, namespace, pods + PICKERS)
         port = pool["spec"]["targetPorts"][0]["number"] if "targetPorts" in pool["spec"] \
             else pool["spec"]["targetPortNumber"]
         all_leaders = leaders(cluster, namespace)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cluster import Cluster, eventually, owner, ready_pods, release
+from tests.cluster import PICKERS, Cluster, eventually, owner, ready_pods, release
 from tests.helm import VALUES, Helm
 from tests.support import EXAMPLE, monolithic_v1alpha2
 
@@ -35,7 +35,7 @@ def test_router_installs_and_its_pool_selects_the_serving_leaders(
         assert {o["kind"] for o in manifest} >= {"InferencePool", "HTTPRoute", "Deployment", "Role"}
 
         total, leaders = serving_pods(values)
-        pods = ready_pods(cluster, namespace, total + 1)  # and the endpoint picker
+        pods = ready_pods(cluster, namespace, total + PICKERS)  # and the endpoint pickers
         [picker] = [p for p in pods if p.metadata.labels.get("fusioninfer.io/component-type") == "router"]
         assert picker.metadata.owner_references[0].kind == "ReplicaSet"
 

@@ -519,3 +519,57 @@ def test_a_network_policy_the_api_server_would_refuse_is_refused_by_field(policy
         expand(service(WORKER, router(endpointPicker={"networkPolicy": policy})))
     assert refused.value.path == f"spec.roles[1].{path}", str(refused.value)
     assert message in refused.value.message
+
+
+def test_the_pickers_survive_an_update_and_a_drain_by_default() -> None:
+    """Two pickers by default, replaced one at a time (a new one Ready before an old one goes), never
+    both evicted by a drain, spread across nodes and zones; a generation that stops at once waits first."""
+    objects = expand(service(WORKER, router()))
+    deployment = objects["Deployment/svc-router-epp"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["replicas"] == 2
+    assert deployment["spec"]["strategy"] == {"type": "RollingUpdate",
+                                              "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+    assert objects["PodDisruptionBudget/svc-router-epp"]["spec"] == {
+        "maxUnavailable": 1, "selector": {"matchLabels": labels}, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
+    spread = deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+    assert [(c["topologyKey"], c["labelSelector"]["matchLabels"]) for c in spread] == [
+        ("kubernetes.io/hostname", labels), ("topology.kubernetes.io/zone", labels)]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["lifecycle"] == {"preStop": {"sleep": {"seconds": 10}}}  # gie-v1.0 stops at once
+    # Ready only once the ext-proc port listens, not just its health service (which is up before)
+    assert container["startupProbe"]["tcpSocket"] == {"port": 9002}
+    assert container["readinessProbe"]["grpc"] == {"port": 9003, "service": "inference-extension"}
+    assert objects["InferencePool/svc-router"]["spec"]["endpointPickerRef"]["failureMode"] == "FailClose"
+    # llm-d-router drains by itself (--drain-timeout): no preStop of ours delays it further
+    drained = expand(service(WORKER, router(endpointPicker={"generation": "llm-d-router"})))
+    assert "lifecycle" not in drained["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]
+    # one picker: no budget, which would block every drain of its node
+    alone = expand(service(WORKER, router(endpointPicker={"replicas": 1, "failureMode": "FailOpen"})))
+    assert alone["Deployment/svc-router-epp"]["spec"]["replicas"] == 1
+    assert not [key for key in alone if key.startswith("PodDisruptionBudget/")]
+    assert alone["InferencePool/svc-router"]["spec"]["endpointPickerRef"]["failureMode"] == "FailOpen"
+    v1alpha2 = expand(service(WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
+                                             endpointPicker={"failureMode": "FailOpen"})))
+    assert v1alpha2["InferencePool/svc-router"]["spec"]["extensionRef"]["failureMode"] == "FailOpen"
+
+
+def test_the_picker_pods_carry_the_routers_annotations_beside_their_configuration_hash() -> None:
+    objects = expand(service(WORKER, router(endpointPicker={"podAnnotations": {"sidecar.istio.io/inject": "false"}})))
+    annotations = objects["Deployment/svc-router-epp"]["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["sidecar.istio.io/inject"] == "false"
+    assert set(annotations) == {"sidecar.istio.io/inject", "fusioninfer.io/picker-config-hash"}
+
+
+@pytest.mark.parametrize(("annotations", "path", "message"), [
+    ({"fusioninfer.io/picker-config-hash": "x"},
+     "endpointPicker.podAnnotations.fusioninfer.io/picker-config-hash", "is the picker's own"),
+    ({"bad key!": "x"}, "endpointPicker.podAnnotations", "key 'bad key!' is not a valid label or annotation key"),
+    ({"a": "x" * 300_000}, "endpointPicker.podAnnotations", "must total at most 262144 bytes"),
+])
+def test_picker_annotations_the_api_server_would_refuse_are_refused_by_field(annotations: dict[str, str], path: str,
+                                                                            message: str) -> None:
+    with pytest.raises(InvalidSpec) as refused:
+        expand(service(WORKER, router(endpointPicker={"podAnnotations": annotations})))
+    assert refused.value.path == f"spec.roles[1].{path}", str(refused.value)
+    assert message in refused.value.message

@@ -46,11 +46,17 @@ def check_labels_and_annotations(where: str, path: str, metadata: Mapping[str, A
     an object's: valid keys, label values, string values, annotations' total size."""
     check_label_map(where, f"{path}.labels", metadata.get("labels"))
     if annotations:
-        notes = _string_map(where, f"{path}.annotations", metadata.get("annotations"))
-        for key in notes:
-            _check_key(where, f"{path}.annotations", key)
-        if sum(len(key.encode()) + len(value.encode()) for key, value in notes.items()) > MAX_ANNOTATIONS_BYTES:
-            raise InvalidSpec(where, f"{path}.annotations", f"must total at most {MAX_ANNOTATIONS_BYTES} bytes")
+        check_annotation_map(where, f"{path}.annotations", metadata.get("annotations"))
+
+
+def check_annotation_map(where: str, path: str, value: object) -> None:
+    """VALUE at PATH as the API server checks an object's annotations: valid keys, string values, and
+    their total size."""
+    notes = _string_map(where, path, value)
+    for key in notes:
+        _check_key(where, path, key)
+    if sum(len(key.encode()) + len(value.encode()) for key, value in notes.items()) > MAX_ANNOTATIONS_BYTES:
+        raise InvalidSpec(where, path, f"must total at most {MAX_ANNOTATIONS_BYTES} bytes")
 
 
 def check_label_map(where: str, path: str, value: object) -> None:

@@ -7,8 +7,9 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, key_path, show
 from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
+from fusion_helm.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.model import upstream
-from fusion_helm.model.metadata import check_label_map
+from fusion_helm.model.metadata import check_annotation_map, check_label_map
 from fusion_helm.model.validation import check, check_unique
 from fusion_helm.records import record
 
@@ -120,12 +121,19 @@ class Router:
     picker_pod_security_context: Mapping[str, Any] | None
     picker_network_policy: Mapping[str, Mapping[str, Mapping[str, str]]] | None
     """Who may reach the picker: "gateway" (and "scrapers") → podLabels / namespaceLabels; None: anyone."""
+    picker_replicas: int
+    picker_failure_mode: str
+    """What the gateway does when no picker answers: FailClose or FailOpen (the InferencePool's field)."""
+    picker_pod_annotations: Mapping[str, str]
     target_port: int | None
     gateway: Mapping[str, Any] | None
     httproute: Mapping[str, Any]
     models: tuple[ServedModel, ...]
 
     DEFAULT_POOL_API: ClassVar[PoolAPI] = PoolAPI.V1
+    DEFAULT_PICKER_REPLICAS: ClassVar[int] = 2
+    """Enough that one picker may stop (a rolling update, a drain) while another routes."""
+    DEFAULT_FAILURE_MODE: ClassVar[str] = "FailClose"
 
     @property
     def path(self) -> str:
@@ -143,8 +151,8 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
     for name in SERVING_ONLY_FIELDS:
         if name in raw:
             raise InvalidSpec(where, f"{path}.{name}",
-                              "not allowed on componentType router: the router runs one endpoint picker, "
-                              "configured by endpointPicker")
+                              "not allowed on componentType router: its endpoint pickers are set up by "
+                              "endpointPicker (their number by endpointPicker.replicas)")
     strategy = raw.get("strategy") or {}
     if "endpointPickerConfig" in raw and strategy:
         raise InvalidSpec(where, f"{path}.strategy",
@@ -179,6 +187,10 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         picker_pod_security_context=picker.get("podSecurityContext"),
         picker_network_policy=_network_policy(picker.get("networkPolicy"), f"{path}.endpointPicker.networkPolicy",
                                               where),
+        picker_replicas=picker.get("replicas", Router.DEFAULT_PICKER_REPLICAS),
+        picker_failure_mode=picker.get("failureMode", Router.DEFAULT_FAILURE_MODE),
+        picker_pod_annotations=_pod_annotations(picker.get("podAnnotations"),
+                                                f"{path}.endpointPicker.podAnnotations", where),
         target_port=raw.get("targetPort"),
         gateway=raw.get("gateway"),
         httproute=raw.get("httproute") or {},
@@ -195,6 +207,15 @@ def _network_policy(raw: Mapping[str, Any] | None, path: str, where: str
         for field, labels in selectors.items():
             check_label_map(where, f"{path}.{peer}.{field}", labels)
     return raw
+
+
+def _pod_annotations(raw: Mapping[str, str] | None, path: str, where: str) -> Mapping[str, str]:
+    check_annotation_map(where, path, raw)
+    if raw and ANNOTATION_PICKER_CONFIG_HASH in raw:
+        raise InvalidSpec(where, key_path(path, ANNOTATION_PICKER_CONFIG_HASH),
+                          "is the picker's own: the hash of its configuration, which restarts it when that changes; "
+                          "remove it")
+    return dict(raw or {})
 
 
 def _scorers(raw: list[Mapping[str, Any]] | None, path: str, where: str) -> tuple[WeightedScorer, ...]:

@@ -133,7 +133,8 @@ def seeds() -> list[dict[str, Any]]:
         "podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},
         "securityContext": {"readOnlyRootFilesystem": True}, "resources": {"limits": {"memory": "2Gi"}},
         "networkPolicy": {"gateway": {"podLabels": {"gateway.networking.k8s.io/gateway-name": "gw"}},
-                          "scrapers": {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"}}}}
+                          "scrapers": {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"}}},
+        "replicas": 3, "failureMode": "FailOpen", "podAnnotations": {"sidecar.istio.io/inject": "false"}}
     out.append(monitored)
     # a role of each multi-node bootstrap, behind a router (one role serving from every node)
     out.append({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",

@@ -26,6 +26,8 @@ LABEL_REVISION = "disaggregatedset.x-k8s.io/revision"
 LABEL_SET_NAME = "disaggregatedset.x-k8s.io/name"
 LABEL_SET_ROLE = "disaggregatedset.x-k8s.io/role"
 """The DisaggregatedSet and its role, on the LeaderWorkerSets and pods it makes."""
+ANNOTATION_PICKER_CONFIG_HASH = "fusioninfer.io/picker-config-hash"
+"""On the picker's pod template: a changed configuration restarts the pickers, which read it once."""
 
 
 def one_per_replica(lws_labels: "Mapping[str, str]") -> bool:

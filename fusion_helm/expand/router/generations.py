@@ -92,6 +92,9 @@ class Generation:
     models_watched_always: bool
     """The picker watches its model objects whether or not the router serves models, and exits at start
     without their CRD; otherwise it starts without them."""
+    drains_on_stop: bool
+    """Told to stop, it keeps routing for a while (its own drain window) before it exits; otherwise it stops
+    at once, and its pod waits first (picker.STOP_DELAY)."""
     rollout_screener: bool = False
     """It has the DisaggregatedSet rollout screener (an Alpha plugin, loaded with EXPERIMENTAL_FLAG)."""
 
@@ -117,6 +120,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         model_api_version=MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferencemodels",)},
         models_watched_always=True,
+        drains_on_stop=False,
     ),
     PickerGeneration.GIE_V1: Generation(
         name=PickerGeneration.GIE_V1,
@@ -136,6 +140,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         model_api_version=MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferenceobjectives",)},
         models_watched_always=True,
+        drains_on_stop=False,
     ),
     PickerGeneration.LLM_D_ROUTER: Generation(
         name=PickerGeneration.LLM_D_ROUTER,
@@ -158,6 +163,8 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites"),
                  LLM_D_GROUP: ("inferenceobjectives", "inferencemodelrewrites")},
         models_watched_always=False,
+        # --drain-timeout, 30 s by default: ext-proc served on while the gateway stops sending.
+        drains_on_stop=True,
         rollout_screener=True,
     ),
 }

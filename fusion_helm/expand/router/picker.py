@@ -13,6 +13,7 @@ from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
+from fusion_helm.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
@@ -25,8 +26,6 @@ METRICS_PORT = 9090
 METRICS_PORT_NAME = "metrics"
 CONFIG_DIR = "/config"
 CONFIG_KEY = "config.yaml"
-CONFIG_HASH_ANNOTATION = "fusioninfer.io/picker-config-hash"
-"""On the picker's pod template: a changed configuration restarts the picker, which reads it once."""
 HEALTH_SERVICE = "inference-extension"
 PICKER_USER = 65532
 """The user the picker images run as (distroless "nonroot")."""
@@ -38,6 +37,10 @@ SCRATCH_DIR = "/tmp"
 """The one place the picker writes (Go's temporary files), an emptyDir: its root file system is read-only."""
 SCRATCH_LIMIT = "64Mi"
 READ = ["get", "list", "watch"]
+SPREAD_KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone")
+STOP_DELAY = 10
+"""Seconds a stopping picker of a generation that stops at once keeps serving (its preStop sleep): the
+gateway learns it is going from the endpoints, within seconds, and sends it nothing new after."""
 
 
 def picker_image(router: Router, generation: Generation) -> str:
@@ -103,26 +106,47 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                       {"name": "http-metrics", "port": METRICS_PORT, "protocol": "TCP"}],
         }},
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata(), "spec": {
-            "replicas": 1,
-            # One picker at a time: two would each keep their own view of the pods' caches.
-            "strategy": {"type": "Recreate"},
+            "replicas": router.picker_replicas,
+            # Every picker routes (none waits for a leader to go), so a new one serves before an old one
+            # stops: an update never leaves the gateway without a picker, even with one replica.
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
             "selector": {"matchLabels": labels},
             "template": {
                 "metadata": {"labels": labels, "annotations": {
-                    CONFIG_HASH_ANNOTATION: short_hash(config)}},
+                    **router.picker_pod_annotations, ANNOTATION_PICKER_CONFIG_HASH: short_hash(config)}},
                 "spec": {
                     "serviceAccountName": name,
                     "securityContext": _given_or(router.picker_pod_security_context, _restricted_pod()),
                     # Requests in flight finish before the picker stops.
                     "terminationGracePeriodSeconds": 130,
+                    "topologySpreadConstraints": [_spread(key, labels) for key in SPREAD_KEYS],
                     "containers": [_container(service, router, generation, image)],
                     "volumes": [{"name": "config", "configMap": {"name": name}},
                                 {"name": "tmp", "emptyDir": {"sizeLimit": SCRATCH_LIMIT}}],
                 },
             },
         }},
+        *([_disruption_budget(metadata(), labels)] if router.picker_replicas > 1 else []),
         *([_network_policy(router.picker_network_policy, metadata(), labels)] if router.picker_network_policy else []),
     ]
+
+
+def _spread(key: str, labels: Mapping[str, str]) -> dict[str, Any]:
+    """The pickers apart, one node's (or zone's) loss taking one of them: a preference, so that a small
+    or full cluster still runs them all. Only nodes a picker may run on count (a GPU node's taint it does
+    not tolerate keeps that node out), and only the pickers of one revision (a rolling update's old ones
+    are going)."""
+    return {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": dict(labels)}, "matchLabelKeys": ["pod-template-hash"],
+            "nodeTaintsPolicy": "Honor"}
+
+
+def _disruption_budget(metadata: dict[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
+    """A drain takes one picker at a time; one that is not Ready anyway may always go, so a broken
+    picker never blocks a drain."""
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": metadata, "spec": {
+        "maxUnavailable": 1, "selector": {"matchLabels": dict(labels)},
+        "unhealthyPodEvictionPolicy": "AlwaysAllow"}}
 
 
 def _network_policy(peers: Mapping[str, Mapping[str, Mapping[str, str]]], metadata: dict[str, Any],
@@ -154,8 +178,13 @@ def _container(service: InferenceService, router: Router, generation: Generation
         "ports": [{"name": "grpc", "containerPort": PICKER_GRPC_PORT},
                   {"name": "grpc-health", "containerPort": GRPC_HEALTH_PORT},
                   {"name": METRICS_PORT_NAME, "containerPort": METRICS_PORT}],
+        # Its health service reports SERVING once the pool is synced, which may be before the ext-proc
+        # port listens (the pickers make their TLS certificate first, seconds of CPU): Ready only once
+        # both are so, as no probe is read before the startup probe has passed.
+        "startupProbe": {"tcpSocket": {"port": PICKER_GRPC_PORT}, "periodSeconds": 2, "failureThreshold": 60},
         "livenessProbe": probe,
         "readinessProbe": probe,
+        **({} if generation.drains_on_stop else {"lifecycle": {"preStop": {"sleep": {"seconds": STOP_DELAY}}}}),
         "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
                          {"name": "tmp", "mountPath": SCRATCH_DIR}],
     }

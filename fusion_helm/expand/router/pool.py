@@ -40,10 +40,12 @@ def inference_pool(service: InferenceService, router: Router, port: int) -> dict
     spec: dict[str, Any]
     if router.pool_api is PoolAPI.V1:
         spec = {"selector": {"matchLabels": selector(service)}, "targetPorts": [{"number": port}],
-                "endpointPickerRef": {"name": picker, "port": {"number": PICKER_GRPC_PORT}}}
+                "endpointPickerRef": {"name": picker, "port": {"number": PICKER_GRPC_PORT},
+                                      "failureMode": router.picker_failure_mode}}
     else:
         spec = {"selector": selector(service), "targetPortNumber": port,
-                "extensionRef": {"name": picker, "portNumber": PICKER_GRPC_PORT}}
+                "extensionRef": {"name": picker, "portNumber": PICKER_GRPC_PORT,
+                                 "failureMode": router.picker_failure_mode}}
     return {
         "apiVersion": router.pool_api.value,
         "kind": "InferencePool",

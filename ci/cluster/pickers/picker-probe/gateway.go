@@ -7,6 +7,13 @@ package main
 // counts what it sent where) to the client, streamed as they come. A request the picker answers itself
 // (429, 503) gets that answer. The response carries the chosen endpoint and prefill host in
 // x-stand-in-destination and x-stand-in-prefiller, for tests to see where each request went.
+//
+// The picker is one address, or "@FILE": a file of picker addresses, one a line, that whoever started
+// the gateway rewrites as the pickers' pods come and go (what a gateway learns from the picker Service's
+// ready endpoints). The gateway reads it again when it changes and sends each request to the next
+// picker in turn, named in x-stand-in-picker; with none listed, or when that picker fails the request,
+// the request fails (the InferencePool's failureMode FailClose): no retry elsewhere, as Envoy's ext-proc
+// filter does not retry.
 
 import (
 	"bytes"
@@ -18,8 +25,10 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -35,25 +44,70 @@ const (
 
 // serveGateway listens on LISTEN and serves until the process ends.
 func serveGateway(picker, listen string) error {
-	conn, err := dial(picker)
-	if err != nil {
-		return err
+	pickers := &pickers{conns: map[string]*grpc.ClientConn{}}
+	if file, ok := strings.CutPrefix(picker, "@"); ok {
+		pickers.file = file
+	} else {
+		pickers.addresses = []string{picker}
 	}
-	defer conn.Close()
 	listener, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
 	fmt.Println(listener.Addr().String()) // the address, for whoever started it
 	transport := &http.Transport{MaxIdleConnsPerHost: 256, ResponseHeaderTimeout: requestTimeout}
-	server := &http.Server{Handler: &gateway{conn: conn, client: &http.Client{Transport: transport}},
+	server := &http.Server{Handler: &gateway{pickers: pickers, client: &http.Client{Transport: transport}},
 		ReadHeaderTimeout: 10 * time.Second}
 	return server.Serve(listener)
 }
 
+// pickers are the picker addresses the gateway sends requests to, in turn.
+type pickers struct {
+	mu        sync.Mutex
+	file      string // "": the addresses are fixed
+	read      time.Time
+	size      int64
+	addresses []string
+	next      int
+	conns     map[string]*grpc.ClientConn
+}
+
+// choose is the next picker and a connection to it, the file read again first if it changed.
+func (p *pickers) choose() (string, *grpc.ClientConn, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.file != "" {
+		info, err := os.Stat(p.file)
+		if err != nil {
+			return "", nil, err
+		}
+		if !info.ModTime().Equal(p.read) || info.Size() != p.size {
+			text, err := os.ReadFile(p.file)
+			if err != nil {
+				return "", nil, err
+			}
+			p.read, p.size, p.addresses = info.ModTime(), info.Size(), strings.Fields(string(text))
+		}
+	}
+	if len(p.addresses) == 0 {
+		return "", nil, errors.New("no picker is ready")
+	}
+	address := p.addresses[p.next%len(p.addresses)]
+	p.next++
+	conn, ok := p.conns[address]
+	if !ok {
+		var err error
+		if conn, err = dial(address); err != nil {
+			return "", nil, err
+		}
+		p.conns[address] = conn
+	}
+	return address, conn, nil
+}
+
 type gateway struct {
-	conn   *grpc.ClientConn
-	client *http.Client
+	pickers *pickers
+	client  *http.Client
 }
 
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +124,12 @@ func (g *gateway) serve(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	stream, err := extproc.NewExternalProcessorClient(g.conn).Process(ctx)
+	picker, conn, err := g.pickers.choose()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("x-stand-in-picker", picker)
+	stream, err := extproc.NewExternalProcessorClient(conn).Process(ctx)
 	if err != nil {
 		return err
 	}
