@@ -104,7 +104,9 @@ generate: setup
 ## with the virtualenv's pinned backend rather than one fetched for each build, so it runs offline (the tests)
 DIST ?= dist
 dist: setup
-	rm -rf $(DIST)
+	# setuptools adds the files its last build listed (egg-info's SOURCES.txt): none, for an sdist of
+	# exactly what MANIFEST.in says
+	rm -rf $(DIST) fusioninfer_helm.egg-info
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
 	$(HELM4) package charts/fusioninfer-crds charts/fusioninfer --destination $(DIST)
 	@ls -1 $(DIST)

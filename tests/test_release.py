@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import email
 import json
+import os
 import subprocess
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -17,6 +19,7 @@ import pytest
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
+from tests.controlplane.builds import shared_crds
 from tests.helm import CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm, plugins_of
 
 STORY = VALUES / "story2-pd-qwen3-8b.yaml"
@@ -111,3 +114,27 @@ def test_the_wheel_reads_well_where_users_find_it(dist: Path) -> None:
     assert "helm" in metadata["Keywords"].split(",")
     assert metadata.get_all("Provides-Extra") == ["cluster"]
     assert not any("ruff" in requirement for requirement in metadata.get_all("Requires-Dist"))
+
+
+SOURCE_DIRS = ("fusion_helm", "bin", "tests", "charts", "values", "docs", "ci", "hooks")
+
+
+def test_the_sdist_holds_the_source_and_its_tests_run_from_it(dist: Path, tmp_path: Path) -> None:
+    """A distribution builds and tests from the sdist: it holds every source file the suite reads, and
+    tests run from it unpacked (a few here, finding the helm binaries and the upstream CRDs as this
+    checkout does)."""
+    [sdist] = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path, filter="data")
+    [unpacked] = tmp_path.iterdir()
+    def files(root: Path) -> set[str]:
+        return {str(path.relative_to(root)) for top in SOURCE_DIRS for path in (root / top).rglob("*")
+                if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
+    assert files(ROOT) - files(unpacked) == set()
+    assert (unpacked / "Makefile").is_file() and (unpacked / "LICENSE").is_file()
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests/test_stories.py",
+                          "tests/test_bad_input.py", f"--basetemp={tmp_path / 'run'}"],
+                         cwd=unpacked, capture_output=True, text=True,
+                         env={**os.environ, "FUSION_SHARED_CRDS": str(shared_crds())})
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    assert f"rootdir: {unpacked}" in ran.stdout and " passed" in ran.stdout.splitlines()[-1], ran.stdout[-2000:]
