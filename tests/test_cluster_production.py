@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from tests.cluster import ROLE_NAME, Cluster, eventually, ready, release
+from tests.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.builds import shared_crd
 from tests.helm import CHART, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
@@ -55,8 +55,9 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
             ran = {script for run in hook_kubelet.outputs(namespace) if run.returncode == 0
                    for script in ("check_prerequisites", "report_status") if any(script in str(a) for a in run.args)}
             assert ran == {"check_prerequisites", "report_status"}
-            eventually("the serving pods and the picker Ready", lambda: len(
-                [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) == 7)
+            eventually("the serving pods and the pickers Ready", lambda: len(
+                [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) ==
+                6 + PICKERS)
             # The opt-in NetworkPolicy, as the API server stored it: the picker's pods, two ports, two peers.
             [rendered] = [o for o in installed.manifest() if o["kind"] == "NetworkPolicy"]
             [stored] = cluster.control_plane.items("networkpolicies.networking.k8s.io", namespace)

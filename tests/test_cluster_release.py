@@ -1,10 +1,13 @@
 """Installed as users install it, helm 3 and 4: `make dist`'s chart packages pushed to an OCI registry
-(the CNCF distribution registry, run locally) and installed from oci:// onto the control plane, the
-CRD chart first, rendered by the post-renderer of the wheel installed into a fresh virtualenv (Helm 4:
-its plugin)."""
+(the CNCF distribution registry, run locally) and installed from oci:// onto the control plane by the
+commands the chart's README gives, the CRD chart first, rendered by the post-renderer of the wheel
+installed into a fresh virtualenv (Helm 4: its plugin)."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+from functools import reduce
 from pathlib import Path
 
 import yaml
@@ -15,27 +18,52 @@ from tests.helm import CHART, VALUES, Helm, make_helm, plugins_of
 STORY = VALUES / "story1-monolithic-qwen3-8b.yaml"
 
 
-def test_the_charts_install_from_an_oci_registry(cluster: Cluster, helm: Helm, dist: Path, installed: Path,
+def readme_commands(readme: str) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """The README's first bash block: its commands, split as a shell splits them (lines joined at a
+    trailing backslash), and the flags its comments say to add, by what for (``Helm 4: add …``)."""
+    block = readme.split("```bash\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    commands, added = [], {}
+    for line in block.splitlines():
+        words = shlex.split(line, comments=False)
+        if "#" in words:
+            comment = " ".join(words[words.index("#") + 1:])
+            words = words[:words.index("#")]
+            for clause in comment.split(";"):
+                what, found, flags = clause.partition(": add ")
+                if found:
+                    added[what.strip()] = flags.split()
+        commands.append(words)
+    return commands, added
+
+
+def test_the_chart_readme_s_install_commands_work(cluster: Cluster, helm: Helm, dist: Path, installed: Path,
                                                   oci_registry: str, tmp_path: Path) -> None:
+    """The install block of the README a user reads (`helm show readme`), run command by command: its
+    wheel from `make dist`, its REGISTRY a local one (plain HTTP) holding the charts, its values.yaml
+    story 1, the flags its comments add for Helm 4."""
     version = str(yaml.safe_load((CHART / "Chart.yaml").read_text())["version"])
     user = make_helm(helm.major, tmp_path / "home", tools=installed, plugins=plugins_of(installed))
-    repository = f"oci://{oci_registry}/helm{helm.major}"
+    registry = f"{oci_registry}/helm{helm.major}"
     for chart in ("fusioninfer-crds", "fusioninfer"):
-        pushed = user.run("push", dist / f"{chart}-{version}.tgz", repository, "--plain-http")
-        assert f"Pushed: {oci_registry}/helm{helm.major}/{chart}:{version}" in pushed.stdout + pushed.stderr
-
-    kube = ("--kubeconfig", str(cluster.kubeconfig))
-    server_side = ("--server-side=true", "--force-conflicts") if helm.major == 4 else ()
-    user.run("upgrade", "--install", "fusioninfer-crds", f"{repository}/fusioninfer-crds", "--version", version,
-             "--plain-http", "--take-ownership", *server_side, "--namespace", "default", *kube)
-    namespace = f"oci-helm{helm.major}"
-    with release(cluster, user, "qwen", namespace):
-        user.run("install", "qwen", f"{repository}/fusioninfer", "--version", version, "--plain-http",
-                 "-f", STORY, "--post-renderer", "fusion-postrender", "--namespace", namespace,
-                 "--create-namespace", *kube)
-        shown = yaml.safe_load(user.run("show", "chart", f"{repository}/fusioninfer", "--version", version,
-                                        "--plain-http").stdout)
-        assert shown["version"] == version
-        lws = {o["metadata"]["name"] for o in cluster.custom(LWS, namespace)}
+        pushed = user.run("push", dist / f"{chart}-{version}.tgz", f"oci://{registry}/charts", "--plain-http")
+        assert f"Pushed: {registry}/charts/{chart}:{version}" in pushed.stdout + pushed.stderr
+    readme = user.run("show", "readme", f"oci://{registry}/charts/fusioninfer", "--version", version,
+                      "--plain-http").stdout
+    commands, added = readme_commands(readme)
+    assert [words[:2] for words in commands] == [["pip", "install"], ["helm", "upgrade"], ["helm", "install"]]
+    [wheel] = dist.glob("*.whl")
+    local = {"REGISTRY": registry, wheel.name: str(wheel), "values.yaml": str(STORY)}
+    with release(cluster, user, "qwen", "llm"):
+        for words in commands:
+            words = [reduce(lambda word, old: word.replace(old, local[old]), local, word) for word in words]
+            if words[0] == "pip":
+                done = subprocess.run([str(installed / "pip"), *words[1:]], capture_output=True, text=True)
+                assert done.returncode == 0, done.stderr
+                continue
+            extra = ["--plain-http", "--kubeconfig", str(cluster.kubeconfig)]
+            if words[1] == "upgrade" and helm.major == 4:
+                extra += added["Helm 4"]
+            user.run(*words[1:], *extra)
+        lws = {o["metadata"]["name"] for o in cluster.custom(LWS, "llm")}
         assert lws == {"qwen-inference-inference-0"}, lws
-        ready_pods(cluster, namespace, want=1)
+        ready_pods(cluster, "llm", want=1)

@@ -36,8 +36,8 @@ def test_router_installs_and_its_pool_selects_the_serving_leaders(
 
         total, leaders = serving_pods(values)
         pods = ready_pods(cluster, namespace, total + PICKERS)  # and the endpoint pickers
-        [picker] = [p for p in pods if p.metadata.labels.get("fusioninfer.io/component-type") == "router"]
-        assert picker.metadata.owner_references[0].kind == "ReplicaSet"
+        pickers = [p for p in pods if p.metadata.labels.get("fusioninfer.io/component-type") == "router"]
+        assert len(pickers) == PICKERS and {p.metadata.owner_references[0].kind for p in pickers} == {"ReplicaSet"}
 
         [pool] = [o for o in manifest if o["kind"] == "InferencePool"]
         selector = pool["spec"]["selector"].get("matchLabels", pool["spec"]["selector"])
@@ -45,7 +45,7 @@ def test_router_installs_and_its_pool_selects_the_serving_leaders(
             namespace, label_selector=",".join(f"{k}={v}" for k, v in selector.items())).items
         assert len(selected) == leaders
         assert {p.metadata.name for p in selected} == {
-            p.metadata.name for p in pods if p is not picker and p.metadata.labels[WORKER_INDEX] == "0"}
+            p.metadata.name for p in pods if p not in pickers and p.metadata.labels[WORKER_INDEX] == "0"}
         assert len({owner(p) for p in selected}) == leaders  # one leader per replica
 
         # The API server kept the route's rules as rendered: every one to the pool.
