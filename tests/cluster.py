@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import kubernetes
+import pytest
 import yaml
 
 from fusion_helm.model.router import Router
@@ -27,6 +28,9 @@ REPLICA_INDEX, GROUP_INDEX, ROLE_NAME = ("fusioninfer.io/replica-index", "leader
 PODGROUP = ("scheduling.volcano.sh", "v1beta1", "podgroups")
 # 8-GPU kwok nodes the session starts with: enough for the largest story (80 GPUs).
 GPU_NODES = 10
+ONE_HELM = pytest.mark.parametrize("helm", [4], ids=["helm4"], indirect=True)
+"""For a long test of what the controllers or the picker do, which helm only installs (each helm's
+install and upgrade paths are the other tests'): helm 4 alone."""
 PICKERS = Router.DEFAULT_PICKER_REPLICAS
 """The endpoint pickers' pods a router runs unless it says otherwise."""
 VOLCANO_SETTLE = 3.0

@@ -145,7 +145,7 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
     finally:
         process.terminate()
         try:  # llm-d-router drains for 30 s (--drain-timeout) before it stops; no request is in flight here
-            process.wait(timeout=3)
+            process.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -17,7 +17,7 @@ import yaml
 
 from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
-from tests.cluster import PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
+from tests.cluster import ONE_HELM, PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, fusion_helm
 from tests.hook_kubelet import hook_runner
 from tests.pickers import RequestStream, kubeconfig_for, running, serving
@@ -268,6 +268,7 @@ def without_screener(configmap: dict[str, Any]) -> dict[str, Any]:
     return unscreened
 
 
+@ONE_HELM
 def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
         cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
     """A change to prefill alone, then to decode alone: each time both roles move to a new revision

@@ -16,6 +16,7 @@ from tests.cluster import (
     GPU_NODES,
     GROUP_INDEX,
     LWS,
+    ONE_HELM,
     PODGROUP,
     ROLE_NAME,
     Cluster,
@@ -254,6 +255,7 @@ def test_switching_layouts_is_refused_with_the_pods_it_restarts(cluster: Cluster
         ready_pods(cluster, namespace, 6, owners={f"{SERVICE}-prefill", f"{SERVICE}-decode"})
 
 
+@ONE_HELM
 def test_a_surge_group_that_cannot_be_placed_holds_the_rollout_not_the_gang(
         cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
     """maxSurge 1, maxUnavailable 0 on a full cluster: the surge group is a "more" subgroup Volcano

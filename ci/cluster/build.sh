@@ -13,6 +13,9 @@ vendor="${FUSION_SHARED_VENDOR:-$here/../../../shared/vendor}"
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/src"
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0
+# The compiler collecting its garbage less often: a cold build about 15% faster (helmfile alone: 4 min 18 s
+# to 3 min 40 s on 2 cores), for memory a test machine has (a few GB at the link of the largest).
+export GOGC="${GOGC:-400}"
 command -v go >/dev/null || { echo "build.sh: the test control plane is built with Go (>= 1.26) and the Go module proxy; no go on PATH" >&2; exit 1; }
 
 staging_minor() { echo "v0.${1#v1.}"; }   # v1.35.3 -> v0.35.3
