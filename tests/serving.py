@@ -506,6 +506,11 @@ def gateway(grpc: str, workdir: Path) -> Iterator[str]:
         process.wait(10)
 
 
+def label_selector(labels: dict[str, str]) -> str:
+    """LABELS as a label selector's text (``key=value,…``), as the API and kubectl take it."""
+    return ",".join(f"{key}={value}" for key, value in labels.items())
+
+
 class PickerEndpoints(threading.Thread):
     """What a gateway learns of the pickers from their Service's endpoints: the gRPC address of each
     picker pod that is Ready and not being deleted, kept one a line in a file the gateway stand-in reads
@@ -515,7 +520,7 @@ class PickerEndpoints(threading.Thread):
     def __init__(self, cluster: Cluster, namespace: str, selector: dict[str, str], path: Path) -> None:
         super().__init__(daemon=True)
         self.cluster, self.namespace, self.path = cluster, namespace, path
-        self.selector = ",".join(f"{key}={value}" for key, value in selector.items())
+        self.selector = label_selector(selector)
         self.done = threading.Event()
         self.addresses: list[str] = []
         self.history: list[tuple[float, list[str]]] = []

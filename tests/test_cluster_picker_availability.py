@@ -23,12 +23,20 @@ import yaml
 from fusion_helm.labels import LABEL_COMPONENT_TYPE
 from tests.cluster import Cluster, Release, eventually, ready, release
 from tests.helm import VALUES, Helm
-from tests.serving import SERVING, PickerEndpoints, ServingKubelet, completion, gateway, serving_values
+from tests.serving import (
+    SERVING,
+    PickerEndpoints,
+    ServingKubelet,
+    completion,
+    gateway,
+    label_selector,
+    serving_values,
+)
 
 SERVICE = "svc"
 PICKER = {LABEL_COMPONENT_TYPE: "router"}
 """The pickers' pods: the namespace's only service's."""
-SELECTOR = ",".join(f"{key}={value}" for key, value in PICKER.items())
+SELECTOR = label_selector(PICKER)
 
 
 @dataclass
