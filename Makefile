@@ -60,7 +60,7 @@ cluster-down: setup
 	@$(BIN)/python -m tests.controlplane down .cluster
 
 lint: setup $(CHECKOV)
-	$(BIN)/ruff check fusion_helm tests ci hooks
+	$(BIN)/ruff check fusion_helm tests ci
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check

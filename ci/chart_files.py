@@ -1,8 +1,8 @@
 """Copy the hook Jobs' Python into the chart, which Helm reads files from only inside itself (and
-symbolic links make Helm 3 warn on every command):
+symbolic links make Helm 3 warn on every command): the package fusion_helm.hooks, with the package's own
+__init__.py (standard library only), as a package the Jobs' volume lays out again.
 
-    hooks/*.py                                   → charts/fusioninfer/files/hooks/
-    fusion_helm/status.py, fusion_helm/labels.py → charts/fusioninfer/files/
+    fusion_helm/__init__.py, fusion_helm/hooks/*.py → charts/fusioninfer/files/fusion_helm/...
 
 `--check` fails when a copy is stale (`make lint`); without it, writes them (`make generate`).
 """
@@ -18,9 +18,8 @@ FILES = ROOT / "charts" / "fusioninfer" / "files"
 
 
 def wanted() -> dict[Path, str]:
-    copies = {FILES / "hooks" / path.name: path.read_text() for path in sorted((ROOT / "hooks").glob("*.py"))}
-    copies.update({FILES / name: (ROOT / "fusion_helm" / name).read_text() for name in ("status.py", "labels.py")})
-    return copies
+    sources = [ROOT / "fusion_helm" / "__init__.py", *sorted((ROOT / "fusion_helm" / "hooks").glob("*.py"))]
+    return {FILES / path.relative_to(ROOT): path.read_text() for path in sources}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if stale else 0
     for path in present - copies.keys():
         path.unlink()
+    for directory in sorted((d for d in FILES.rglob("*") if d.is_dir()), reverse=True):
+        if not any(directory.iterdir()):
+            directory.rmdir()
     for path, text in copies.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

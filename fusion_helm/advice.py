@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 from fusion_helm.errors import format_path
-from fusion_helm.kinds import INFERENCE_SERVICE
-from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.hooks.kinds import INFERENCE_SERVICE
+from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,13 +25,13 @@ def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per role whose routed pods have no readiness probe, naming its InferenceService and the
     field to set, in the order of the services and their roles."""
     roles = {(obj["metadata"]["name"], role.get("name")): index for obj in objects
-             if obj.get("kind") == INFERENCE_SERVICE
+             if obj.get("kind") == INFERENCE_SERVICE.kind
              for index, role in enumerate(obj.get("spec", {}).get("roles") or []) if isinstance(role, Mapping)}
     unprobed = {(labels[LABEL_SERVICE], labels[LABEL_ROLE_NAME])
                 for pool in objects if pool.get("kind") == POOL
                 for labels in _selected(objects, _selector(pool))
                 if LABEL_SERVICE in labels and LABEL_ROLE_NAME in labels}
-    return [f"{INFERENCE_SERVICE} {service}: "
+    return [f"{INFERENCE_SERVICE.kind} {service}: "
             f"{format_path(['spec', 'roles', roles[service, role], 'template', 'spec', 'containers', 0])}"
             ".readinessProbe: not set, though the router sends requests to these pods: they are Ready, and "
             "routed to, before the engine has loaded its model; probe the engine's health endpoint "

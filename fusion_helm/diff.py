@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
+from fusion_helm.hooks.labels import LABEL_SERVICE, one_per_replica
 from fusion_helm.kio.keys import ObjectKey, latest_by_key
-from fusion_helm.labels import LABEL_SERVICE, one_per_replica
 from fusion_helm.records import record
 
 KINDS = ("PodGroup", "DisaggregatedSet", "LeaderWorkerSet")

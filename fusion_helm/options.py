@@ -6,7 +6,7 @@ before it loads anything else."""
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec, format_path, show
-from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+from fusion_helm.hooks.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.records import record
 
 TYPE_CHECKING = False

@@ -22,18 +22,17 @@ from typing import Any
 
 import yaml
 
-from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
-from fusion_helm.expand.monitoring import REQUIRED_APIS as MONITORING_APIS
-from fusion_helm.expand.router.generations import (
-    DEFAULTS,
-    GATEWAY_API_VERSION,
-    GENERATIONS,
-    LAYOUT_GENERATIONS,
-    PD_GENERATION,
-    required_apis,
+from fusion_helm.hooks.kinds import (
+    DISAGGREGATED_SET,
+    GATEWAY,
+    HTTP_ROUTE,
+    LEADER_WORKER_SET,
+    POD_GROUP,
+    POD_MONITOR,
+    inference_pool,
 )
+from fusion_helm.hooks.needs import PICKERS, POOL_V1, POOL_V1ALPHA2
 from fusion_helm.kio.write import dump
-from fusion_helm.model import DISAGGREGATED, Layout, PoolAPI, Router
 from fusion_helm.model.schema import (
     DRAFT_07,
     SOURCE,
@@ -44,19 +43,11 @@ from fusion_helm.model.schema import (
     to_structural,
 )
 
-UPSTREAM_KINDS = (
-    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
-    ("disaggregatedset.x-k8s.io/v1", "DisaggregatedSet"),
-    ("scheduling.volcano.sh/v1beta1", "PodGroup"),
-    ("gateway.networking.k8s.io/v1", "Gateway"),
-    ("gateway.networking.k8s.io/v1", "HTTPRoute"),
-    ("inference.networking.k8s.io/v1", "InferencePool"),
-    ("inference.networking.x-k8s.io/v1alpha2", "InferencePool"),
-    ("inference.networking.x-k8s.io/v1alpha2", "InferenceObjective"),
-    ("inference.networking.x-k8s.io/v1alpha2", "InferenceModel"),
-    ("llm-d.ai/v1alpha2", "InferenceObjective"),
-    ("monitoring.coreos.com/v1", "PodMonitor"),
-)
+UPSTREAM_KINDS = tuple((kind.api_version, kind.kind) for kind in (
+    LEADER_WORKER_SET, DISAGGREGATED_SET, POD_GROUP, GATEWAY, HTTP_ROUTE,
+    *(inference_pool(api) for api in (POOL_V1, POOL_V1ALPHA2)),
+    *(reads.model for reads in PICKERS.values()),
+    POD_MONITOR))
 """Every kind the expansion writes or takes over, at the versions it uses."""
 VENDORED_CRDS = {"LLMD_ROUTER": "config/crd/bases/llm-d.ai_inferenceobjectives.yaml"}
 """CRDs of kinds we write that ../shared/crds lacks, read from the release sources in ../shared/vendor
@@ -194,31 +185,6 @@ def upstream_schemas(crds: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def chart_decisions() -> str:
-    """What the post-renderer decides that the chart's own checks need to know, as data the chart reads
-    (templates/_decisions.tpl), so that the two never decide differently."""
-    # Per pool API: the generation a router runs unless it names one, and for each generation that reads
-    # the pool, what the router needs served without models (always) and with them.
-    pools = {api.value: {
-        "defaults": {"monolithic": str(DEFAULTS[api]), "disaggregated": str(PD_GENERATION)},
-        "generations": {str(name): {"always": required_apis(generation, api, gateway=False, models=False),
-                                    "models": required_apis(generation, api, gateway=False, models=True)}
-                        for name, generation in GENERATIONS.items() if api in generation.pool_apis},
-    } for api in PoolAPI}
-    # Per layout that needs more than LWS: the resources it needs served, and the picker generation a
-    # router runs in it unless it names one.
-    layouts = {str(Layout.DISAGGREGATED): {"apis": list(REQUIRED_APIS),
-                                          "generation": str(LAYOUT_GENERATIONS[Layout.DISAGGREGATED])}}
-    table = {"defaultPool": Router.DEFAULT_POOL_API.value, "pools": pools, "layouts": layouts,
-             "gateway": [f"{GATEWAY_API_VERSION}/gateways"], "monitoring": list(MONITORING_APIS),
-             "disaggregated": sorted(str(kind) for kind in DISAGGREGATED)}
-    return ("{{/* Generated from fusion_helm by `make generate`; do not edit. What the post-renderer decides "
-            "and the chart's checks need, as data: the resources a router needs served by pool API and picker "
-            "generation, those a layout needs and the generation it runs, those PodMonitors need, the prefill/decode "
-            "component types. */}}\n"
-            "{{- define \"fusioninfer.decisions\" -}}\n" + json.dumps(table, sort_keys=True) + "\n{{- end -}}\n")
-
-
 PIECE_BYTES = 1500
 """A sub-schema this large becomes a piece of its own, built only when a value needs it."""
 GENERATED = '"""Generated from {source} by `make generate` (fusion_helm.schemagen); do not edit."""\n\n'
@@ -307,7 +273,6 @@ def artifacts(chart: Path, package: Path) -> dict[Path, str]:
         chart.parent / CRD_CHART / "templates" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(definition),
         chart / "files" / "crd-fields.json": json.dumps(served_fields_schema(definition), sort_keys=True) + "\n",
         chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
-        chart / "templates" / "_decisions.tpl": chart_decisions(),
         package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(upstream_crds())),
     }
 

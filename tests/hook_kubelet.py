@@ -12,6 +12,7 @@ with ``hooks.podAnnotations`` (``REAL_HOOKS``); other pods stay kwok's.
 from __future__ import annotations
 
 import datetime
+import json
 import subprocess
 import sys
 import threading
@@ -113,12 +114,13 @@ class HookKubelet(threading.Thread):
         python, *argv = [*container.command, *(container.args or [])]
         assert python == "python", container.command  # the image's; here this interpreter
         argv = [arg.replace(f"{mount.mount_path}/", f"{directory}/") for arg in argv]
+        workdir = directory / Path(container.working_dir).relative_to(mount.mount_path)
         started = _now()
         self._status(pod, "Running", {"running": {"startedAt": started}}, started)
         env = hook_environment(self.cluster, namespace, spec.service_account_name, directory)
         try:
             result = subprocess.run([sys.executable, "-S", "-E", *argv], env=env, text=True, capture_output=True,
-                                    timeout=spec.active_deadline_seconds or 300)
+                                    cwd=workdir, timeout=spec.active_deadline_seconds or 300)
         except subprocess.TimeoutExpired as expired:
             result = subprocess.CompletedProcess(argv, 137, str(expired.stdout or ""), "deadline exceeded")
         with self.lock:
@@ -153,22 +155,31 @@ def hook_runner(cluster: Cluster, installed: Release, service: str, tmp_path: Pa
     configmap = cluster.core.read_namespaced_config_map(f"{service}-hooks", namespace).data
     env = hook_environment(cluster, namespace, f"{service}-hooks", tmp_path)
 
-    def run(job: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    def run(job: str, *extra: str, service_spec: dict[str, Any] | None = None) -> subprocess.CompletedProcess[str]:
+        """The Job JOB (check, status) with EXTRA arguments; SERVICE_SPEC, if given, in place of the spec
+        the chart rendered."""
         spec = jobs[f"{service}-hooks-{job}"]
         mounted = tmp_path / job
         for item in spec["volumes"][0]["configMap"]["items"]:
             (mounted / item["path"]).parent.mkdir(parents=True, exist_ok=True)
             (mounted / item["path"]).write_text(configmap[item["key"]])
-        python, script, *args = [*spec["containers"][0]["command"], *spec["containers"][0]["args"], *extra]
+        if service_spec is not None:
+            (mounted / "spec.json").write_text(json.dumps(service_spec))
+        [container], [mount] = spec["containers"], spec["containers"][0]["volumeMounts"]
+        python, *args = [*container["command"], *container["args"], *extra]
         assert python == "python"  # the image's; here this interpreter, without site-packages
-        return subprocess.run([sys.executable, "-S", "-E", str(mounted / Path(script).name), *args],
-                              env=env, text=True, capture_output=True, timeout=120)
+        args = [arg.replace(f"{mount['mountPath']}/", f"{mounted}/") for arg in args]
+        return subprocess.run([sys.executable, "-S", "-E", *args], env=env, text=True, capture_output=True,
+                              cwd=mounted / Path(container["workingDir"]).relative_to(mount["mountPath"]), timeout=120)
     return run
 
 
-def run_check(cluster: Cluster, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The chart's check hook with ARGS, as its Job runs it."""
+def run_check(cluster: Cluster, tmp_path: Path, spec: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """The chart's check hook for a service of SPEC, as its Job runs it: this repository's package (the
+    ConfigMap's copy of it), by a Python without site-packages, as the control plane's admin."""
     tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
     env = hook_environment(cluster, "default", None, tmp_path)
-    return subprocess.run([sys.executable, "-S", "-E", str(ROOT / "hooks" / "check_prerequisites.py"), *args],
-                          env=env, text=True, capture_output=True, timeout=120)
+    return subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.check",
+                           "--spec", str(tmp_path / "spec.json")],
+                          cwd=ROOT, env=env, text=True, capture_output=True, timeout=120)

@@ -51,7 +51,7 @@ import kubernetes
 import urllib3
 import yaml
 
-from fusion_helm.labels import LABEL_COMPONENT_TYPE
+from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
 from tests.helm import Helm

@@ -4,6 +4,7 @@ fixtures, strings Go and YAML readers disagree on, one-field mutations of a spec
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,11 +148,8 @@ def hook_objects(helm: Helm, *values: Path, post_render: bool = False,
     return {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
 
 
-def check_args(helm: Helm, values: Path) -> list[str]:
-    """The check Job's arguments as the chart renders them for VALUES, but the CRD's fields (a file of
-    the Job's volume, beside the script there: always given, as the served CRD must be the chart's or
-    newer)."""
-    job = next(o for key, o in hook_objects(helm, values).items() if key.endswith("-check"))
-    args: list[str] = job["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args[:2] == ["--crd-fields", "crd-fields.json"]
-    return args[2:]
+def rendered_spec(helm: Helm, values: Path) -> dict[str, Any]:
+    """The InferenceService spec the chart gives the check Job for VALUES (its ConfigMap's spec.json)."""
+    [configmap] = [o for key, o in hook_objects(helm, values).items() if key.startswith("ConfigMap/")]
+    spec: dict[str, Any] = json.loads(configmap["data"]["spec.json"])
+    return spec

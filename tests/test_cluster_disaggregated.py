@@ -163,19 +163,25 @@ def test_switching_to_the_layout_is_refused_with_the_pods_it_restarts(
             and len(cluster.pods(namespace)) == 6)
 
 
-def test_the_prerequisite_check_names_a_disaggregated_set_api_not_served(cluster: Cluster, tmp_path: Path) -> None:
-    from fusion_helm.expand.disaggregated_set import REQUIRED_APIS
-    from tests.hook_kubelet import run_check
+def test_the_prerequisite_check_names_a_disaggregated_set_api_not_served(
+        cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fusion_helm.hooks import check, kube, needs
+    from tests.hook_kubelet import hook_environment, run_check
 
-    ok = run_check(cluster, tmp_path / "ok", "--layout", "disaggregated",
-                   *(arg for api in REQUIRED_APIS for arg in ("--layout-api", api)))
+    spec = {"layout": "disaggregated", "roles": [{"name": "p", "componentType": "prefiller"},
+                                                 {"name": "d", "componentType": "decoder"}]}
+    ok = run_check(cluster, tmp_path / "ok", spec)
     assert ok.returncode == 0, ok.stderr
-    # A version the cluster does not serve, as a cluster without LWS v0.10 serves none.
-    missing = run_check(cluster, tmp_path / "missing", "--layout", "disaggregated",
-                        "--layout-api", "disaggregatedset.x-k8s.io/v2/disaggregatedsets")
-    assert missing.returncode == 1
-    assert ("disaggregatedsets (disaggregatedset.x-k8s.io/v2) is not served, and the service's layout disaggregated "
-            "needs it: install LWS v0.10.0 or later") in missing.stderr
+    # The check in process against the same API server, its layout's resources one version on, as a cluster
+    # without LWS v0.10 serves none of them.
+    for name, value in hook_environment(cluster, "default", None, tmp_path / "missing").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(kube, "SERVICEACCOUNT", tmp_path / "missing" / "serviceaccount")
+    monkeypatch.setitem(needs.LAYOUT_APIS, "disaggregated", ("disaggregatedset.x-k8s.io/v2/disaggregatedsets",))
+    assert check.problems(kube.Kube(), spec, None, None) == [
+        "disaggregatedsets (disaggregatedset.x-k8s.io/v2) is not served, and the service's layout disaggregated "
+        "needs it: install LWS v0.10.0 or later (its DisaggregatedSet controller and CRDs), or choose another layout "
+        "(docs/layouts.md)"]
 
 
 def webhook_verdict(cluster: Cluster, obj: dict[str, Any]) -> subprocess.CompletedProcess[str]:

@@ -234,20 +234,13 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
 
             checked = run("check")
             assert checked.returncode == 0 and checked.stdout == "prerequisites: ok\n", checked.stderr
-            # A router's APIs: served here (the Gateway API and Inference Extension CRDs are in), or not.
-            routed = run("check", "--api", "inference.networking.k8s.io/v1/inferencepools",
-                         "--api", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
-                         "--api", "gateway.networking.k8s.io/v1/httproutes")
-            assert routed.returncode == 0, routed.stderr
-            unserved = run("check", "--api", "inference.networking.k8s.io/v9/inferencepools",
-                           "--api", "inference.networking.x-k8s.io/v1alpha2/inferencewidgets")
-            assert unserved.returncode == 1
-            assert unserved.stderr.splitlines() == [
-                f"check_prerequisites: {resource} is not served, and the service's router needs it (its objects, "
-                "or what its endpoint picker watches: the picker exits at start without it): install the Gateway "
-                "API and Gateway API Inference Extension CRDs (docs/router.md)"
-                for resource in ("inferencepools (inference.networking.k8s.io/v9)",
-                                 "inferencewidgets (inference.networking.x-k8s.io/v1alpha2)")]
+            # With a router, the APIs it needs (served here: the Gateway API and Inference Extension CRDs are in).
+            rendered = json.loads(cluster.core.read_namespaced_config_map("deepseek-r1-inference-hooks",
+                                                                         namespace).data["spec.json"])
+            router = {"name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]},
+                      "endpointPicker": {"generation": "gie-v1.0"}}
+            routed = run("check", service_spec={**rendered, "roles": [*rendered["roles"], router]})
+            assert routed.returncode == 0 and routed.stdout == "prerequisites: ok\n", routed.stderr
             reported = run("status")
             assert reported.returncode == 0, reported.stderr
             assert reported.stdout.strip().endswith(f"{namespace}/deepseek-r1-inference: Running")

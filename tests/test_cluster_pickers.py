@@ -167,7 +167,10 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
     try:
         eventually(f"{crd} gone from discovery", lambda: crd not in cluster.control_plane.kubectl(
             "api-resources", "--api-group", "inference.networking.x-k8s.io", "-o", "name").stdout)
-        check = check_prerequisites(cluster, tmp_path, f"{V1ALPHA2}/{crd}")
+        check = run_check(cluster, tmp_path, {"roles": [
+            {"name": "w", "componentType": "worker"},
+            {"name": "router", "componentType": "router", "poolAPIVersion": V1ALPHA2,
+             "endpointPicker": {"generation": "gie-v1.0" if "v1.0" in image else "gie-v0.5"}}]})
         assert check.returncode == 1 and f"{crd} (inference.networking.x-k8s.io/v1alpha2) is not served" in \
             check.stderr, check.stderr
 
@@ -190,11 +193,6 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
         cluster.control_plane.apply(shared_crd(filename).read_text())
         cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
                                       f"crd/{crd}.inference.networking.x-k8s.io")
-
-
-def check_prerequisites(cluster: Cluster, tmp_path: Path, *apis: str) -> subprocess.CompletedProcess[str]:
-    """The chart's check hook, as its Job runs it, with the resources the router needs."""
-    return run_check(cluster, tmp_path, *(arg for api in apis for arg in ("--api", api)))
 
 
 def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:

@@ -15,7 +15,7 @@ from tests.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, releas
 from tests.controlplane.builds import shared_crd
 from tests.helm import CHART, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
-from tests.support import check_args
+from tests.support import rendered_spec
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
 PICKER = "qwen-pd-router-epp"
@@ -53,8 +53,9 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
             # The hook Jobs' pods must be admitted for the install to pass its checks and report status.
             installed.install(with_values(tmp_path, "restricted"))
             ran = {script for run in hook_kubelet.outputs(namespace) if run.returncode == 0
-                   for script in ("check_prerequisites", "report_status") if any(script in str(a) for a in run.args)}
-            assert ran == {"check_prerequisites", "report_status"}
+                   for script in ("fusion_helm.hooks.check", "fusion_helm.hooks.report")
+                   if any(script in str(a) for a in run.args)}
+            assert ran == {"fusion_helm.hooks.check", "fusion_helm.hooks.report"}
             eventually("the serving pods and the pickers Ready", lambda: len(
                 [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) ==
                 6 + PICKERS)
@@ -102,7 +103,7 @@ def test_pod_monitors_need_their_api_and_apply_as_rendered(
             assert cluster.leftovers(namespace) == {}
             # The check Job, as its hook runs it (and as Argo CD runs it, a PreSync hook before it applies
             # anything), names the missing API.
-            check = run_check(cluster, tmp_path / "check", *check_args(helm, monitored))
+            check = run_check(cluster, tmp_path / "check", rendered_spec(helm, monitored))
             assert check.returncode == 1
             assert "podmonitors (monitoring.coreos.com/v1) is not served, and the service asks for PodMonitors" \
                 in check.stderr

@@ -258,11 +258,18 @@ def test_the_check_refuses_a_missing_or_closed_queue_a_missing_priority_class_an
     command(cluster, "check-closed", "CloseQueue")
     try:
         eventually("queue check-closed Closed", lambda: queue_state(cluster, "check-closed") == "Closed")
-        ok = run_check(cluster, tmp_path / "ok", "--queue", "check-open", "--priority-class", "system-node-critical",
-                       "--tier", "rack", "--tier", "2")
+        def placed(queue: str, priority_class: str | None = None, *tiers: dict[str, Any]) -> dict[str, Any]:
+            """A gang-scheduled service in QUEUE, of PRIORITY_CLASS, its replicas bounded by TIERS."""
+            roles = [{"name": f"w{i}", "componentType": "worker", "replicas": 1, "multinode": {"nodeCount": 2},
+                      "networkTopology": tier} for i, tier in enumerate(tiers or [None])]
+            strategy = {"queue": queue, **({"priorityClassName": priority_class} if priority_class else {})}
+            return {"roles": [{key: value for key, value in role.items() if value} for role in roles],
+                    "schedulingStrategy": strategy}
+
+        ok = run_check(cluster, tmp_path / "ok", placed("check-open", "system-node-critical",
+                                                         {"highestTierName": "rack"}, {"highestTierAllowed": 2}))
         assert ok.returncode == 0, ok.stderr
-        refused = run_check(cluster, tmp_path / "refused", "--queue", "absent", "--priority-class", "absent-class",
-                            "--tier", "row")
+        refused = run_check(cluster, tmp_path / "refused", placed("absent", "absent-class", {"highestTierName": "row"}))
         assert refused.returncode == 1
         assert [line.split(": ", 1)[1] for line in refused.stderr.splitlines()] == [
             "queue absent does not exist (a Volcano Queue, scheduling.volcano.sh/v1beta1): Volcano would never "
@@ -271,7 +278,7 @@ def test_the_check_refuses_a_missing_or_closed_queue_a_missing_priority_class_an
             "it, or change schedulingStrategy.priorityClassName",
             "no HyperNode has tierName row (tier names: rack, spine): Volcano would place the pods with no bound at "
             "all; fix highestTierName"]
-        closed = run_check(cluster, tmp_path / "closed", "--queue", "check-closed")
+        closed = run_check(cluster, tmp_path / "closed", placed("check-closed"))
         assert "queue check-closed is Closed, not Open" in closed.stderr and closed.returncode == 1
     finally:
         delete_queue(cluster, "check-open")

@@ -3,7 +3,6 @@ they may do only what they use, and post-renderers leave them alone."""
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
+from fusion_helm.hooks import needs, report
+from fusion_helm.hooks.kube import Kube
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
-from tests.support import check_args, hook_objects
+from tests.support import hook_objects, rendered_spec
 
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
 HOOK_IMAGE = "python:3.12-alpine@sha256:6d43704baacd1bfbe7c295d7f13079d5d8104ed33568873133f8fc69980419df"
@@ -63,20 +64,21 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
 def test_the_configmap_carries_this_repository_s_code(helm: Helm, tmp_path: Path) -> None:
     objects = hook_objects(helm, STORY4)
     mount(objects, "Job/deepseek-r1-disagg-hooks-status", tmp_path)
-    for script in sorted((ROOT / "hooks").glob("*.py")):
-        assert (tmp_path / script.name).read_text() == script.read_text()
-    for module in ("status.py", "labels.py"):
-        assert (tmp_path / "fusion_helm" / module).read_text() == (ROOT / "fusion_helm" / module).read_text()
+    package = [ROOT / "fusion_helm" / "__init__.py", *sorted((ROOT / "fusion_helm" / "hooks").glob("*.py"))]
+    assert sorted(tmp_path.rglob("*.py")) == sorted(tmp_path / path.relative_to(ROOT) for path in package)
+    for path in package:
+        assert (tmp_path / path.relative_to(ROOT)).read_text() == path.read_text()
 
 
 def test_the_hooks_need_nothing_but_the_standard_library(helm: Helm, tmp_path: Path) -> None:
     objects = hook_objects(helm, STORY4)
     for job in ("Job/deepseek-r1-disagg-hooks-check", "Job/deepseek-r1-disagg-hooks-status"):
-        command = mount(objects, job, tmp_path)
-        script = tmp_path / Path(command[1]).name
-        # -S: no site-packages (no PyYAML, no kubernetes); -E: no PYTHONPATH; the script's directory, as in the Job
-        result = subprocess.run([sys.executable, "-S", "-E", str(script), "--help"], capture_output=True, text=True,
-                                cwd=tmp_path)
+        python, *command = mount(objects, job, tmp_path)
+        assert python == "python" and command[:1] == ["-m"]
+        # -S: no site-packages (no PyYAML, no kubernetes); -E: no PYTHONPATH; the working directory the Job's
+        workdir = objects[job]["spec"]["template"]["spec"]["containers"][0]["workingDir"]
+        result = subprocess.run([sys.executable, "-S", "-E", *command[:2], "--help"], capture_output=True, text=True,
+                                cwd=tmp_path / Path(workdir).relative_to("/hooks"))
         assert result.returncode == 0, result.stderr
 
 
@@ -99,7 +101,10 @@ def test_hooks_can_be_turned_off(helm: Helm) -> None:
 
 
 def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Helm, tmp_path: Path) -> None:
-    assert check_args(helm, STORY4) == ["--gang", "--lws-config", "lws-system/lws-manager-config"]
+    story4 = rendered_spec(helm, STORY4)
+    assert story4 == {key: value for key, value in yaml.safe_load(STORY4.read_text()).items()
+                      if key in ("roles", "layout", "schedulingStrategy", "gangSchedule", "monitoring")}
+    assert needs.gang_minimum(story4) is not None and needs.router_apis(story4) == []
     router = VALUES / "router-pd-qwen3-8b.yaml"
     values = yaml.safe_load(router.read_text())
     # A prefill/decode router runs llm-d-router, which starts without model CRDs: they are needed only
@@ -108,14 +113,14 @@ def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Hel
     values["roles"][-1].pop("gateway", None)
     route_only = tmp_path / "route-only.yaml"
     route_only.write_text(yaml.safe_dump(values))
-    assert check_args(helm, route_only)[3:] == [
-        "--api", "inference.networking.k8s.io/v1/inferencepools", "--api", "gateway.networking.k8s.io/v1/httproutes"]
+    assert needs.router_apis(rendered_spec(helm, route_only)) == [
+        "inference.networking.k8s.io/v1/inferencepools", "gateway.networking.k8s.io/v1/httproutes"]
     values["roles"][-1] |= {"models": [{"name": "chat"}]}
     served = tmp_path / "served.yaml"
     served.write_text(yaml.safe_dump(values))
-    assert check_args(helm, served)[3:] == [
-        "--api", "inference.networking.k8s.io/v1/inferencepools", "--api", "llm-d.ai/v1alpha2/inferenceobjectives",
-        "--api", "gateway.networking.k8s.io/v1/httproutes"]
+    assert needs.router_apis(rendered_spec(helm, served)) == [
+        "inference.networking.k8s.io/v1/inferencepools", "llm-d.ai/v1alpha2/inferenceobjectives",
+        "gateway.networking.k8s.io/v1/httproutes"]
     # A monolithic router: the v1 picker watches InferenceObjectives even when it serves no model (it exits
     # without them); on a v1alpha2 pool the v0.5 picker InferenceModels.
     values["roles"] = [role for role in values["roles"] if role["componentType"] != "prefiller"]
@@ -123,26 +128,24 @@ def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Hel
     values["roles"][-1] |= {"models": []}
     monolithic = tmp_path / "monolithic.yaml"
     monolithic.write_text(yaml.safe_dump(values))
-    args = check_args(helm, monolithic)
-    assert args[args.index("--api"):] == [
-        "--api", "inference.networking.k8s.io/v1/inferencepools",
-        "--api", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
-        "--api", "gateway.networking.k8s.io/v1/httproutes"]
+    assert needs.router_apis(rendered_spec(helm, monolithic)) == [
+        "inference.networking.k8s.io/v1/inferencepools", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
+        "gateway.networking.k8s.io/v1/httproutes"]
     values["roles"][-1] |= {"poolAPIVersion": "inference.networking.x-k8s.io/v1alpha2",
                             "gateway": {"gatewayClassName": "istio",
                                         "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]},
                             "endpointPicker": {"image": "registry.example/picker:v1"}}
     older = tmp_path / "older.yaml"
     older.write_text(yaml.safe_dump(values))
-    args = check_args(helm, older)
-    assert args[args.index("--api"):] == [
-        "--api", "inference.networking.x-k8s.io/v1alpha2/inferencepools",
-        "--api", "inference.networking.x-k8s.io/v1alpha2/inferencemodels",
-        "--api", "gateway.networking.k8s.io/v1/httproutes", "--api", "gateway.networking.k8s.io/v1/gateways"]
+    assert needs.router_apis(rendered_spec(helm, older)) == [
+        "inference.networking.x-k8s.io/v1alpha2/inferencepools",
+        "inference.networking.x-k8s.io/v1alpha2/inferencemodels",
+        "gateway.networking.k8s.io/v1/httproutes", "gateway.networking.k8s.io/v1/gateways"]
 
 
-class FakeKube:
-    """The API server as the status hook reads it: the service, its pods, then each poll's LeaderWorkerSets."""
+class FakeKube(Kube):
+    """The API server as the status hook reads it, behind the hook's own client: the service, its pods, then
+    each poll's LeaderWorkerSets."""
 
     def __init__(self, service: dict[str, Any], pods: list[dict[str, Any]],
                  polls: list[list[dict[str, Any]]]) -> None:
@@ -150,21 +153,19 @@ class FakeKube:
         self.read: list[str] = []
         self.written: list[dict[str, Any]] = []
 
-    def get(self, path: str) -> Any:
+    def request(self, method: str, path: str, body: Any = None, content_type: str = "application/json") -> Any:
+        if method == "PATCH":
+            self.written.append(body["status"])
+            return None
         self.read.append(path)
         if "/leaderworkersets?" in path:
             return {"items": self.polls.pop(0)}
         return {"items": self.pods} if "/pods?" in path else self.service
 
-    def merge_patch(self, path: str, body: dict[str, Any]) -> None:
-        self.written.append(body["status"])
-
 
 def run_status_hook(monkeypatch: pytest.MonkeyPatch, kube: FakeKube, *args: str) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "hooks"))
-    report_status = importlib.import_module("report_status")
-    monkeypatch.setattr(report_status, "Kube", lambda: kube)
-    assert report_status.main(["--namespace", "llm", "--service", "svc", "--interval", "0", *args]) == 0
+    monkeypatch.setattr(report, "Kube", lambda: kube)
+    assert report.main(["--namespace", "llm", "--service", "svc", "--interval", "0", *args]) == 0
 
 
 def test_the_status_hook_waits_for_a_rolling_role(monkeypatch: pytest.MonkeyPatch,

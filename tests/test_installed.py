@@ -29,8 +29,8 @@ def test_the_installed_copy_is_the_working_tree_s() -> None:
 
 START_UP = {"fusion_helm", "fusion_helm.cli", "fusion_helm.cli.io", "fusion_helm.cli.postrender",
             "fusion_helm.filters", "fusion_helm.filters.expand_services", "fusion_helm.filters.take_over",
-            "fusion_helm.kinds", "fusion_helm.kio", "fusion_helm.kio.stream", "fusion_helm.limits",
-            "fusion_helm.pipeline"}
+            "fusion_helm.hooks", "fusion_helm.hooks.kinds", "fusion_helm.kio", "fusion_helm.kio.stream",
+            "fusion_helm.limits", "fusion_helm.pipeline"}
 """What the post-renderer loads for a stream with nothing to expand (most of what it sees in a Helm
 pipeline): a few small modules of our own, and nothing of the standard library that a bare Python
 does not load too (not even ``__future__``: these modules go without ``from __future__ import

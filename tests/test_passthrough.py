@@ -122,9 +122,10 @@ def test_a_stream_with_nothing_to_expand_loads_neither_yaml_nor_the_model(tmp_pa
 
 
 def test_the_claimed_kinds_are_the_models() -> None:
-    from fusion_helm import kinds
-    from fusion_helm.model import API_GROUP, KIND
+    from fusion_helm.hooks import kinds
+    from fusion_helm.model import API_GROUP, API_VERSION, KIND
     from fusion_helm.model.upstream import has_schema
 
-    assert (kinds.API_GROUP, kinds.INFERENCE_SERVICE) == (API_GROUP, KIND)
-    assert has_schema(kinds.LEADER_WORKER_SET_API_VERSION, kinds.LEADER_WORKER_SET)
+    assert (kinds.API_GROUP, kinds.INFERENCE_SERVICE.api_version, kinds.INFERENCE_SERVICE.kind) == (
+        API_GROUP, API_VERSION, KIND)
+    assert has_schema(kinds.LEADER_WORKER_SET.api_version, kinds.LEADER_WORKER_SET.kind)

@@ -71,7 +71,7 @@ def test_each_generation_renders_its_release(generation: PickerGeneration, api: 
     assert [p["name"] for p in loaded["schedulingProfiles"]] == (["prefill", "decode"] if pd else ["default"])
     assert set(release.scorer_plugins.values()) >= {t for t in declared if t.endswith("-scorer")}
 
-    [model] = [obj for name, obj in objects.items() if name.startswith(release.model_kind + "/")]
+    [model] = [obj for name, obj in objects.items() if name.startswith(release.reads.model.kind + "/")]
     assert model["spec"]["poolRef"] == {"group": api.group, "kind": "InferencePool", "name": "svc-router"}
     rules = objects["Role/svc-router-epp"]["rules"]
     for group, resources in {**release.watches, api.group: ("inferencepools",), "": ("pods",)}.items():

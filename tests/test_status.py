@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm.status import (
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET
+from fusion_helm.hooks.status import (
     ComponentStatus,
     Phase,
     Workloads,
@@ -15,6 +16,8 @@ from fusion_helm.status import (
     rollouts,
     service_status,
     status_object,
+    taken_over_status,
+    taken_over_table,
     to_table,
 )
 from tests.builders import render, role, service
@@ -165,7 +168,7 @@ def test_how_far_a_rollout_is() -> None:
 
 def test_the_replica_layout_reads_no_leader_worker_set_and_has_no_progressing_condition() -> None:
     spec = service(role("prefill", "prefiller"))
-    assert reads(spec["spec"]) == frozenset() and reads(ROLE_LAYOUT["spec"]) == {"LeaderWorkerSet"}
+    assert reads(spec["spec"]) == frozenset() and reads(ROLE_LAYOUT["spec"]) == {LEADER_WORKER_SET}
     _, body = service_status({**spec, "metadata": {**spec["metadata"], "generation": 1}}, [pod("prefill", 0)], "T")
     assert [c["type"] for c in body["conditions"]] == ["Ready"]
 
@@ -206,7 +209,8 @@ def scaler(role_name: str, replicas: int) -> dict[str, Any]:
 
 
 def test_the_disaggregated_layout_reads_its_set_its_leader_worker_sets_and_role_scalers() -> None:
-    assert reads(DISAGGREGATED["spec"]) == {"LeaderWorkerSet", "DisaggregatedSet", "DisaggregatedSetRoleScaler"}
+    assert {kind.kind for kind in reads(DISAGGREGATED["spec"])} == {
+        "LeaderWorkerSet", "DisaggregatedSet", "DisaggregatedSetRoleScaler"}
 
 
 def test_two_revisions_groups_of_one_index_are_two_replicas_and_the_rollout_is_progressing() -> None:
@@ -253,6 +257,38 @@ def test_an_autoscaled_role_wants_what_its_scaler_says() -> None:
 
 def test_the_status_patch_removes_a_top_level_observed_generation() -> None:
     """No controller keeps one up to date: Helm 4's `--wait` would wait for it until it times out."""
-    from fusion_helm.status import as_patch
+    from fusion_helm.hooks.status import as_patch
 
     assert as_patch({"conditions": []}) == {"status": {"conditions": [], "observedGeneration": None}}
+
+
+def test_pods_taken_out_of_the_service_s_pod_group_are_named_in_a_gang_scheduling_condition() -> None:
+    """LWS's own gang scheduling rewrites scheduling.k8s.io/group-name: those pods leave the PodGroup."""
+    obj = {**service(role("prefill", "prefiller")), "status": {"conditions": [
+        {"type": "GangScheduling", "status": "False", "lastTransitionTime": "EARLIER"}]}}
+    obj["metadata"]["generation"] = 3
+    ours, theirs = pod("prefill", 0), pod("prefill", 1)
+    ours["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": "svc"}
+    theirs["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": "svc-prefill-1-abcde"}
+    _, body = service_status(obj, [ours, theirs], "NOW")
+    assert body["conditions"][1:] == [{
+        "type": "GangScheduling", "status": "False", "reason": "GroupNameOverridden",
+        "message": "pods not in PodGroup svc (is LWS gangSchedulingManagement on?): svc-prefill-1-0-0",
+        "observedGeneration": 3, "lastTransitionTime": "EARLIER"}]
+    _, body = service_status(obj, [ours], "NOW")
+    assert [c["type"] for c in body["conditions"]] == ["Ready"]
+
+
+def test_a_taken_over_leader_worker_set_reports_as_lws_does() -> None:
+    def replica(index: int) -> dict[str, Any]:
+        return {"metadata": {"name": f"svc-{index}", "labels": {"fusioninfer.io/role-name": "prefill"}},
+                "spec": {"leaderWorkerTemplate": {"size": 1}}}
+    result = taken_over_status("svc", [replica(0), replica(1)], [pod("prefill", 0), pod("prefill", 1, ready=False)],
+                               "NOW")
+    assert (result["replicas"], result["readyReplicas"]) == (2, 1)
+    assert [(c["type"], c["status"]) for c in result["conditions"]] == [("Available", "False"), ("Progressing", "True")]
+    assert taken_over_table("svc", [replica(0)], result).splitlines()[0] == (
+        "LeaderWorkerSet svc (taken over): 1/2 replicas ready, 1 pod(s) each")
+    # Layout role: the LeaderWorkerSet kept its name, and LWS reports on it itself.
+    whole = {**replica(0), "metadata": {"name": "svc"}, "status": {"replicas": 3, "readyReplicas": 3, "conditions": []}}
+    assert taken_over_status("svc", [whole], [], "NOW") == {"replicas": 3, "readyReplicas": 3, "conditions": []}

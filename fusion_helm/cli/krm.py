@@ -12,7 +12,7 @@ import sys
 
 from fusion_helm.cli.io import InputError, fail, read_input
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+from fusion_helm.hooks.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.options import LAYOUT_KEY, TAKE_OVER_KEY, from_function_config
 
 TYPE_CHECKING = False

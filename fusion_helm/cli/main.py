@@ -11,13 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fusion_helm import advice, diff, status
+from fusion_helm import advice, diff
 from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.kinds import TAKE_OVER_LAYOUTS
+from fusion_helm.hooks import status
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
+from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.kio.document import read_documents
-from fusion_helm.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
 from fusion_helm.pipeline import apply, render
@@ -126,8 +127,8 @@ def _status(args: argparse.Namespace) -> int:
     obj = cluster.release_service(args.release, namespace)
     name = obj["metadata"]["name"]
     _in_file(f"{KIND} {name} (namespace {namespace})", parse_inference_service, obj)  # one clear error if bad
-    workloads = cluster.workloads(obj, namespace)
-    statuses, result = status.service_status(obj, cluster.pods(name, namespace), status.now(), workloads)
+    pods, workloads = status.observe(cluster, namespace, obj)
+    statuses, result = status.service_status(obj, pods, status.now(), workloads)
     if args.write:
         cluster.write_status(name, namespace, result)
     if args.output == "json":
@@ -138,28 +139,18 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _taken_over_status(cluster: ClusterClient, name: str, namespace: str, output: str) -> int:
-    replicas = cluster.replica_leader_worker_sets(name, TAKEN_OVER_ROLE, namespace)
+    ours = f"{LABEL_SERVICE}={name},{LABEL_ROLE_NAME}={TAKEN_OVER_ROLE}"
+    replicas = cluster.items(LEADER_WORKER_SET, namespace, ours)
     if not replicas:
         raise InputError(f"no taken-over LeaderWorkerSet {name} in namespace {namespace} (no LeaderWorkerSets "
                          f"labelled {LABEL_SERVICE}={name}, {LABEL_ROLE_NAME}={TAKEN_OVER_ROLE})")
-    size = replicas[0]["spec"]["leaderWorkerTemplate"]["size"]
-    whole = next((lws for lws in replicas if lws["metadata"]["name"] == name), None)
-    if whole is not None:  # layout role: the LeaderWorkerSet kept its name, and LWS reports on it itself
-        reported = whole.get("status") or {}
-        result = {"replicas": reported.get("replicas", 0), "readyReplicas": reported.get("readyReplicas", 0),
-                  "conditions": reported.get("conditions", [])}
-    else:
-        shape = status.RoleShape(TAKEN_OVER_ROLE, len(replicas), size)
-        [component] = status.component_statuses(name, [shape], cluster.pods(name, namespace)).values()
-        result = status.leader_worker_set_status(component, len(replicas), status.now())
+    result = status.taken_over_status(name, replicas, cluster.items(POD, namespace, f"{LABEL_SERVICE}={name}"),
+                                      status.now())
     if output == "json":
-        print(json.dumps({"name": name, "namespace": namespace, "kind": "LeaderWorkerSet", "status": result},
+        print(json.dumps({"name": name, "namespace": namespace, "kind": LEADER_WORKER_SET.kind, "status": result},
                          indent=2))
     else:
-        lines = [f"LeaderWorkerSet {name} (taken over): {result['readyReplicas']}/{result['replicas']} "
-                 f"replicas ready, {size} pod(s) each"]
-        lines += [f"  {c['type']}: {c['status']} ({c['reason']}: {c['message']})" for c in result["conditions"]]
-        print("\n".join(lines))
+        sys.stdout.write(status.taken_over_table(name, replicas, result))
     return 0
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, key_path, show
-from fusion_helm.kinds import (
+from fusion_helm.hooks.kinds import (
     LAYOUT_ANNOTATION,
     LEADER_WORKER_SET,
-    LEADER_WORKER_SET_API_VERSION,
     RAY_BOOTSTRAP_ANNOTATION,
     TAKE_OVER_ANNOTATION,
     TAKE_OVER_LAYOUTS,
@@ -82,7 +81,8 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     """The service a LeaderWorkerSet becomes, in the layout its annotation names, else DEFAULT_LAYOUT."""
     raw_metadata = obj.get("metadata")
     name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
-    where = where or (f"{LEADER_WORKER_SET} {clip(name)}" if isinstance(name, str) and name else LEADER_WORKER_SET)
+    where = where or (f"{LEADER_WORKER_SET.kind} {clip(name)}" if isinstance(name, str) and name
+                      else LEADER_WORKER_SET.kind)
     metadata = check_metadata(where, raw_metadata, annotations=True)
     name = check_dns_label(where, "metadata.name", name)
     spec = obj.get("spec")
@@ -95,7 +95,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     for path, why in refused.items():
         if _get(obj, path) is not None:
             raise InvalidSpec(where, ".".join(path), f"{refusal}: it {why}")
-    check(where, "", upstream.schema(LEADER_WORKER_SET_API_VERSION, LEADER_WORKER_SET), {**obj, "metadata": {}})
+    check(where, "", upstream.schema(LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind), {**obj, "metadata": {}})
     counts: dict[str, int] = {}
     for field, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
         value = _get(obj, field)
@@ -159,7 +159,8 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     annotations = {key: value for key, value in (metadata.get("annotations") or {}).items()
                    if key not in (TAKE_OVER_ANNOTATION, RAY_BOOTSTRAP_ANNOTATION, LAYOUT_ANNOTATION)}
     return InferenceService(name=name, roles=(role,), namespace=metadata.get("namespace"),
-                            labels=dict(metadata.get("labels") or {}), kind=LEADER_WORKER_SET, annotations=annotations,
+                            labels=dict(metadata.get("labels") or {}), kind=LEADER_WORKER_SET.kind,
+                            annotations=annotations,
                             layout=layout)
 
 

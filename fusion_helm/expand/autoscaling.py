@@ -4,10 +4,10 @@ the role's leader pods — its LeaderWorkerSet's (layout role), or its Disaggreg
 
 from __future__ import annotations
 
-from fusion_helm.expand.disaggregated_set import DISAGGREGATED_SET_API_VERSION, ROLE_SCALER, role_scaler_name
+from fusion_helm.expand.disaggregated_set import role_scaler_name
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import role_lws_name
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET, ROLE_SCALER
 from fusion_helm.model import InferenceService, Layout, Role
 
 TYPE_CHECKING = False
@@ -20,9 +20,9 @@ HPA_API_VERSION = "autoscaling/v2"
 def scale_target(service: InferenceService, role: Role) -> dict[str, str]:
     """What the role's autoscaler scales: apiVersion, kind and name."""
     if service.layout is Layout.DISAGGREGATED:
-        return {"apiVersion": DISAGGREGATED_SET_API_VERSION, "kind": ROLE_SCALER,
+        return {"apiVersion": ROLE_SCALER.api_version, "kind": ROLE_SCALER.kind,
                 "name": role_scaler_name(service, role.name)}
-    return {"apiVersion": LEADER_WORKER_SET_API_VERSION, "kind": LEADER_WORKER_SET,
+    return {"apiVersion": LEADER_WORKER_SET.api_version, "kind": LEADER_WORKER_SET.kind,
             "name": role_lws_name(service, role)}
 
 

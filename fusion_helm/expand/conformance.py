@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, format_path
-from fusion_helm.labels import LABEL_ROLE_NAME
+from fusion_helm.hooks.labels import LABEL_ROLE_NAME
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.upstream import has_schema, violation
 

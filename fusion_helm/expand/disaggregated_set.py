@@ -13,20 +13,14 @@ from collections.abc import Mapping
 
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_template
-from fusion_helm.labels import LABEL_SERVICE, LABEL_SPEC_HASH
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET
+from fusion_helm.hooks.labels import LABEL_SERVICE, LABEL_SPEC_HASH
 from fusion_helm.model import InferenceService, Layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-DISAGGREGATED_SET_API_VERSION = "disaggregatedset.x-k8s.io/v1"
-DISAGGREGATED_SET = "DisaggregatedSet"
-ROLE_SCALER = "DisaggregatedSetRoleScaler"
-REQUIRED_APIS = (f"{DISAGGREGATED_SET_API_VERSION}/disaggregatedsets",
-                 f"{DISAGGREGATED_SET_API_VERSION}/disaggregatedsetrolescalers")
-"""The resources (group/version/resource) the layout needs served: the set's, and its role scalers'
-(what an autoscaler scales, and what the status reads). The pre-install hook checks them."""
 EXTERNAL_SCALING = {"mode": "External"}
 """A role whose count an autoscaler owns: the controller makes it a DisaggregatedSetRoleScaler."""
 
@@ -53,8 +47,8 @@ def disaggregated_set(service: InferenceService, blueprints: Mapping[str, RoleBl
         roles.append({"name": role.name, "metadata": {"labels": labels}, "spec": spec,
                       **({"scaling": dict(EXTERNAL_SCALING)} if role.autoscaling else {})})
     return {
-        "apiVersion": DISAGGREGATED_SET_API_VERSION,
-        "kind": DISAGGREGATED_SET,
+        "apiVersion": DISAGGREGATED_SET.api_version,
+        "kind": DISAGGREGATED_SET.kind,
         "metadata": object_metadata(service, service.name, {LABEL_SERVICE: service.name}),
         "spec": {"roles": roles},
     }

@@ -13,8 +13,10 @@ from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata, replica_index_label
 from fusion_helm.expand.names import task_name
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.labels import LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
-from fusion_helm.model import DISAGGREGATED, GangLevel, GangSchedule, InferenceService, Layout, Role
+from fusion_helm.hooks import needs
+from fusion_helm.hooks.kinds import POD_GROUP
+from fusion_helm.hooks.labels import ANNOTATION_GROUP_NAME, LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
+from fusion_helm.model import GangLevel, GangSchedule, InferenceService, Layout, Role
 from fusion_helm.model.topology import NetworkTopology, TopologyMode
 from fusion_helm.records import EMPTY, record
 
@@ -22,8 +24,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-POD_GROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
-ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
 ANNOTATION_TASK_SPEC = "volcano.sh/task-spec"
 GANG_SCHEDULER = "volcano"
 
@@ -58,16 +58,15 @@ def plan_gang(service: InferenceService) -> GangPlan:
     """
     gang = service.gang_schedule
     if gang is None:
-        enabled = any(role.spans_nodes or role.component_type in DISAGGREGATED for role in service.roles)
+        enabled = needs.gang_by_default((role.component_type, role.node_count) for role in service.roles)
         gang = GangSchedule(enable=enabled, level=GangLevel.ROLE, min_role_replicas={})
     if not gang.enable:
         _refuse_without_gang(service, "gangSchedule.enable is false" if service.gang_schedule else
                              "a single-node monolithic service is gang-scheduled only with spec.gangSchedule")
         return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
-    minimum = {role.name: role.replicas if gang.level is GangLevel.GROUP
-               else min(gang.min_role_replicas.get(role.name, 1), role.replicas) for role in service.roles}
-    if sum(minimum[role.name] * role.node_count for role in service.roles) <= 1 and not any(
-            role.spans_nodes for role in service.roles):
+    minimum = needs.atomic_minimum(((role.name, role.replicas) for role in service.roles), gang.level,
+                                   gang.min_role_replicas)
+    if needs.single_pod_gang(minimum, {role.name: role.node_count for role in service.roles}):
         if service.gang_schedule is None:
             _refuse_without_gang(service, "a single pod's gang is no gang (one single-node replica)")
             return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
@@ -125,8 +124,7 @@ def pod_groups(
         if first:
             policies.append(_policy(service, role, "minimum", minimum, "In", first))
             requests.append(resources.scale(replica_requests[role.name], minimum))
-        # Even when it holds no replica yet: scaling up then changes nothing.
-        if plan.level is GangLevel.ROLE or plan.layout.grouped:
+        if needs.others_have_policy(plan.level, plan.layout):
             policies.append(_policy(service, role, "more", 0, "NotIn", first))
     spec: dict[str, Any] = {
         "minMember": sum(plan.minimum[role.name] * role.node_count for role in service.roles),
@@ -143,7 +141,7 @@ def pod_groups(
     if service.priority_class_name is not None:
         spec["priorityClassName"] = service.priority_class_name
     metadata = object_metadata(service, plan.group_name, {LABEL_SERVICE: service.name})
-    return [{"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup", "metadata": metadata, "spec": spec}]
+    return [{"apiVersion": POD_GROUP.api_version, "kind": POD_GROUP.kind, "metadata": metadata, "spec": spec}]
 
 
 def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: int, operator: str,

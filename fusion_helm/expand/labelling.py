@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fusion_helm.labels import (
+from fusion_helm.hooks.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
     LABEL_PD_ROLE,

@@ -11,8 +11,8 @@ from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.labelling import labels_serving_pods, object_metadata, pod_labels, role_labels
 from fusion_helm.expand.names import lws_name, role_lws_name
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
-from fusion_helm.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET
+from fusion_helm.hooks.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
 from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
 
@@ -113,8 +113,8 @@ def leader_worker_sets(
                                                                    replica_annotations)
         leader_worker_template["workerTemplate"] = for_replica(blueprint.worker, index_label, replica_annotations)
         yield {
-            "apiVersion": LEADER_WORKER_SET_API_VERSION,
-            "kind": LEADER_WORKER_SET,
+            "apiVersion": LEADER_WORKER_SET.api_version,
+            "kind": LEADER_WORKER_SET.kind,
             "metadata": object_metadata(service, lws_name(service.name, role.name, index), {
                 **labels, **index_label, LABEL_SPEC_HASH: blueprint.spec_hash}),
             "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template, **startup_policy},
@@ -144,8 +144,8 @@ def _role_leader_worker_set(service: InferenceService, role: Role, blueprint: Ro
     if role.network_config:
         spec["networkConfig"] = dict(role.network_config)
     return {
-        "apiVersion": LEADER_WORKER_SET_API_VERSION,
-        "kind": LEADER_WORKER_SET,
+        "apiVersion": LEADER_WORKER_SET.api_version,
+        "kind": LEADER_WORKER_SET.kind,
         "metadata": object_metadata(service, role_lws_name(service, role), {
             **role_labels(service, role), LABEL_SPEC_HASH: blueprint.spec_hash}),
         "spec": spec,

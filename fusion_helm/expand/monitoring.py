@@ -8,15 +8,14 @@ from fusion_helm.expand.labelling import object_metadata, role_labels, serving_s
 from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
-from fusion_helm.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
-from fusion_helm.model import POD_MONITOR_API_VERSION, InferenceService, PodMonitoring
+from fusion_helm.hooks.kinds import POD_MONITOR
+from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
+from fusion_helm.model import InferenceService, PodMonitoring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-REQUIRED_APIS = (f"{POD_MONITOR_API_VERSION}/podmonitors",)
-"""What the pre-install check requires served for a service with PodMonitors."""
 METRICS_PATH = "/metrics"
 TARGET_LABELS = [LABEL_SERVICE, LABEL_ROLE_NAME, LABEL_COMPONENT_TYPE]
 """Carried from the pods onto every metric: a dashboard tells the roles apart by them."""
@@ -49,8 +48,8 @@ def _pod_monitor(service: InferenceService, monitoring: PodMonitoring, name: str
     if monitoring.interval is not None:
         endpoint["interval"] = monitoring.interval
     return {
-        "apiVersion": POD_MONITOR_API_VERSION,
-        "kind": "PodMonitor",
+        "apiVersion": POD_MONITOR.api_version,
+        "kind": POD_MONITOR.kind,
         "metadata": object_metadata(service, name, {**monitoring.labels, **labels}),
         "spec": {
             "selector": {"matchLabels": selector},

@@ -1,6 +1,6 @@
 """Each InferenceService is followed by the objects that serve it; other documents pass through."""
 
-from fusion_helm.kinds import API_GROUP, INFERENCE_SERVICE
+from fusion_helm.hooks.kinds import API_GROUP, INFERENCE_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 class ExpandServices:
     def claims(self, chunk: "Chunk") -> bool:
-        return chunk.could_hold(INFERENCE_SERVICE, API_GROUP)
+        return chunk.could_hold(INFERENCE_SERVICE.kind, API_GROUP)
 
     def __call__(self, documents: "list[Document]") -> "list[Document]":
         from fusion_helm.expand import expand
@@ -20,7 +20,7 @@ class ExpandServices:
 
         expansions = []
         for document in documents:
-            if document.could_be(INFERENCE_SERVICE, API_GROUP) and is_inference_service(document.head):
+            if document.could_be(INFERENCE_SERVICE.kind, API_GROUP) and is_inference_service(document.head):
                 with about(document):
                     service = parse_inference_service(document.obj, where=document.where)
                     made = (document.derive(obj) for obj in expand(service))

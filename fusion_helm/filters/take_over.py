@@ -2,7 +2,7 @@
 an InferenceService would be: one LeaderWorkerSet per replica (layout replica) or the one kept whole
 (layout role), and a PodGroup for a multi-node one."""
 
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ class TakeOver:
         self._words = () if self.every_one else (TAKE_OVER_ANNOTATION,)
 
     def claims(self, chunk: "Chunk") -> bool:
-        return chunk.could_hold(LEADER_WORKER_SET, *self._words)
+        return chunk.could_hold(LEADER_WORKER_SET.kind, *self._words)
 
     def __call__(self, documents: "list[Document]") -> "list[Document]":
         from fusion_helm.convert.leader_worker_set import parse_leader_worker_set
@@ -47,11 +47,11 @@ class TakeOver:
         return place(documents, expansions)
 
     def _taken(self, document: "Document") -> bool:
-        from fusion_helm.labels import LABEL_SERVICE  # (here, not at the top: claims are asked at start-up)
+        from fusion_helm.hooks.labels import LABEL_SERVICE  # (here, not at the top: claims are asked at start-up)
 
-        return document.could_be(LEADER_WORKER_SET, *self._words) \
-            and document.kind == LEADER_WORKER_SET \
-            and document.head.get("apiVersion") == LEADER_WORKER_SET_API_VERSION \
+        return document.could_be(LEADER_WORKER_SET.kind, *self._words) \
+            and document.kind == LEADER_WORKER_SET.kind \
+            and document.head.get("apiVersion") == LEADER_WORKER_SET.api_version \
             and LABEL_SERVICE not in (document.metadata.get("labels") or {}) \
             and (self.every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true")
 
@@ -63,7 +63,7 @@ def _check_selectors(documents: "list[Document]", taken: set[tuple[str | None, s
     if not taken:
         return
     from fusion_helm.errors import InvalidSpec
-    from fusion_helm.labels import LABEL_LWS_NAME, LABEL_SERVICE
+    from fusion_helm.hooks.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
     for document in documents:
         if not (document.could_be(LABEL_LWS_NAME) and document.could_be("Service")) or document.kind != "Service" \

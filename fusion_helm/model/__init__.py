@@ -18,7 +18,7 @@ from fusion_helm.model.inference_service import (
 
 # The router's and the monitors' models are loaded when first asked for: most services have neither,
 # and a post-renderer starts on every helm call.
-_LAZY = {"POD_MONITOR_API_VERSION": "monitoring", "PodMonitoring": "monitoring", **dict.fromkeys(
+_LAZY = {"PodMonitoring": "monitoring", **dict.fromkeys(
     ("Criticality", "PickerGeneration", "PoolAPI", "Router", "Scorer", "ServedModel", "TargetModel",
      "WeightedScorer"), "router")}
 
@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from fusion_helm.model.monitoring import POD_MONITOR_API_VERSION, PodMonitoring
+    from fusion_helm.model.monitoring import PodMonitoring
     from fusion_helm.model.router import (
         Criticality,
         PickerGeneration,
@@ -54,7 +54,6 @@ __all__ = [
     "API_VERSION",
     "DISAGGREGATED",
     "KIND",
-    "POD_MONITOR_API_VERSION",
     "ComponentType",
     "Criticality",
     "GangLevel",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.hooks.kinds import POD_MONITOR
 from fusion_helm.model import upstream
 from fusion_helm.model.metadata import check_labels_and_annotations
 from fusion_helm.model.validation import check
@@ -13,9 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-POD_MONITOR_API_VERSION = "monitoring.coreos.com/v1"
 PATH = "spec.monitoring.podMonitor"
-ENDPOINT = (POD_MONITOR_API_VERSION, "PodMonitor", "spec", "podMetricsEndpoints", "[]")
+ENDPOINT = (POD_MONITOR.api_version, POD_MONITOR.kind, "spec", "podMetricsEndpoints", "[]")
 """A PodMonitor's scrape endpoint, as the upstream schema has it: where interval and authorization are checked."""
 
 

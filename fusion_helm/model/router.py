@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, key_path, show
-from fusion_helm.kinds import LEADER_WORKER_SET, LEADER_WORKER_SET_API_VERSION
-from fusion_helm.labels import ANNOTATION_PICKER_CONFIG_HASH
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET
+from fusion_helm.hooks.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.model import upstream
 from fusion_helm.model.metadata import check_annotation_map, check_label_map
 from fusion_helm.model.validation import check, check_unique
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FLAG_CHARS = _ALNUM | frozenset("_.-")
-POD_SPEC = (LEADER_WORKER_SET_API_VERSION, LEADER_WORKER_SET, "spec", "leaderWorkerTemplate", "workerTemplate", "spec")
+POD_SPEC = (LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind, "spec", "leaderWorkerTemplate", "workerTemplate",
+            "spec")
 PICKER_FIELDS_SCHEMAS = {"resources": (*POD_SPEC, "containers", "[]", "resources"),
                          "securityContext": (*POD_SPEC, "containers", "[]", "securityContext"),
                          "podSecurityContext": (*POD_SPEC, "securityContext")}

@@ -10,8 +10,7 @@ from typing import Any
 from fusion_helm.expand import gang, resources
 from fusion_helm.expand.names import REVISION_PLACEHOLDER, SLICE, task_name
 from fusion_helm.expand.quantity import ZERO
-from fusion_helm.kio.keys import latest_by_key
-from fusion_helm.labels import (
+from fusion_helm.hooks.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
     LABEL_REPLICA_INDEX,
@@ -19,6 +18,7 @@ from fusion_helm.labels import (
     LABEL_SERVICE,
     one_per_replica,
 )
+from fusion_helm.kio.keys import latest_by_key
 from fusion_helm.plan.nodes import GPU, Pod
 from fusion_helm.records import record
 

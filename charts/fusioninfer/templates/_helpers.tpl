@@ -13,19 +13,40 @@ app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
 {{- end -}}
 
-{{/* Whether the post-renderer will gang-schedule the service, decided as fusion_helm/expand/gang.py
-plan_gang decides it (tests/test_chart_decisions.py holds the two to the same answers): with
-gangSchedule, as it says; without, when a serving role is multi-node (nodeCount 2 or more) or
-prefill/decode. Never when the atomic minimum is a single pod of single-pod replicas. */}}
+{{/* The InferenceService's spec, as YAML: what the release declares, and what the check Job reads (as JSON). */}}
+{{- define "fusioninfer.spec" -}}
+roles:
+  {{- toYaml .Values.roles | nindent 2 }}
+{{- with .Values.layout }}
+layout: {{ . | toJson }}
+{{- end }}
+{{- with .Values.schedulingStrategy }}
+schedulingStrategy:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.gangSchedule }}
+gangSchedule:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.monitoring }}
+monitoring:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Whether the post-renderer will gang-schedule the service: what Helm needs at render time (the Volcano
+check below, the hooks' RBAC), decided as fusion_helm/hooks/needs.py gang_minimum decides it
+(tests/test_chart_decisions.py holds the two to the same answers): with gangSchedule, as it says;
+without, when a serving role is multi-node (nodeCount 2 or more) or prefill/decode (prefiller, decoder).
+Never when the atomic minimum is a single pod of single-pod replicas. */}}
 {{- define "fusioninfer.gangScheduled" -}}
-{{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
 {{- $serving := list -}}
 {{- range .Values.roles -}}{{- if ne .componentType "router" -}}{{- $serving = append $serving . -}}{{- end -}}{{- end -}}
 {{- $multinode := false -}}
 {{- $gang := false -}}
 {{- range $serving -}}
 {{- if ge (int (dig "multinode" "nodeCount" 1 .)) 2 -}}{{- $multinode = true -}}{{- end -}}
-{{- if has .componentType $decisions.disaggregated -}}{{- $gang = true -}}{{- end -}}
+{{- if has .componentType (list "prefiller" "decoder") -}}{{- $gang = true -}}{{- end -}}
 {{- end -}}
 {{- $gang = or $gang $multinode -}}
 {{- $level := "role" -}}
@@ -120,61 +141,13 @@ where it may look up. */ -}}
 {{- end -}}
 {{- end -}}
 
-{{/* The resources (group/version/resource) a router role needs served, as fusion_helm/expand/router/generations.py
-required_apis lists them (through the generated decisions table), for the picker generation it names, or
-else its layout or pool API chooses. A generation that cannot read the pool adds nothing: the
-post-renderer refuses it. As a JSON list. */}}
-{{- define "fusioninfer.routerAPIs" -}}
-{{- $decisions := include "fusioninfer.decisions" . | fromJson -}}
-{{- $disaggregated := false -}}
-{{- range .Values.roles -}}
-{{- if has .componentType $decisions.disaggregated -}}{{- $disaggregated = true -}}{{- end -}}
-{{- end -}}
-{{- $layout := get $decisions.layouts (toString .Values.layout) | default dict -}}
-{{- $apis := list -}}
-{{- range .Values.roles -}}
-{{- if eq .componentType "router" -}}
-{{- $pool := get $decisions.pools (default $decisions.defaultPool .poolAPIVersion) -}}
-{{- $generation := (.endpointPicker | default dict).generation | default $layout.generation | default (get $pool.defaults (ternary "disaggregated" "monolithic" $disaggregated)) -}}
-{{- if hasKey $pool.generations $generation -}}
-{{- $needs := get $pool.generations $generation -}}
-{{- $apis = concat $apis (ternary $needs.models $needs.always (not (empty .models))) -}}
-{{- if .gateway -}}{{- $apis = concat $apis $decisions.gateway -}}{{- end -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
-{{- $apis | uniq | toJson -}}
-{{- end -}}
-
-{{/* Arguments of the hook Jobs, as a JSON list. */}}
-{{- define "fusioninfer.checkArgs" -}}
-{{- $args := list "--crd-fields" "crd-fields.json" -}}
-{{- if eq (include "fusioninfer.gangScheduled" .) "true" -}}
-{{- $args = concat $args (list "--gang" "--lws-config" (printf "%s/%s" .Values.hooks.lwsConfig.namespace .Values.hooks.lwsConfig.name)) -}}
-{{- end -}}
-{{- range (include "fusioninfer.routerAPIs" . | fromJsonArray) -}}
-{{- $args = concat $args (list "--api" .) -}}
-{{- end -}}
-{{- with get (include "fusioninfer.decisions" . | fromJson).layouts (toString .Values.layout) -}}
-{{- $args = concat $args (list "--layout" (toString $.Values.layout)) -}}
-{{- range .apis -}}{{- $args = concat $args (list "--layout-api" .) -}}{{- end -}}
-{{- end -}}
-{{- if ((.Values.monitoring | default dict).podMonitor | default dict).enabled -}}
-{{- range (include "fusioninfer.decisions" . | fromJson).monitoring -}}{{- $args = concat $args (list "--monitoring-api" .) -}}{{- end -}}
-{{- end -}}
-{{- $placement := include "fusioninfer.placement" . | fromJson -}}
-{{- with $placement.queue -}}{{- $args = concat $args (list "--queue" .) -}}{{- end -}}
-{{- with $placement.priorityClass -}}{{- $args = concat $args (list "--priority-class" .) -}}{{- end -}}
-{{- range $placement.tiers -}}{{- $args = concat $args (list "--tier" .) -}}{{- end -}}
-{{- $args | toJson -}}
-{{- end -}}
-
-{{/* Where the service is placed, as the check Job reads it (JSON): the PodGroup's queue (a
-gang-scheduled service's), the PriorityClass, and the tiers the PodGroup's hard network topologies name
-(each serving role's own networkTopology, else gangSchedule.networkTopology, for each role with a
-subGroupPolicy — all but a role of no replicas at level group in the replica layout; and
-gangSchedule.serviceNetworkTopology), each as text. All cluster-scoped: with any of them, the hooks get a
-ClusterRole to read exactly those. */}}
+{{/* Where the service is placed, as fusion_helm/hooks/needs.py placement decides it (JSON;
+tests/test_chart_decisions.py holds the two to the same answers): the PodGroup's queue (a gang-scheduled
+service's), the PriorityClass, and the tiers the PodGroup's hard network topologies name (each serving
+role's own networkTopology, else gangSchedule.networkTopology, for each role with a subGroupPolicy — all
+but a role of no replicas at level group in the replica layout; and gangSchedule.serviceNetworkTopology),
+each as text. All cluster-scoped: with any of them, the hooks get a ClusterRole to read exactly those,
+which the check Job reads. */}}
 {{- define "fusioninfer.placement" -}}
 {{- $strategy := .Values.schedulingStrategy | default dict -}}
 {{- $gang := .Values.gangSchedule | default dict -}}
@@ -197,6 +170,16 @@ ClusterRole to read exactly those. */}}
 {{- $_ := set $out "tiers" ($tiers | uniq | sortAlpha) -}}
 {{- end -}}
 {{- $out | toJson -}}
+{{- end -}}
+
+{{/* The hook Jobs' arguments, as JSON lists: the check reads the service's spec and decides from it what
+to check (fusion_helm/hooks/needs.py); the status Job reads the service from the cluster. */}}
+{{- define "fusioninfer.checkArgs" -}}
+{{- $args := list "--spec" "/hooks/spec.json" "--crd-fields" "/hooks/crd-fields.json" -}}
+{{- with .Values.hooks.lwsConfig -}}
+{{- $args = concat $args (list "--lws-config" (printf "%s/%s" .namespace .name)) -}}
+{{- end -}}
+{{- $args | toJson -}}
 {{- end -}}
 
 {{- define "fusioninfer.statusArgs" -}}

@@ -10,20 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.hooks import needs
+from fusion_helm.hooks.kinds import INFERENCE_POOL
 from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI, Router, Scorer
 from fusion_helm.records import record
 
-MODEL_API_VERSION = "inference.networking.x-k8s.io/v1alpha2"
+MODEL_GROUP = needs.PICKERS[PickerGeneration.GIE_V1].model.group
 """The Inference Extension's InferenceModel and InferenceObjective."""
-MODEL_GROUP = MODEL_API_VERSION.split("/")[0]
-LLM_D_MODEL_API_VERSION = "llm-d.ai/v1alpha2"
+LLM_D_GROUP = needs.PICKERS[PickerGeneration.LLM_D_ROUTER].model.group
 """llm-d-router's own InferenceObjective, which it reads in preference to the Inference Extension's."""
-LLM_D_GROUP = LLM_D_MODEL_API_VERSION.split("/")[0]
 ROLLOUT_SCREENER = "disaggregatedset-rollout-screener"
 """llm-d-router's plugin that keeps a request's prefill and decode on one DisaggregatedSet revision."""
 EXPERIMENTAL_FLAG = "allow-experimental-plugins"
 """llm-d-router loads an Alpha plugin (the rollout screener, in v0.10.0) only with this flag."""
-GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1"
 GIE_CONFIG_API_VERSION = "inference.networking.x-k8s.io/v1alpha1"
 
 
@@ -69,7 +68,6 @@ KEBAB_METRIC_FLAGS = {"total-queued-requests-metric": VLLM_METRICS["queue"],
 class Generation:
     name: PickerGeneration
     image: str
-    pool_apis: tuple[PoolAPI, ...]
     flags: PickerFlags
     default_flags: Mapping[str, str]
     """Flags the router sets unless the user's flags say otherwise."""
@@ -83,27 +81,28 @@ class Generation:
     metric_flags: Mapping[str, str]
     """The flags the router sets so that the picker reads ``engine_metrics``, where the release's own
     defaults are older names: flag → metric."""
-    model_kind: str
-    model_resource: str
-    model_api_version: str
-    """Where the router writes its model objects: the API the picker reads them from."""
     watches: Mapping[str, tuple[str, ...]]
     """The model objects the picker reads, by API group (its Role grants them; pods and the pool besides)."""
-    models_watched_always: bool
-    """The picker watches its model objects whether or not the router serves models, and exits at start
-    without their CRD; otherwise it starts without them."""
     drains_on_stop: bool
     """Told to stop, it keeps routing for a while (its own drain window) before it exits; otherwise it stops
     at once, and its pod waits first (picker.STOP_DELAY)."""
     rollout_screener: bool = False
     """It has the DisaggregatedSet rollout screener (an Alpha plugin, loaded with EXPERIMENTAL_FLAG)."""
 
+    @property
+    def reads(self) -> needs.PickerReads:
+        """The pool APIs it takes and the model objects it reads (where the router writes them)."""
+        return needs.PICKERS[self.name]
+
+    @property
+    def pool_apis(self) -> tuple[PoolAPI, ...]:
+        return tuple(PoolAPI(api) for api in self.reads.pool_apis)
+
 
 GENERATIONS: Mapping[PickerGeneration, Generation] = {
     PickerGeneration.GIE_V05: Generation(
         name=PickerGeneration.GIE_V05,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v0.5.1",
-        pool_apis=(PoolAPI.V1ALPHA2,),
         flags=PickerFlags(pool_name="poolName", pool_namespace="poolNamespace", pool_group=None,
                           grpc_port="grpcPort", grpc_health_port="grpcHealthPort", config_file="configFile"),
         default_flags={},
@@ -115,17 +114,12 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         metric_flags={"totalQueuedRequestsMetric": VLLM_METRICS["queue"],
                       "kvCacheUsagePercentageMetric": VLLM_METRICS["kv-cache"],
                       "loraInfoMetric": VLLM_METRICS["lora"]},
-        model_kind="InferenceModel",
-        model_resource="inferencemodels",
-        model_api_version=MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferencemodels",)},
-        models_watched_always=True,
         drains_on_stop=False,
     ),
     PickerGeneration.GIE_V1: Generation(
         name=PickerGeneration.GIE_V1,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v1.0.1",
-        pool_apis=(PoolAPI.V1, PoolAPI.V1ALPHA2),
         flags=KEBAB_FLAGS,
         default_flags={},
         config_api_version=GIE_CONFIG_API_VERSION,
@@ -135,17 +129,12 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         pd_sidecar=None,
         engine_metrics=tuple(VLLM_METRICS.values()),
         metric_flags=KEBAB_METRIC_FLAGS,
-        model_kind="InferenceObjective",
-        model_resource="inferenceobjectives",
-        model_api_version=MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferenceobjectives",)},
-        models_watched_always=True,
         drains_on_stop=False,
     ),
     PickerGeneration.LLM_D_ROUTER: Generation(
         name=PickerGeneration.LLM_D_ROUTER,
         image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
-        pool_apis=(PoolAPI.V1,),
         flags=KEBAB_FLAGS,
         # As its own chart: no trace exporter unless asked for.
         default_flags={"tracing": "false"},
@@ -155,34 +144,20 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         # Its defaults are today's names; it refuses the metric flags (deprecated for engineConfigs).
         engine_metrics=(*VLLM_METRICS.values(), "vllm:num_requests_running", "vllm:cache_config_info"),
         metric_flags={},
-        model_kind="InferenceObjective",
-        model_resource="inferenceobjectives",
-        # Its own group, which it reads whenever its CRDs are installed (the Inference Extension's, the
-        # legacy group, only where they are not: it watches both).
-        model_api_version=LLM_D_MODEL_API_VERSION,
         watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites"),
                  LLM_D_GROUP: ("inferenceobjectives", "inferencemodelrewrites")},
-        models_watched_always=False,
         # --drain-timeout, 30 s by default: ext-proc served on while the gateway stops sending.
         drains_on_stop=True,
         rollout_screener=True,
     ),
 }
 
-DEFAULTS: Mapping[PoolAPI, PickerGeneration] = {
-    PoolAPI.V1: PickerGeneration.GIE_V1,
-    # Gateways of the v1alpha2 era run the v0.5 picker, whose InferenceModel CRD their clusters have.
-    PoolAPI.V1ALPHA2: PickerGeneration.GIE_V05,
-}
-"""The generation a monolithic service's router runs unless it names one, by pool API."""
-PD_GENERATION = PickerGeneration.LLM_D_ROUTER
-"""The generation a prefill/decode service's router runs unless it names one: the line whose picker and
-sidecar are released together."""
-
-
-LAYOUT_GENERATIONS: Mapping[Layout, PickerGeneration] = {Layout.DISAGGREGATED: PickerGeneration.LLM_D_ROUTER}
-"""The generation a layout needs, whatever the pool API: layout disaggregated the one with the rollout
-screener (a prefill and a decode of different revisions must never serve one request)."""
+DEFAULTS: Mapping[PoolAPI, PickerGeneration] = {PoolAPI(api): PickerGeneration(name)
+                                                for api, name in needs.DEFAULT_PICKERS.items()}
+"""The generation a monolithic service's router runs unless it names one, by pool API (needs.DEFAULT_PICKERS)."""
+PD_GENERATION = PickerGeneration(needs.PREFILL_DECODE_PICKER)
+LAYOUT_GENERATIONS: Mapping[Layout, PickerGeneration] = {Layout(layout): PickerGeneration(name)
+                                                         for layout, name in needs.LAYOUT_PICKERS.items()}
 
 
 def generation_of(service: InferenceService, router: Router) -> Generation:
@@ -200,13 +175,12 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
                           f"the {router.picker_generation} picker has no prefill/decode sidecar to run the prefill it "
                           f"would choose; choose {PD_GENERATION}, whose picker and sidecar are released together "
                           "(docs/router.md)")
-    name = router.picker_generation or needed or (PD_GENERATION if service.disaggregated else None)
-    if name is None:
-        return GENERATIONS[DEFAULTS[router.pool_api]]
-    generation = GENERATIONS[name]
+    name = needs.picker_of(router.picker_generation, service.layout, service.disaggregated, router.pool_api)
+    assert name is not None, "every pool API of the model has a default generation"
+    generation = GENERATIONS[PickerGeneration(name)]
     if router.pool_api not in generation.pool_apis:
         reads = " and ".join(api.value for api in generation.pool_apis)
-        if router.picker_generation is None:  # the layout's or prefill/decode's
+        if router.picker_generation is None:  # the layout's or prefill/decode's (a pool's default reads it)
             why = f"layout {service.layout}" if needed is not None else "a prefill/decode service"
             raise InvalidSpec(service.where, f"{router.path}.poolAPIVersion",
                               f"{why} needs the {generation.name} picker, which reads {reads} InferencePools, not "
@@ -217,16 +191,6 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
     return generation
 
 
-def required_apis(generation: Generation, pool_api: PoolAPI, gateway: bool, models: bool) -> list[str]:
-    """The resources (group/version/resource) a router needs served: its pool's, its model objects'
-    (where the picker watches them even without models, and exits at start without their CRD), the
-    HTTPRoute's, and with a GATEWAY the Gateway's. The pre-install hook checks them."""
-    watched = generation.models_watched_always or models
-    return [f"{pool_api.value}/inferencepools",
-            *([f"{generation.model_api_version}/{generation.model_resource}"] if watched else []),
-            f"{GATEWAY_API_VERSION}/httproutes", *([f"{GATEWAY_API_VERSION}/gateways"] if gateway else [])]
-
-
 def backend_ref(pool_api: PoolAPI, pool: str) -> dict[str, str]:
     """An HTTPRoute backendRef to the pool (no port: the pool has its own)."""
-    return {"group": pool_api.group, "kind": "InferencePool", "name": pool}
+    return {"group": pool_api.group, "kind": INFERENCE_POOL, "name": pool}

@@ -8,6 +8,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
 from fusion_helm.expand.router.generations import Generation
+from fusion_helm.hooks.kinds import INFERENCE_POOL
 from fusion_helm.model import Criticality, InferenceService, PickerGeneration, Router, ServedModel
 
 TYPE_CHECKING = False
@@ -19,14 +20,14 @@ PRIORITY = {Criticality.CRITICAL: 1, Criticality.STANDARD: 0, Criticality.SHEDDA
 
 
 def model_objects(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:
-    pool_ref = {"group": router.pool_api.group, "kind": "InferencePool",
+    pool_ref = {"group": router.pool_api.group, "kind": INFERENCE_POOL,
                 "name": router_name(service.name, router.name)}
     labels = role_labels(service, router)
     return [{
-        "apiVersion": generation.model_api_version,
-        "kind": generation.model_kind,
+        "apiVersion": generation.reads.model.api_version,
+        "kind": generation.reads.model.kind,
         "metadata": object_metadata(service, f"{service.name}-{model.name}", labels),
-        "spec": (_model_spec(model) if generation.model_kind == "InferenceModel" else
+        "spec": (_model_spec(model) if generation.reads.model.kind == "InferenceModel" else
                  _objective_spec(service, generation, model))
         | {"poolRef": pool_ref},
     } for model in router.models]

@@ -13,7 +13,7 @@ from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
-from fusion_helm.labels import ANNOTATION_PICKER_CONFIG_HASH
+from fusion_helm.hooks.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False

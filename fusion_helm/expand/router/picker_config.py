@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Generation
+from fusion_helm.hooks.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
-from fusion_helm.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.model import DISAGGREGATED, InferenceService, Layout, Router, Scorer
 
 TYPE_CHECKING = False

@@ -7,7 +7,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.serving_port import ROUTED, serving_port
-from fusion_helm.labels import LABEL_SERVICE
+from fusion_helm.hooks.labels import LABEL_SERVICE
 from fusion_helm.model import InferenceService, PoolAPI, Router
 
 TYPE_CHECKING = False

@@ -8,20 +8,20 @@ from collections.abc import Mapping
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
-from fusion_helm.expand.router.generations import GATEWAY_API_VERSION, backend_ref
+from fusion_helm.expand.router.generations import backend_ref
+from fusion_helm.hooks.kinds import GATEWAY, HTTP_ROUTE
 from fusion_helm.model import InferenceService, Router
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-GATEWAY_GROUP = GATEWAY_API_VERSION.split("/")[0]
 
 
 def gateway(service: InferenceService, router: Router) -> dict[str, Any] | None:
     if router.gateway is None:
         return None
-    return {"apiVersion": GATEWAY_API_VERSION, "kind": "Gateway",
+    return {"apiVersion": GATEWAY.api_version, "kind": GATEWAY.kind,
             "metadata": object_metadata(service, router_name(service.name, router.name),
                                                role_labels(service, router)),
             "spec": dict(router.gateway)}
@@ -38,12 +38,12 @@ def http_route(service: InferenceService, router: Router, target_port: int) -> d
             raise InvalidSpec(service.where, f"{path}.parentRefs",
                               "is required without a gateway: name the Gateway the route attaches to, or give the "
                               "router a gateway")
-        spec = {"parentRefs": [{"group": GATEWAY_GROUP, "kind": "Gateway", "name": name}],
+        spec = {"parentRefs": [{"group": GATEWAY.group, "kind": GATEWAY.kind, "name": name}],
                 **{key: value for key, value in spec.items() if key != "parentRefs"}}
     pool = backend_ref(router.pool_api, name)
     spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, router, target_port)
                      for index, rule in enumerate(spec.get("rules") or [{}])]
-    return {"apiVersion": GATEWAY_API_VERSION, "kind": "HTTPRoute",
+    return {"apiVersion": HTTP_ROUTE.api_version, "kind": HTTP_ROUTE.kind,
             "metadata": object_metadata(service, name, role_labels(service, router)),
             "spec": spec}
 

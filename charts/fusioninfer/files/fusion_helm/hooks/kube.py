@@ -8,9 +8,12 @@ import json
 import os
 import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from fusion_helm.hooks.kinds import Kind
 
 SERVICEACCOUNT = Path(os.environ.get("FUSION_HOOK_SERVICEACCOUNT_DIR", "/var/run/secrets/kubernetes.io/serviceaccount"))
 
@@ -49,6 +52,16 @@ class Kube:
             if error.status == 404:
                 return None
             raise
+
+    def named(self, kind: Kind, namespace: str, name: str) -> Any:
+        """The object of KIND named NAME in NAMESPACE, or None where there is none."""
+        return self.find(kind.path(namespace, name))
+
+    def items(self, kind: Kind, namespace: str, label_selector: str) -> list[dict[str, Any]]:
+        """The objects of KIND in NAMESPACE that LABEL_SELECTOR selects."""
+        selector = urllib.parse.quote(label_selector, safe="/")
+        listed: list[dict[str, Any]] = self.get(f"{kind.path(namespace)}?labelSelector={selector}")["items"]
+        return listed
 
     def exists(self, path: str) -> bool:
         return self.find(path) is not None

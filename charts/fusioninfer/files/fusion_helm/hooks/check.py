@@ -12,16 +12,13 @@ at all, and a tier number with no HyperNode at or below it as the whole cluster)
 InferenceService API itself: served, and by a CRD no older than the chart's (FILE, the fields the
 chart's CRD has), whose missing fields the API server would drop from the service without a word.
 
-    python check_prerequisites.py [--crd-fields FILE] [--gang [--lws-config NAMESPACE/NAME]]
-                                  [--api GROUP/VERSION/RESOURCE ...]
-                                  [--layout NAME --layout-api GROUP/VERSION/RESOURCE ...]
-                                  [--monitoring-api GROUP/VERSION/RESOURCE ...]
-                                  [--queue NAME] [--priority-class NAME] [--tier NUMBER|NAME ...]
+    python -m fusion_helm.hooks.check --spec FILE [--crd-fields FILE] [--lws-config NAMESPACE/NAME]
 
-API discovery is open to every authenticated account; the LWS configuration ConfigMap is read
-where the chart could grant it (the namespace exists), and skipped where not. The queue, the
-PriorityClass and the HyperNodes are cluster-scoped: the chart grants reading them (a ClusterRole) only
-when the service names them.
+What to check is decided from the service's spec (FILE: JSON, as the chart renders it) by the rules the
+post-renderer decides by (fusion_helm.hooks.needs). API discovery is open to every authenticated account;
+the LWS configuration ConfigMap is read where the chart could grant it (the namespace exists), and
+skipped where not. The queue, the PriorityClass and the HyperNodes are cluster-scoped: the chart grants
+reading them (a ClusterRole) only when the service names them.
 """
 
 from __future__ import annotations
@@ -31,20 +28,30 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kube import ApiError, Kube
+from fusion_helm.hooks import needs
+from fusion_helm.hooks.kinds import (
+    CONFIG_MAP,
+    HYPER_NODE,
+    INFERENCE_SERVICE,
+    LEADER_WORKER_SET,
+    POD_GROUP,
+    PRIORITY_CLASS,
+    QUEUE,
+)
+from fusion_helm.hooks.kube import ApiError, Kube
 
 REQUIRED = {
-    "/apis/leaderworkerset.x-k8s.io/v1": "the LeaderWorkerSet API (leaderworkerset.x-k8s.io/v1) is not served: "
-                                         "install LWS (https://lws.sigs.k8s.io) first",
+    f"/apis/{LEADER_WORKER_SET.api_version}": f"the LeaderWorkerSet API ({LEADER_WORKER_SET.api_version}) is not "
+                                              "served: install LWS (https://lws.sigs.k8s.io) first",
 }
 GANG = {
-    "/apis/scheduling.volcano.sh/v1beta1": "the Volcano PodGroup API (scheduling.volcano.sh/v1beta1) is not served, "
-                                           "and the service is gang-scheduled: install Volcano v1.14 or later, "
-                                           "or set gangSchedule.enable=false",
+    f"/apis/{POD_GROUP.api_version}": f"the Volcano PodGroup API ({POD_GROUP.api_version}) is not served, "
+                                      "and the service is gang-scheduled: install Volcano v1.14 or later, "
+                                      "or set gangSchedule.enable=false",
 }
 
 
@@ -56,7 +63,7 @@ def lws_gang_scheduling(kube: Kube, config: str) -> str | None:
     """Why LWS's gang scheduling is on, or None (off, or its ConfigMap not readable here)."""
     namespace, name = config.split("/", 1)
     try:
-        configmap = kube.get(f"/api/v1/namespaces/{namespace}/configmaps/{name}")
+        configmap = kube.get(CONFIG_MAP.path(namespace, name))
     except ApiError as error:
         if error.status in (403, 404):
             print(f"prerequisites: {config} not readable ({error.status}); LWS gang scheduling not checked")
@@ -75,11 +82,11 @@ def serves(kube: Kube, group_version: str, resource: str) -> bool:
     return any(served.get("name") == resource for served in listed.get("resources") or [])
 
 
-API_GROUP, KIND, PLURAL, CRD_CHART = "fusioninfer.io", "InferenceService", "inferenceservices", "fusioninfer-crds"
+API_GROUP, KIND, PLURAL = INFERENCE_SERVICE.group, INFERENCE_SERVICE.kind, INFERENCE_SERVICE.plural
+CRD_CHART = "fusioninfer-crds"
 SCHEMA_SETTLE = 10.0  # seconds
 UPGRADE_CRD = (f"helm upgrade --install {CRD_CHART} charts/{CRD_CHART} --take-ownership (Helm 4: and "
                "--server-side=true --force-conflicts; once per cluster, docs/lifecycle.md)")
-QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
 
 
 def crd_problem(kube: Kube, fields_file: str, settle: float = SCHEMA_SETTLE) -> str | None:
@@ -89,7 +96,7 @@ def crd_problem(kube: Kube, fields_file: str, settle: float = SCHEMA_SETTLE) -> 
     after discovery serves it, and a changed CRD's a moment after the change: a schema absent or short
     of fields is read again for up to SETTLE seconds before it counts (a CRD chart installed just
     before this release, as helmfile and docs/lifecycle.md do)."""
-    wanted = json.loads((Path(__file__).parent / fields_file).read_text())
+    wanted = json.loads(Path(fields_file).read_text())
     version = wanted["version"]
     if not serves(kube, f"{API_GROUP}/{version}", PLURAL):
         return f"the {KIND} API ({API_GROUP}/{version}) is not served: install its CRD: {UPGRADE_CRD}"
@@ -133,12 +140,11 @@ def missing_fields(wanted: dict[str, Any], served: dict[str, Any], path: str) ->
             yield from missing_fields(sub, theirs, here)
     if isinstance(wanted.get("items"), dict):
         yield from missing_fields(wanted["items"], served.get("items") or {}, f"{path}[]")
-PRIORITY_CLASSES = "/apis/scheduling.k8s.io/v1/priorityclasses"
-HYPER_NODES = ("topology.volcano.sh/v1alpha1", "hypernodes")
+
 
 
 def queue_problem(kube: Kube, queue: str) -> str | None:
-    found = kube.find(f"{QUEUES}/{queue}")
+    found = kube.find(QUEUE.path(name=queue))
     if found is None:
         return (f"queue {queue} does not exist (a Volcano Queue, scheduling.volcano.sh/v1beta1): Volcano would never "
                 "schedule the service's PodGroup; create it, or set schedulingStrategy.queue to an Open queue")
@@ -150,18 +156,18 @@ def queue_problem(kube: Kube, queue: str) -> str | None:
 
 
 def priority_class_problem(kube: Kube, name: str) -> str | None:
-    if kube.exists(f"{PRIORITY_CLASSES}/{name}"):
+    if kube.exists(PRIORITY_CLASS.path(name=name)):
         return None
     return (f"PriorityClass {name} does not exist: Kubernetes refuses every serving pod that names it; create it, "
             "or change schedulingStrategy.priorityClassName")
 
 
 def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
-    group_version, resource = HYPER_NODES
+    group_version, resource = HYPER_NODE.api_version, HYPER_NODE.plural
     if not serves(kube, group_version, resource):
         return [f"{resource} ({group_version}) is not served, and the service's networkTopology needs them: install "
                 "Volcano v1.12 or later and describe the cluster's network with HyperNodes (docs/gang-scheduling.md)"]
-    specs = [item.get("spec") or {} for item in (kube.get(f"/apis/{group_version}/{resource}").get("items") or [])]
+    specs = [item.get("spec") or {} for item in (kube.get(HYPER_NODE.path()).get("items") or [])]
     names = {spec.get("tierName") for spec in specs}
     numbers = [spec["tier"] for spec in specs if isinstance(spec.get("tier"), int)]
     problems = []
@@ -178,53 +184,54 @@ def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
     return problems
 
 
+def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_config: str | None) -> list[str]:
+    """Why the cluster cannot serve a service of SPEC, each in a sentence (none: it can)."""
+    gang = needs.gang_minimum(spec) is not None
+    layout = spec.get("layout", "replica")
+    missing = [problem for problem in [crd_problem(kube, crd_fields)] if problem] if crd_fields else []
+    missing += [message for path, message in {**REQUIRED, **(GANG if gang else {})}.items() if not kube.exists(path)]
+    missing += [f"{resource} ({group_version}) is not served, and the service's router needs it (its "
+                "objects, or what its endpoint picker watches: the picker exits at start without it): install "
+                "the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
+                for group_version, resource in _unserved(kube, needs.router_apis(spec))]
+    missing += [f"{resource} ({group_version}) is not served, and the service's layout {layout} needs it: "
+                "install LWS v0.10.0 or later (its DisaggregatedSet controller and CRDs), or choose another "
+                "layout (docs/layouts.md)"
+                for group_version, resource in _unserved(kube, needs.layout_apis(spec))]
+    missing += [f"{resource} ({group_version}) is not served, and the service asks for PodMonitors: install "
+                "the Prometheus Operator (its CRDs), or set monitoring.podMonitor.enabled=false "
+                "(docs/monitoring.md)"
+                for group_version, resource in _unserved(kube, needs.monitoring_apis(spec))]
+    if gang and lws_config and (gang_on := lws_gang_scheduling(kube, lws_config)):
+        missing.append(gang_on)
+    placement = needs.placement(spec)
+    if placement.queue and (problem := queue_problem(kube, placement.queue)):
+        missing.append(problem)
+    if placement.priority_class and (problem := priority_class_problem(kube, placement.priority_class)):
+        missing.append(problem)
+    if placement.tiers:
+        missing += tier_problems(kube, list(placement.tiers))
+    return missing
+
+
+def _unserved(kube: Kube, resources: Iterable[str]) -> list[tuple[str, str]]:
+    """Of RESOURCES (group/version/resource), those not served, as (group/version, resource)."""
+    return [(group_version, resource) for group_version, resource in (api.rsplit("/", 1) for api in resources)
+            if not serves(kube, group_version, resource)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m fusion_helm.hooks.check", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--spec", metavar="FILE", required=True, help="the InferenceService's spec, as JSON")
     parser.add_argument("--crd-fields", metavar="FILE",
-                        help="the chart's CRD schema (its fields), beside this script: the served one must have them")
-    parser.add_argument("--gang", action="store_true", help="the service is gang-scheduled")
+                        help="the chart's CRD schema (its fields): the served one must have them")
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
-    parser.add_argument("--api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
-                        help="a resource the service's router creates objects of, or its endpoint picker watches")
-    parser.add_argument("--monitoring-api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
-                        help="a resource of the monitors the service asks for (monitoring.podMonitor)")
-    parser.add_argument("--layout", help="the service's layout, when it needs more than LWS")
-    parser.add_argument("--layout-api", action="append", default=[], metavar="GROUP/VERSION/RESOURCE",
-                        help="a resource the service's layout needs")
-    parser.add_argument("--queue", help="the Volcano queue of the service's PodGroup")
-    parser.add_argument("--priority-class", help="the PriorityClass of the service's PodGroup and pods")
-    parser.add_argument("--tier", action="append", default=[], metavar="NUMBER|NAME",
-                        help="a network topology tier the service's PodGroup bounds its pods by")
     args = parser.parse_args(argv)
-    kube = Kube()
     try:
-        missing = [problem for problem in [crd_problem(kube, args.crd_fields)] if problem] if args.crd_fields else []
-        missing += [message for path, message in {**REQUIRED, **(GANG if args.gang else {})}.items()
-                    if not kube.exists(path)]
-        missing += [f"{resource} ({group_version}) is not served, and the service's router needs it (its "
-                    "objects, or what its endpoint picker watches: the picker exits at start without it): install "
-                    "the Gateway API and Gateway API Inference Extension CRDs (docs/router.md)"
-                    for group_version, resource in (api.rsplit("/", 1) for api in args.api)
-                    if not serves(kube, group_version, resource)]
-        missing += [f"{resource} ({group_version}) is not served, and the service's layout {args.layout} needs it: "
-                    "install LWS v0.10.0 or later (its DisaggregatedSet controller and CRDs), or choose another "
-                    "layout (docs/layouts.md)"
-                    for group_version, resource in (api.rsplit("/", 1) for api in args.layout_api)
-                    if not serves(kube, group_version, resource)]
-        missing += [f"{resource} ({group_version}) is not served, and the service asks for PodMonitors: install "
-                    "the Prometheus Operator (its CRDs), or set monitoring.podMonitor.enabled=false "
-                    "(docs/monitoring.md)"
-                    for group_version, resource in (api.rsplit("/", 1) for api in args.monitoring_api)
-                    if not serves(kube, group_version, resource)]
-        if args.gang and args.lws_config and (gang_on := lws_gang_scheduling(kube, args.lws_config)):
-            missing.append(gang_on)
-        if args.queue and (problem := queue_problem(kube, args.queue)):
-            missing.append(problem)
-        if args.priority_class and (problem := priority_class_problem(kube, args.priority_class)):
-            missing.append(problem)
-        if args.tier:
-            missing += tier_problems(kube, args.tier)
-    except (ApiError, OSError) as error:
+        spec = json.loads(Path(args.spec).read_text())
+        missing = problems(Kube(), spec, args.crd_fields, args.lws_config)
+    except (ApiError, OSError, ValueError) as error:
         print(f"check_prerequisites: {error}", file=sys.stderr)
         return 1
     for message in missing:

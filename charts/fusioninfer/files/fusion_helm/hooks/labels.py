@@ -1,5 +1,5 @@
-"""The labels the expansion puts on generated objects and their pods, and what they say (standard
-library only: the status hook reads them inside a stock Python image)."""
+"""The labels and annotations the expansion puts on generated objects and their pods, and what they say
+(standard library only: the status hook reads them inside a stock Python image)."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # collections.abc costs 2 ms to import, and the start-up path reads these labels
@@ -26,6 +26,8 @@ LABEL_REVISION = "disaggregatedset.x-k8s.io/revision"
 LABEL_SET_NAME = "disaggregatedset.x-k8s.io/name"
 LABEL_SET_ROLE = "disaggregatedset.x-k8s.io/role"
 """The DisaggregatedSet and its role, on the LeaderWorkerSets and pods it makes."""
+ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
+"""On a gang-scheduled service's pods: the PodGroup Volcano places them with."""
 ANNOTATION_PICKER_CONFIG_HASH = "fusioninfer.io/picker-config-hash"
 """On the picker's pod template: a changed configuration restarts the pickers, which read it once."""
 

@@ -1,24 +1,27 @@
 """An InferenceService's status from its pods: each role's ComponentStatus, the Ready condition and,
 where roles roll (layouts role and disaggregated), the Progressing one.
 
-Pure, and standard library only: `fusion-helm status` runs it, and so does the post-install hook
-inside a stock Python image. The caller lists the pods (those labelled ``fusioninfer.io/service=<name>``)
-and what `reads` names for the service's layout — its LeaderWorkerSets labelled so, its DisaggregatedSet
-and that set's role scalers — and writes the result where it wants (the status subresource, a table,
-JSON).
+Standard library only: `fusion-helm status` computes it, and so does the post-install hook inside a
+stock Python image, each reading the cluster through its own client (a `Reader`): `observe` reads the
+pods (those labelled ``fusioninfer.io/service=<name>``) and what `reads` names for the service's layout —
+its LeaderWorkerSets labelled so, its DisaggregatedSet and that set's role scalers — and the rest is pure.
+The caller writes the result where it wants (the status subresource, a table, JSON).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
-from fusion_helm.labels import (
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
+from fusion_helm.hooks.labels import (
+    ANNOTATION_GROUP_NAME,
     LABEL_ROLE_NAME,
     LABEL_SERVICE,
+    LABEL_SET_NAME,
     LABEL_SET_ROLE,
     LABEL_SPEC_HASH,
     one_per_replica,
@@ -29,9 +32,6 @@ from fusion_helm.labels import (
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                              "CreateContainerConfigError", "CreateContainerError", "RunContainerError"})
-LEADER_WORKER_SET = "LeaderWorkerSet"
-DISAGGREGATED_SET = "DisaggregatedSet"
-ROLE_SCALER = "DisaggregatedSetRoleScaler"
 
 
 class Phase(StrEnum):
@@ -84,7 +84,33 @@ class Workloads:
     role_scalers: tuple[Mapping[str, Any], ...] = ()
 
 
-def reads(spec: Mapping[str, Any]) -> frozenset[str]:
+class Reader(Protocol):
+    """The API server, as the status reads it."""
+
+    def named(self, kind: Kind, namespace: str, name: str) -> Any:
+        """The object of KIND named NAME in NAMESPACE, or None where there is none."""
+
+    def items(self, kind: Kind, namespace: str, label_selector: str) -> list[dict[str, Any]]:
+        """The objects of KIND in NAMESPACE that LABEL_SELECTOR selects."""
+
+
+def observe(reader: Reader, namespace: str, service: Mapping[str, Any]
+            ) -> tuple[list[dict[str, Any]], Workloads]:
+    """The pods of SERVICE (an InferenceService in NAMESPACE, as the API server returns it), and what
+    `reads` asks for its layout."""
+    name = service["metadata"]["name"]
+    kinds = reads(service["spec"])
+    ours = f"{LABEL_SERVICE}={name}"
+    pods = reader.items(POD, namespace, ours)
+    return pods, Workloads(
+        leader_worker_sets=tuple(reader.items(LEADER_WORKER_SET, namespace, ours))
+        if LEADER_WORKER_SET in kinds else (),
+        disaggregated_set=reader.named(DISAGGREGATED_SET, namespace, name) if DISAGGREGATED_SET in kinds else None,
+        role_scalers=tuple(reader.items(ROLE_SCALER, namespace, f"{LABEL_SET_NAME}={name}"))
+        if ROLE_SCALER in kinds else ())
+
+
+def reads(spec: Mapping[str, Any]) -> frozenset[Kind]:
     """The kinds to list besides pods for an InferenceService with SPEC: where a role's count and rollout
     are its LeaderWorkerSets' (an autoscaler may own the count; the LWS or DisaggregatedSet controller
     rolls), those; in layout disaggregated also the DisaggregatedSet and its role scalers (an autoscaled
@@ -274,18 +300,29 @@ def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]
     """Each role's status, and the status subresource, of an InferenceService as the API server
     returns it (its spec, generation and current conditions), from its pods and what `reads` asked for."""
     metadata = service["metadata"]
+    pods = list(pods)
     statuses = component_statuses(metadata["name"], role_shapes(service["spec"], workloads), pods)
     return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
                                    (service.get("status") or {}).get("conditions") or [],
-                                   rolling(service["spec"], workloads))
+                                   rolling(service["spec"], workloads), outside_group(metadata["name"], pods),
+                                   metadata["name"])
+
+
+def outside_group(service: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The pods whose PodGroup is not the service's (sorted): LWS's own gang scheduling rewrites the
+    annotation that names it, and Volcano then places them apart from the service's gang."""
+    return sorted(str((pod.get("metadata") or {}).get("name", "?")) for pod in pods
+                  if ((pod.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_GROUP_NAME, service)
+                  != service)
 
 
 def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,
-                  previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None
-                  ) -> dict[str, Any]:
-    """The status subresource: components, a Ready condition and, where roles roll (ROLLING given:
-    role → progress of its rollout), a Progressing one; a condition's transition time is kept while
-    its status holds, as Kubernetes conditions do."""
+                  previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None,
+                  outside: Iterable[str] = (), service: str = "") -> dict[str, Any]:
+    """The status subresource: components, a Ready condition, where roles roll (ROLLING given: role →
+    progress of its rollout) a Progressing one, and where pods are OUTSIDE the service's PodGroup a
+    GangScheduling one; a condition's transition time is kept while its status holds, as Kubernetes
+    conditions do."""
     failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}
     waiting = {name: s for name, s in statuses.items() if s.phase is not Phase.RUNNING}
     if failed:
@@ -310,6 +347,11 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
         conditions.append(condition("Progressing", "True", "RollingUpdate",
                                     "; ".join(f"{name}: {progress}" for name, progress in rolling.items()))
                           if rolling else condition("Progressing", "False", "NoRollout", "no role is rolling"))
+    outside = list(outside)
+    if outside:
+        conditions.append(condition("GangScheduling", "False", "GroupNameOverridden",
+                                    f"pods not in PodGroup {service} (is LWS gangSchedulingManagement on?): "
+                                    + ", ".join(outside[:5])))
     return {
         "conditions": conditions,
         "components": {name: {**s.to_manifest(), "lastUpdateTime": now} for name, s in statuses.items()},
@@ -337,6 +379,33 @@ def leader_worker_set_status(component: ComponentStatus, existing: int, now: str
                       component.problem or ready),
         ],
     }
+
+
+def taken_over_status(name: str, replicas: Sequence[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]],
+                      now: str) -> dict[str, Any]:
+    """The status of a taken-over LeaderWorkerSet NAME, as LWS reports one, from the LeaderWorkerSets the
+    take-over made of it (REPLICAS: in layout role one, which kept its name and LWS reports on itself; in
+    layout replica one per replica) and their pods."""
+    whole = next((lws for lws in replicas if (lws.get("metadata") or {}).get("name") == name), None)
+    if whole is not None:
+        reported = whole.get("status") or {}
+        return {"replicas": reported.get("replicas", 0), "readyReplicas": reported.get("readyReplicas", 0),
+                "conditions": reported.get("conditions", [])}
+    shape = RoleShape(_role_of(replicas[0]), len(replicas), _group_size(replicas[0]))
+    [component] = component_statuses(name, [shape], pods).values()
+    return leader_worker_set_status(component, len(replicas), now)
+
+
+def _group_size(lws: Mapping[str, Any]) -> int:
+    return int(((lws.get("spec") or {}).get("leaderWorkerTemplate") or {}).get("size", 1))
+
+
+def taken_over_table(name: str, replicas: Sequence[Mapping[str, Any]], result: Mapping[str, Any]) -> str:
+    """`taken_over_status`'s RESULT, a line for the counts and one per condition."""
+    lines = [f"LeaderWorkerSet {name} (taken over): {result['readyReplicas']}/{result['replicas']} "
+             f"replicas ready, {_group_size(replicas[0])} pod(s) each"]
+    lines += [f"  {c['type']}: {c['status']} ({c['reason']}: {c['message']})" for c in result["conditions"]]
+    return "\n".join(lines) + "\n"
 
 
 def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Mapping[str, str] | None = None

@@ -1,0 +1,11 @@
+"""What the chart's hook Jobs run, and what the rest of the package shares with them: the API client
+(kube), the prerequisite check (check), the status writer (report) and the status it writes (status), the
+labels and kinds the expansion writes, and the rules that decide from a spec what a service needs of its
+cluster (needs).
+
+Standard library only, importing nothing of fusion_helm outside this subpackage (an import-linter contract
+holds it): Helm 3 never post-renders hooks, so the Jobs run in a stock Python image, with this subpackage
+and fusion_helm/__init__.py mounted from the chart's ConfigMap (ci/chart_files.py copies them into the
+chart, templates/hooks.yaml mounts them) and run as ``python -m fusion_helm.hooks.check`` and
+``python -m fusion_helm.hooks.report``. docs/lifecycle.md says what each checks and writes.
+"""
