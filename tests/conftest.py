@@ -79,7 +79,7 @@ def helm4(tmp_path_factory: pytest.TempPathFactory) -> Helm:
 
 
 @pytest.fixture(scope="session")
-def rendered(helm4: Helm) -> Renders:
+def renders(helm4: Helm) -> Renders:
     """The chart post-rendered by helm 4, each values file and settings once for the session: the input of
     tests about what is done with helm's output, not about helm (those take `helm`)."""
     return Renders(helm4)

@@ -84,7 +84,7 @@ def objects(text: str) -> list[dict[str, Any]]:
 
 class Renders:
     """`helm template` of the chart through the post-renderer, each values file with its settings rendered
-    once however many tests read it (the session's `rendered` fixture): the printed text, or its objects
+    once however many tests read it (the session's `renders` fixture): the printed text, or its objects
     (a copy for each test, which may change them)."""
 
     def __init__(self, helm: Helm) -> None:

@@ -63,9 +63,9 @@ def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
     return service["state"], {r["name"] for r in replicas if r["outcome"] == "placed"}
 
 
-def story4_previews(rendered: Renders, level: str, layout: str) -> dict[int, dict[str, Any]]:
+def story4_previews(renders: Renders, level: str, layout: str) -> dict[int, dict[str, Any]]:
     """GPUs → the preview of story 4, for each row of the scheduling table."""
-    objects = rendered(STORY4, "--set", f"gangSchedule.level={level}", "--set", f"layout={layout}")
+    objects = renders(STORY4, "--set", f"gangSchedule.level={level}", "--set", f"layout={layout}")
     return {gpus: preview(objects, gpus=gpus) for gpus in TABLES[level]}
 
 
@@ -76,12 +76,12 @@ def without_pod_names(report: dict[str, Any]) -> list[Any]:
         for role in service["roles"]]) for service in report["services"]]
 
 
-def test_the_plan_command_previews_helm_s_output_raw_or_post_rendered(helm: Helm, rendered: Renders) -> None:
+def test_the_plan_command_previews_helm_s_output_raw_or_post_rendered(helm: Helm, renders: Renders) -> None:
     """`fusion-helm plan` expands the InferenceService helm printed (again, to the same objects, where the
     post-renderer has already) and prints the plan package's preview of them, as JSON or as a tree."""
     raw = helm.template(STORY4, post_render=False).stdout
     post_rendered = helm.template(STORY4).stdout
-    plans = place_all(rendered(STORY4), Nodes.of(8, 8))
+    plans = place_all(renders(STORY4), Nodes.of(8, 8))
     printed = plan(raw, "--nodes", "8", "-o", "json").stdout
     assert printed == json.dumps(to_json(plans, 8, 8), indent=2) + "\n"
     assert placed(json.loads(printed)) == TABLES["role"][64]
@@ -90,10 +90,10 @@ def test_the_plan_command_previews_helm_s_output_raw_or_post_rendered(helm: Helm
 
 
 @pytest.mark.parametrize("level", sorted(TABLES))
-def test_plan_gives_the_table_row_by_row_in_every_layout(rendered: Renders, level: str) -> None:
+def test_plan_gives_the_table_row_by_row_in_every_layout(renders: Renders, level: str) -> None:
     """A replica is one LeaderWorkerSet (layout replica), one group of the role's (layout role) or of
     its revision's (layout disaggregated): the same plan, only the pods' names differ."""
-    by_layout = {layout: story4_previews(rendered, level, layout) for layout in ("replica", "role", "disaggregated")}
+    by_layout = {layout: story4_previews(renders, level, layout) for layout in ("replica", "role", "disaggregated")}
     for gpus, expected in TABLES[level].items():
         for layout, reports in by_layout.items():
             assert reports[gpus]["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
@@ -101,17 +101,17 @@ def test_plan_gives_the_table_row_by_row_in_every_layout(rendered: Renders, leve
             assert without_pod_names(reports[gpus]) == without_pod_names(by_layout["replica"][gpus])
 
 
-def test_the_disaggregated_layout_plans_the_pods_of_one_revision(rendered: Renders) -> None:
+def test_the_disaggregated_layout_plans_the_pods_of_one_revision(renders: Renders) -> None:
     """The controller names each revision's LeaderWorkerSets with a hash it computes: the plan says where."""
-    [service] = preview(rendered(STORY4, "--set", "layout=disaggregated"), gpus=80)["services"]
+    [service] = preview(renders(STORY4, "--set", "layout=disaggregated"), gpus=80)["services"]
     pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
     assert pods["prefill-0"] == ["deepseek-r1-disagg-0-<revision>-prefill-0",
                                  "deepseek-r1-disagg-0-<revision>-prefill-0-1"]
     assert pods["decode-1"][0] == "deepseek-r1-disagg-0-<revision>-decode-1"
 
 
-def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(rendered: Renders) -> None:
-    [service] = preview(rendered(STORY4, "--set", "layout=role"), gpus=80)["services"]
+def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(renders: Renders) -> None:
+    [service] = preview(renders(STORY4, "--set", "layout=role"), gpus=80)["services"]
     pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
     decode = "deepseek-r1-disagg-decode"
     assert pods == {"prefill-0": ["deepseek-r1-disagg-prefill-0", "deepseek-r1-disagg-prefill-0-1"],
@@ -119,14 +119,14 @@ def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(rendered: Rende
                     "decode-1": [f"{decode}-1"] + [f"{decode}-1-{w}" for w in (1, 2, 3)]}
 
 
-def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(rendered: Renders, tmp_path: Path) -> None:
+def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(renders: Renders, tmp_path: Path) -> None:
     spec = yaml.safe_load(STORY4.read_text())
     decode = spec["roles"][1]
     del decode["replicas"]
     decode["autoscaling"] = {"minReplicas": 2, "maxReplicas": 5}
     values = tmp_path / "autoscaled.yaml"
     values.write_text(yaml.safe_dump({**spec, "layout": "role"}))
-    objects = rendered(values)
+    objects = renders(values)
     report = preview(objects, gpus=80)
     assert placed(report) == TABLES["role"][80]
     assert [role.get("autoscaled") for role in report["services"][0]["roles"]] == [
@@ -138,8 +138,8 @@ def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(rendered: Ren
     assert "decode-1" not in alone
 
 
-def test_the_tree(rendered: Renders) -> None:
-    out = tree(rendered(STORY4), nodes=6)
+def test_the_tree(renders: Renders) -> None:
+    out = tree(renders(STORY4), nodes=6)
     assert out.splitlines()[:6] == [
         "cluster: 6 nodes x 8 GPUs = 48 GPUs",
         "deepseek-r1-disagg: partial (1 prefill + 1 decode of 1 prefill + 2 decode; 48 of 80 GPUs)",
@@ -151,10 +151,10 @@ def test_the_tree(rendered: Renders) -> None:
     assert "    └── decode-1: waits for capacity (4 pods, 32 GPUs)" in out.splitlines()
 
 
-def test_a_service_without_gang_places_what_fits_in_the_scheduler_s_order(rendered: Renders) -> None:
+def test_a_service_without_gang_places_what_fits_in_the_scheduler_s_order(renders: Renders) -> None:
     """Three one-pod replicas on two one-GPU nodes: two run, none of them named, as kube-scheduler
     promises no order."""
-    report = preview(rendered(STORY1, "--set", "roles[0].replicas=3"), gpus_per_node=1, nodes=2)
+    report = preview(renders(STORY1, "--set", "roles[0].replicas=3"), gpus_per_node=1, nodes=2)
     [service] = report["services"]
     assert service["gang"] is False
     assert placed(report) == ("partial", set())
@@ -183,22 +183,22 @@ def test_the_cluster_is_the_hyper_nodes_nodes_or_whole_nodes_of_the_gpus() -> No
     (["--gpus", "8", "--nodes", "1"], 2, "argument --nodes: not allowed with argument --gpus"),
     ([], 2, "one of the arguments --gpus --nodes --topology is required"),
 ])
-def test_bad_sizes_are_one_clear_error(rendered: Renders, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_bad_sizes_are_one_clear_error(renders: Renders, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        args: list[str], status: int, message: str) -> None:
     story = tmp_path / "story4.yaml"
-    story.write_text(rendered.text(STORY4))
+    story.write_text(renders.text(STORY4))
     assert exit_status(["plan", str(story), *args]) == status
     out, err = capsys.readouterr()
     assert out == ""
     assert message in err
 
 
-def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(rendered: Renders, tmp_path: Path,
+def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(renders: Renders, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """docs/gang-scheduling.md's topology preview is the one the command it shows prints."""
     doc = (VALUES.parent / "docs" / "gang-scheduling.md").read_text()
     story = tmp_path / "racks.yaml"
-    story.write_text(rendered.text(VALUES / "topology-racks-deepseek-r1.yaml"))
+    story.write_text(renders.text(VALUES / "topology-racks-deepseek-r1.yaml"))
     assert main(["plan", str(story), "--topology", str(TOPOLOGY)]) == 0
     shown = capsys.readouterr().out
     assert ("inference-2: placed or waits: 1 of inference-1, inference-2 placed, in the scheduler's order"
@@ -206,33 +206,33 @@ def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(rendered: Rende
     assert shown in doc
 
 
-def topology_plan(rendered: Renders, values: Path, *settings: str) -> dict[str, Any]:
+def topology_plan(renders: Renders, values: Path, *settings: str) -> dict[str, Any]:
     """Replica → the HyperNode it lies within where placed in every order ("" where unbound), None where
     it waits, "undecided"; and the service's HyperNode."""
-    [service] = preview(rendered(values, *settings), hyper_nodes=hyper_nodes())["services"]
+    [service] = preview(renders(values, *settings), hyper_nodes=hyper_nodes())["services"]
     return {r["name"]: {"placed": r.get("within", ""), "waits": None}.get(r["outcome"], r["outcome"])
             for role in service["roles"] for r in role["replicas"]} | {"service": service.get("within")}
 
 
-def test_plan_topology_binpacks_hard_bounds_and_falls_back_when_soft(rendered: Renders, tmp_path: Path) -> None:
+def test_plan_topology_binpacks_hard_bounds_and_falls_back_when_soft(renders: Renders, tmp_path: Path) -> None:
     racks = VALUES / "topology-racks-deepseek-r1.yaml"
-    assert topology_plan(rendered, racks) == {"inference-0": "rack-0", "inference-1": "undecided",
-                                              "inference-2": "undecided", "service": None}
+    assert topology_plan(renders, racks) == {"inference-0": "rack-0", "inference-1": "undecided",
+                                             "inference-2": "undecided", "service": None}
     values = yaml.safe_load(racks.read_text())
     values["gangSchedule"]["networkTopology"] = {"mode": "soft"}
     (tmp_path / "soft.yaml").write_text(yaml.safe_dump(values))
-    soft = topology_plan(rendered, tmp_path / "soft.yaml")
+    soft = topology_plan(renders, tmp_path / "soft.yaml")
     assert soft == {"inference-0": "rack-0", "inference-1": "rack-1", "inference-2": "spine-0", "service": None}
     # The prefill replica takes the two-node rack, the one it leaves fullest: both decodes fit.
-    assert topology_plan(rendered, STORY4, "--set", "gangSchedule.networkTopology.highestTierAllowed=1") == {
+    assert topology_plan(renders, STORY4, "--set", "gangSchedule.networkTopology.highestTierAllowed=1") == {
         "prefill-0": "rack-2", "decode-0": "rack-0", "decode-1": "rack-1", "service": None}
 
 
-def test_plan_topology_keeps_the_whole_service_within_its_bound(rendered: Renders) -> None:
+def test_plan_topology_keeps_the_whole_service_within_its_bound(renders: Renders) -> None:
     """The service bound to one rack: its minimum (prefill-0 + decode-0, 48 GPUs) fits in none."""
-    bound = topology_plan(rendered, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierAllowed=1")
+    bound = topology_plan(renders, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierAllowed=1")
     assert bound == {"prefill-0": None, "decode-0": None, "decode-1": None, "service": None}
-    spine = topology_plan(rendered, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierName=spine")
+    spine = topology_plan(renders, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierName=spine")
     assert spine["service"] == "spine-0" and None not in spine.values()
 
 
@@ -245,13 +245,13 @@ def test_plan_topology_keeps_the_whole_service_within_its_bound(rendered: Render
      "  tierName: rack\n  members: [{type: Node, selector: {exactMatch: {name: node-a}}}]\n",
      "no HyperNode has tierName row (tier names: rack); Volcano would place the pods with no bound at all"),
 ])
-def test_plan_topology_says_what_it_cannot_read(rendered: Renders, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_plan_topology_says_what_it_cannot_read(renders: Renders, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 content: str, message: str) -> None:
     """One line naming the --topology file, nothing on standard output, exit status 1."""
     topology = tmp_path / "topology.yaml"
     topology.write_text(content)
     story = tmp_path / "story4.yaml"
-    story.write_text(rendered.text(STORY4, "--set", "gangSchedule.networkTopology.highestTierName=row"))
+    story.write_text(renders.text(STORY4, "--set", "gangSchedule.networkTopology.highestTierName=row"))
     assert main(["plan", str(story), "--topology", str(topology)]) == 1
     assert capsys.readouterr() == ("", f"fusion-helm: {topology}: {message}\n")
 
