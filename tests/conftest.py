@@ -20,6 +20,7 @@ from tests.registry import Registry
 from tests.sandbox import LoopbackGuard, inside
 from tests.schemas import Validators
 from tests.serving import ServingKubelet
+from tests.support import Renders
 
 WHEELS = CACHE / "wheels"
 """The wheel's dependencies, downloaded by `make test-setup`."""
@@ -75,6 +76,13 @@ def helm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 @pytest.fixture(scope="session")
 def helm4(tmp_path_factory: pytest.TempPathFactory) -> Helm:
     return make_helm(4, tmp_path_factory.mktemp("helm4-only-home"))
+
+
+@pytest.fixture(scope="session")
+def renders(helm4: Helm) -> Renders:
+    """The chart post-rendered by helm 4, each values file and settings once for the session: the input of
+    tests about what is done with helm's output, not about helm (those take `helm`)."""
+    return Renders(helm4)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,14 @@ def plugins_of(tools: Path) -> Path:
 def tool_path(tools: Path = TOOLS) -> str:
     """PATH with the fusion commands in TOOLS (fusion-postrender) first."""
     return os.pathsep.join([str(tools), os.environ.get("PATH", "")])
+
+
+def postrender(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = None
+               ) -> subprocess.CompletedProcess[str]:
+    """The installed fusion-postrender command, started by hand rather than by helm: ARGS, STDIN, and in its
+    environment nothing but PATH (the fusion commands first) and ENV."""
+    return subprocess.run([str(TOOLS / "fusion-postrender"), *args], input=stdin, text=True, capture_output=True,
+                          env={"PATH": tool_path(), **(env or {})})
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,31 @@ def objects(text: str) -> list[dict[str, Any]]:
     return [doc for doc in yaml.safe_load_all(text) if doc]
 
 
+class Renders:
+    """`helm template` of the chart through the post-renderer, each values file with its settings rendered
+    once however many tests read it (the session's `renders` fixture): the printed text, or its objects
+    (a copy for each test, which may change them)."""
+
+    def __init__(self, helm: Helm) -> None:
+        self.helm = helm
+        self._texts: dict[tuple[Path, tuple[str, ...]], str] = {}
+        self._objects: dict[tuple[Path, tuple[str, ...]], list[dict[str, Any]]] = {}
+
+    def text(self, values: Path, *settings: str) -> str:
+        """What helm prints for VALUES with SETTINGS (``--set`` arguments)."""
+        key = (values, settings)
+        if key not in self._texts:
+            self._texts[key] = self.helm.template(values, extra=settings).stdout
+        return self._texts[key]
+
+    def __call__(self, values: Path, *settings: str) -> list[dict[str, Any]]:
+        """The objects helm prints for VALUES with SETTINGS."""
+        key = (values, settings)
+        if key not in self._objects:
+            self._objects[key] = objects(self.text(values, *settings))
+        return copy.deepcopy(self._objects[key])
+
+
 def mutations(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for path in list(paths(spec))[1:]:
         *parent_path, last = path

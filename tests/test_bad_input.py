@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helm import VALUES, Helm, tool_path
+from tests.helm import VALUES, Helm, postrender, tool_path
 
 STORY4 = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
 
@@ -17,11 +17,6 @@ STORY4 = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_t
 def service(name: str = "qwen", roles: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     return {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
             "metadata": {"name": name}, "spec": {"roles": copy.deepcopy(roles or STORY4["roles"])}}
-
-
-def postrender(text: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["fusion-postrender"], input=text, text=True, capture_output=True,
-                          env={"PATH": tool_path()})
 
 
 def with_role_change(path: str, value: Any, name: str = "qwen") -> str:
@@ -141,14 +136,14 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_input_gives_one_clear_error(case: str) -> None:
     text, message = CASES[case]
-    result = postrender(text)
+    result = postrender(stdin=text)
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr == f"fusion-postrender: {message}\n"
 
 
 def test_the_valid_baseline_renders() -> None:
-    result = postrender(yaml.safe_dump(service()))
+    result = postrender(stdin=yaml.safe_dump(service()))
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("kind: LeaderWorkerSet") == 3
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from tests import builders, support
-from tests.helm import ROOT, VALUES, Helm, tool_path
+from tests.helm import ROOT, VALUES, Helm, postrender, tool_path
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -26,7 +26,7 @@ def test_render_files_and_stdin_match_the_post_renderer(helm: Helm, tmp_path: Pa
     (tmp_path / "a.yaml").write_text(raw)
     via_file = run("fusion-helm", "render", str(tmp_path / "a.yaml"))
     via_stdin = run("fusion-helm", "render", "-", stdin=raw)
-    via_postrender = run("fusion-postrender", stdin=raw)
+    via_postrender = postrender(stdin=raw)
     assert via_file.returncode == via_stdin.returncode == 0
     assert via_file.stdout == via_stdin.stdout == via_postrender.stdout
     assert via_file.stdout.count("kind: LeaderWorkerSet") == 6
@@ -63,12 +63,12 @@ def test_errors_name_the_file_and_print_nothing_else(tmp_path: Path) -> None:
     missing = run("fusion-helm", "render", str(tmp_path / "nope.yaml"))
     assert missing.returncode == 1
     assert missing.stderr == f"fusion-helm: {tmp_path / 'nope.yaml'}: cannot read: No such file or directory\n"
-    not_text = run("fusion-postrender", stdin=None)
+    not_text = postrender()
     assert not_text.returncode == 0 and not_text.stdout == ""
 
 
 def test_help_explains_each_command() -> None:
-    assert "Helm 4:  helm plugin install" in run("fusion-postrender", "--help").stdout
+    assert "Helm 4:  helm plugin install" in postrender("--help").stdout
     top = run("fusion-helm", "--help").stdout
     assert "render" in top and "validate" in top
     assert "Use - for standard input" in run("fusion-helm", "render", "--help").stdout
@@ -94,8 +94,7 @@ def test_validate_takes_over_as_the_post_renderer_does(tmp_path: Path) -> None:
                              "spec.leaderWorkerTemplate.rolloutStrategy: unknown field (allowed: leaderTemplate, "
                              "persistentVolumeClaimRetentionPolicy, "
                              "restartPolicy, size, subGroupPolicy, volumeClaimTemplates, workerTemplate)\n")
-    post = subprocess.run(["fusion-postrender", "--take-over-lws"], input=lws, text=True, capture_output=True,
-                          env={"PATH": tool_path()})
+    post = postrender("--take-over-lws", stdin=lws)
     assert post.stderr == result.stderr.replace("fusion-helm: standard input: ", "fusion-postrender: ")
 
 

@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helm import VALUES, Helm
+from tests.helm import VALUES, Helm, postrender
 from tests.support import LWS_CHART, by_key, objects
 
 KRM = str(Path(sys.executable).parent / "fusion-krm")
-POSTRENDER = str(Path(sys.executable).parent / "fusion-postrender")
 STORIES = sorted(path.name for path in VALUES.glob("*.yaml"))
 
 
@@ -72,10 +71,10 @@ def test_function_config_takes_over_every_leader_worker_set_in_a_layout(helm4: H
     for data, flags in [({}, []), ({"take-over-lws": "true"}, ["--take-over-lws"]),
                         ({"take-over-lws": True, "take-over-layout": "role"},
                          ["--take-over-lws", "--take-over-layout=role"])]:
-        want = subprocess.run([POSTRENDER, *flags], input=yaml.safe_dump_all(chart, sort_keys=False), text=True,
-                              capture_output=True, check=True).stdout
+        want = postrender(*flags, stdin=yaml.safe_dump_all(chart, sort_keys=False))
+        assert want.returncode == 0, want.stderr
         items, _ = expanded(resource_list(chart, config_map(**data)))
-        assert by_key(items) == by_key(objects(want)), flags
+        assert by_key(items) == by_key(objects(want.stdout)), flags
 
 
 def test_kustomize_annotations_pass_through_and_generated_objects_carry_none_of_them() -> None:
@@ -110,7 +109,7 @@ def test_a_bad_service_is_one_result_naming_the_object_and_field_in_the_post_ren
                                          "internal.config.kubernetes.io/index": "2"}},
             "spec": {"roles": service["roles"]}}
     entry, _ = failure(resource_list([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}, item]))
-    post_renderer = subprocess.run([POSTRENDER], input=yaml.safe_dump(item), text=True, capture_output=True)
+    post_renderer = postrender(stdin=yaml.safe_dump(item))
     assert post_renderer.returncode == 1 and post_renderer.stdout == ""
     assert post_renderer.stderr == f"fusion-postrender: {entry['message']}\n"
     assert entry == {

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helm import ROOT, VALUES, Helm, tool_path
+from tests.helm import ROOT, VALUES, Helm, postrender
 
 MIXED_CHART = ROOT / "tests" / "fixtures" / "mixed-chart"
 
 
-def postrender(text: str, **env: str) -> str:
-    result = subprocess.run(["fusion-postrender"], input=text, text=True, capture_output=True,
-                            env={"PATH": tool_path(), **env})
+def post_rendered(text: str, **env: str) -> str:
+    """What fusion-postrender prints for TEXT, with ENV; it must succeed."""
+    result = postrender(stdin=text, env=env)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -33,7 +33,7 @@ def test_documents_we_do_not_own_pass_byte_for_byte(helm: Helm) -> None:
     before, service, after = raw[:service_at], raw[service_at:service_end], raw[service_end:]
     # Put the InferenceService in the middle of the stream, between documents it does not own.
     stream = service + before + after
-    out = postrender(stream)
+    out = post_rendered(stream)
     assert out.startswith(service)
     assert out.endswith(before + after)
     generated = out[len(service):len(out) - len(before + after)]
@@ -45,12 +45,12 @@ def test_documents_we_do_not_own_pass_byte_for_byte(helm: Helm) -> None:
 def test_empty_and_comment_only_documents_pass_through() -> None:
     stream = ("---\n# Source: c/templates/empty.yaml\n---\n# just a comment\n"
               "---\napiVersion: v1\nkind: List\nitems: []\n")
-    assert postrender(stream) == stream
+    assert post_rendered(stream) == stream
 
 
 def test_objects_of_any_shape_pass_through() -> None:
     stream = "metadata: not-a-map\nkind: Foo\n---\nmetadata: {annotations: null}\n---\n{}\n"
-    assert postrender(stream) == stream
+    assert post_rendered(stream) == stream
 
 
 @pytest.mark.parametrize("story", ["story4-pd-multinode-deepseek-r1.yaml", "router-pd-qwen3-8b.yaml"])
@@ -58,7 +58,7 @@ def test_the_same_input_gives_byte_identical_output(story: str) -> None:
     values = yaml.safe_load((VALUES / story).read_text())
     service = yaml.safe_dump({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
                               "metadata": {"name": values["name"]}, "spec": {"roles": values["roles"]}})
-    outputs = {postrender(service, PYTHONHASHSEED=seed) for seed in ("0", "1", "12345")}
+    outputs = {post_rendered(service, PYTHONHASHSEED=seed) for seed in ("0", "1", "12345")}
     assert len(outputs) == 1
     assert "kind: LeaderWorkerSet" in outputs.pop()
 
@@ -97,7 +97,7 @@ def test_the_helm4_file_annotation_is_copied_onto_generated_objects() -> None:
                "spec": {"roles": [{"name": "p", "componentType": "prefiller", "multinode": {"nodeCount": 2},
                                    "template": {"spec": {"containers": [{"name": "c",
                                                                          "image": "vllm/vllm-openai:v0.11.0"}]}}}]}}
-    objects = [doc for doc in yaml.safe_load_all(postrender(yaml.safe_dump(service))) if doc]
+    objects = [doc for doc in yaml.safe_load_all(post_rendered(yaml.safe_dump(service))) if doc]
     assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet"]
     for obj in objects:
         assert obj["metadata"]["annotations"] == {annotation: "chart/templates/svc.yaml"}

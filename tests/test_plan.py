@@ -1,4 +1,5 @@
-"""`fusion-helm plan` on the chart's real helm output: the design's scheduling table, row by row."""
+"""The capacity preview on the chart's real helm output: the design's scheduling table, row by row, in
+process (fusion_helm.plan on the post-rendered objects); `fusion-helm plan` itself on helm's output once."""
 
 from __future__ import annotations
 
@@ -12,16 +13,45 @@ from typing import Any
 import pytest
 import yaml
 
+from fusion_helm.cli.main import main
 from fusion_helm.plan import place_all, place_replica
-from fusion_helm.plan.nodes import Nodes, Pod
-from fusion_helm.plan.report import to_tree
+from fusion_helm.plan.nodes import Nodes, PlanError, Pod, TopologyError, cluster_of
+from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import Outcome, State, read_services
 from tests.helm import VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
+from tests.support import Renders
+
+STORY1 = VALUES / "story1-monolithic-qwen3-8b.yaml"
+TOPOLOGY = VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml"
 
 
-def plan(stdin: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return fusion_helm("plan", "-", *args, stdin=stdin, check=check)
+def plan(stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return fusion_helm("plan", "-", *args, stdin=stdin)
+
+
+def preview(objects: list[dict[str, Any]], gpus_per_node: int = 8, **size: Any) -> dict[str, Any]:
+    """What `fusion-helm plan -o json` prints for OBJECTS, read back; SIZE: hyper_nodes, gpus or nodes."""
+    cluster, nodes = cluster_of(gpus_per_node, **size)
+    return json.loads(json.dumps(to_json(place_all(objects, cluster), nodes, gpus_per_node)))
+
+
+def tree(objects: list[dict[str, Any]], gpus_per_node: int = 8, **size: Any) -> str:
+    """What `fusion-helm plan` prints for OBJECTS; SIZE: hyper_nodes, gpus or nodes."""
+    cluster, nodes = cluster_of(gpus_per_node, **size)
+    return to_tree(place_all(objects, cluster), nodes, gpus_per_node)
+
+
+def hyper_nodes(path: Path = TOPOLOGY) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def exit_status(argv: list[str]) -> int | str | None:
+    """`fusion-helm ARGV` run in process: what main returns, or the status argparse exits with."""
+    try:
+        return main(argv)
+    except SystemExit as exited:
+        return exited.code
 
 
 def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
@@ -33,11 +63,10 @@ def placed(report: dict[str, Any]) -> tuple[str, set[str]]:
     return service["state"], {r["name"] for r in replicas if r["outcome"] == "placed"}
 
 
-def story4_plans(helm: Helm, level: str, layout: str) -> dict[int, dict[str, Any]]:
-    """GPUs → `fusion-helm plan -o json` of story 4, for each row of the scheduling table."""
-    rendered = helm.template(STORY4, post_render=False, extra=(
-        "--set", f"gangSchedule.level={level}", "--set", f"layout={layout}")).stdout
-    return {gpus: json.loads(plan(rendered, "--gpus", str(gpus), "-o", "json").stdout) for gpus in TABLES[level]}
+def story4_previews(renders: Renders, level: str, layout: str) -> dict[int, dict[str, Any]]:
+    """GPUs → the preview of story 4, for each row of the scheduling table."""
+    objects = renders(STORY4, "--set", f"gangSchedule.level={level}", "--set", f"layout={layout}")
+    return {gpus: preview(objects, gpus=gpus) for gpus in TABLES[level]}
 
 
 def without_pod_names(report: dict[str, Any]) -> list[Any]:
@@ -47,11 +76,24 @@ def without_pod_names(report: dict[str, Any]) -> list[Any]:
         for role in service["roles"]]) for service in report["services"]]
 
 
+def test_the_plan_command_previews_helm_s_output_raw_or_post_rendered(helm: Helm, renders: Renders) -> None:
+    """`fusion-helm plan` expands the InferenceService helm printed (again, to the same objects, where the
+    post-renderer has already) and prints the plan package's preview of them, as JSON or as a tree."""
+    raw = helm.template(STORY4, post_render=False).stdout
+    post_rendered = helm.template(STORY4).stdout
+    plans = place_all(renders(STORY4), Nodes.of(8, 8))
+    printed = plan(raw, "--nodes", "8", "-o", "json").stdout
+    assert printed == json.dumps(to_json(plans, 8, 8), indent=2) + "\n"
+    assert placed(json.loads(printed)) == TABLES["role"][64]
+    assert plan(post_rendered, "--nodes", "8", "-o", "json").stdout == printed
+    assert plan(raw, "--gpus", "64").stdout == to_tree(plans, 8, 8)
+
+
 @pytest.mark.parametrize("level", sorted(TABLES))
-def test_plan_gives_the_table_row_by_row_in_every_layout(helm: Helm, level: str) -> None:
+def test_plan_gives_the_table_row_by_row_in_every_layout(renders: Renders, level: str) -> None:
     """A replica is one LeaderWorkerSet (layout replica), one group of the role's (layout role) or of
     its revision's (layout disaggregated): the same plan, only the pods' names differ."""
-    by_layout = {layout: story4_plans(helm, level, layout) for layout in ("replica", "role", "disaggregated")}
+    by_layout = {layout: story4_previews(renders, level, layout) for layout in ("replica", "role", "disaggregated")}
     for gpus, expected in TABLES[level].items():
         for layout, reports in by_layout.items():
             assert reports[gpus]["cluster"] == {"nodes": gpus // 8, "gpusPerNode": 8, "gpus": gpus}
@@ -59,19 +101,17 @@ def test_plan_gives_the_table_row_by_row_in_every_layout(helm: Helm, level: str)
             assert without_pod_names(reports[gpus]) == without_pod_names(by_layout["replica"][gpus])
 
 
-def test_the_disaggregated_layout_plans_the_pods_of_one_revision(helm: Helm) -> None:
+def test_the_disaggregated_layout_plans_the_pods_of_one_revision(renders: Renders) -> None:
     """The controller names each revision's LeaderWorkerSets with a hash it computes: the plan says where."""
-    rendered = helm.template(STORY4, post_render=False, extra=("--set", "layout=disaggregated")).stdout
-    [service] = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)["services"]
+    [service] = preview(renders(STORY4, "--set", "layout=disaggregated"), gpus=80)["services"]
     pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
     assert pods["prefill-0"] == ["deepseek-r1-disagg-0-<revision>-prefill-0",
                                  "deepseek-r1-disagg-0-<revision>-prefill-0-1"]
     assert pods["decode-1"][0] == "deepseek-r1-disagg-0-<revision>-decode-1"
 
 
-def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(helm: Helm) -> None:
-    rendered = helm.template(STORY4, post_render=False, extra=("--set", "layout=role")).stdout
-    [service] = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)["services"]
+def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(renders: Renders) -> None:
+    [service] = preview(renders(STORY4, "--set", "layout=role"), gpus=80)["services"]
     pods = {r["name"]: [p["name"] for p in r["pods"]] for role in service["roles"] for r in role["replicas"]}
     decode = "deepseek-r1-disagg-decode"
     assert pods == {"prefill-0": ["deepseek-r1-disagg-prefill-0", "deepseek-r1-disagg-prefill-0-1"],
@@ -79,36 +119,27 @@ def test_the_role_layout_plans_the_pods_lws_makes_for_each_group(helm: Helm) -> 
                     "decode-1": [f"{decode}-1"] + [f"{decode}-1-{w}" for w in (1, 2, 3)]}
 
 
-def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(helm: Helm, tmp_path: Path) -> None:
+def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(renders: Renders, tmp_path: Path) -> None:
     spec = yaml.safe_load(STORY4.read_text())
     decode = spec["roles"][1]
     del decode["replicas"]
     decode["autoscaling"] = {"minReplicas": 2, "maxReplicas": 5}
     values = tmp_path / "autoscaled.yaml"
     values.write_text(yaml.safe_dump({**spec, "layout": "role"}))
-    rendered = helm.template(values).stdout
-    report = json.loads(plan(rendered, "--gpus", "80", "-o", "json").stdout)
+    objects = renders(values)
+    report = preview(objects, gpus=80)
     assert placed(report) == TABLES["role"][80]
     assert [role.get("autoscaled") for role in report["services"][0]["roles"]] == [
         None, {"minReplicas": 2, "maxReplicas": 5}]
-    assert "└── decode (decoder; autoscaled 2-5: planned at its minimum)" in plan(rendered, "--gpus", "80").stdout
-    # Without its autoscaler (nor the InferenceService, which plan would expand again) the LeaderWorkerSet
-    # has LWS's default count, 1, and the tree says so.
-    alone = [doc for doc in yaml.safe_load_all(rendered)
-             if doc and doc["kind"] not in ("HorizontalPodAutoscaler", "InferenceService")]
-    tree = plan(yaml.safe_dump_all(alone), "--gpus", "80").stdout
-    assert "└── decode (decoder; autoscaled, no HorizontalPodAutoscaler read: planned at LWS's default of 1)" in tree
-    assert "decode-1" not in tree
+    assert "└── decode (decoder; autoscaled 2-5: planned at its minimum)" in tree(objects, gpus=80)
+    # Without its autoscaler the LeaderWorkerSet has LWS's default count, 1, and the tree says so.
+    alone = tree([obj for obj in objects if obj["kind"] != "HorizontalPodAutoscaler"], gpus=80)
+    assert "└── decode (decoder; autoscaled, no HorizontalPodAutoscaler read: planned at LWS's default of 1)" in alone
+    assert "decode-1" not in alone
 
 
-def test_plan_reads_post_rendered_output_too(helm: Helm) -> None:
-    post_rendered = helm.template(STORY4).stdout
-    report = json.loads(plan(post_rendered, "--nodes", "8", "-o", "json").stdout)
-    assert placed(report) == TABLES["role"][64]
-
-
-def test_the_tree(helm: Helm) -> None:
-    out = plan(helm.template(STORY4, post_render=False).stdout, "--nodes", "6", "--gpus-per-node", "8").stdout
+def test_the_tree(renders: Renders) -> None:
+    out = tree(renders(STORY4), nodes=6)
     assert out.splitlines()[:6] == [
         "cluster: 6 nodes x 8 GPUs = 48 GPUs",
         "deepseek-r1-disagg: partial (1 prefill + 1 decode of 1 prefill + 2 decode; 48 of 80 GPUs)",
@@ -120,12 +151,10 @@ def test_the_tree(helm: Helm) -> None:
     assert "    └── decode-1: waits for capacity (4 pods, 32 GPUs)" in out.splitlines()
 
 
-def test_a_service_without_gang_places_what_fits_in_the_scheduler_s_order(helm: Helm) -> None:
+def test_a_service_without_gang_places_what_fits_in_the_scheduler_s_order(renders: Renders) -> None:
     """Three one-pod replicas on two one-GPU nodes: two run, none of them named, as kube-scheduler
     promises no order."""
-    rendered = helm.template(VALUES / "story1-monolithic-qwen3-8b.yaml", post_render=False,
-                             extra=("--set", "roles[0].replicas=3")).stdout
-    report = json.loads(plan(rendered, "--nodes", "2", "--gpus-per-node", "1", "-o", "json").stdout)
+    report = preview(renders(STORY1, "--set", "roles[0].replicas=3"), gpus_per_node=1, nodes=2)
     [service] = report["services"]
     assert service["gang"] is False
     assert placed(report) == ("partial", set())
@@ -134,62 +163,76 @@ def test_a_service_without_gang_places_what_fits_in_the_scheduler_s_order(helm: 
     assert service["placedGPUs"] == {"min": 2, "max": 2}
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--gpus", "12"], "fusion-helm: --gpus 12 is not a whole number of 8-GPU nodes (set --gpus-per-node)\n"),
-    (["--gpus", "0"], "argument --gpus: must be a whole number >= 1, got '0'"),
-    (["--gpus", "8", "--nodes", "1"], "argument --nodes: not allowed with argument --gpus"),
-    ([], "one of the arguments --gpus --nodes --topology is required"),
+def test_the_cluster_is_the_hyper_nodes_nodes_or_whole_nodes_of_the_gpus() -> None:
+    racks, nodes = cluster_of(8, hyper_nodes=hyper_nodes())
+    assert (nodes, sorted(racks.free)) == (10, [f"gpu-node-{n:02d}" for n in range(10)])
+    assert {domain.name for domain in racks.domains} == {"rack-0", "rack-1", "rack-2", "spine-0"}
+    counted, nodes = cluster_of(8, gpus=80)
+    assert (nodes, counted.free) == (10, {f"node-{n}": 8 for n in range(10)})
+    named, nodes = cluster_of(1, nodes=3)
+    assert (nodes, named.free, named.domains) == (3, {"node-0": 1, "node-1": 1, "node-2": 1}, ())
+    with pytest.raises(PlanError, match=r"^--gpus 12 is not a whole number of 8-GPU nodes \(set --gpus-per-node\)$"):
+        cluster_of(8, gpus=12)
+    with pytest.raises(TopologyError, match=r"^holds no HyperNode \(topology.volcano.sh/v1alpha1\)$"):
+        cluster_of(8, hyper_nodes=[])
+
+
+@pytest.mark.parametrize("args,status,message", [
+    (["--gpus", "12"], 1, "fusion-helm: --gpus 12 is not a whole number of 8-GPU nodes (set --gpus-per-node)\n"),
+    (["--gpus", "0"], 2, "argument --gpus: must be a whole number >= 1, got '0'"),
+    (["--gpus", "8", "--nodes", "1"], 2, "argument --nodes: not allowed with argument --gpus"),
+    ([], 2, "one of the arguments --gpus --nodes --topology is required"),
 ])
-def test_bad_sizes_are_one_clear_error(helm: Helm, args: list[str], message: str) -> None:
-    result = plan(helm.template(STORY4, post_render=False).stdout, *args, check=False)
-    assert result.returncode != 0
-    assert result.stdout == ""
-    assert message in result.stderr
+def test_bad_sizes_are_one_clear_error(renders: Renders, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       args: list[str], status: int, message: str) -> None:
+    story = tmp_path / "story4.yaml"
+    story.write_text(renders.text(STORY4))
+    assert exit_status(["plan", str(story), *args]) == status
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert message in err
 
 
-def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(helm: Helm) -> None:
+def test_the_gang_scheduling_doc_shows_what_plan_topology_prints(renders: Renders, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """docs/gang-scheduling.md's topology preview is the one the command it shows prints."""
     doc = (VALUES.parent / "docs" / "gang-scheduling.md").read_text()
-    rendered = helm.template(VALUES / "topology-racks-deepseek-r1.yaml", post_render=False).stdout
-    shown = fusion_helm("plan", "-", "--topology", VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml",
-                        stdin=rendered).stdout
+    story = tmp_path / "racks.yaml"
+    story.write_text(renders.text(VALUES / "topology-racks-deepseek-r1.yaml"))
+    assert main(["plan", str(story), "--topology", str(TOPOLOGY)]) == 0
+    shown = capsys.readouterr().out
     assert ("inference-2: placed or waits: 1 of inference-1, inference-2 placed, in the scheduler's order"
             in shown)
     assert shown in doc
 
 
-TOPOLOGY = VALUES.parent / "docs" / "hypernodes-racks-of-four.yaml"
-
-
-def topology_plan(helm: Helm, values: Path, *settings: str, topology: Path = TOPOLOGY) -> dict[str, Any]:
+def topology_plan(renders: Renders, values: Path, *settings: str) -> dict[str, Any]:
     """Replica → the HyperNode it lies within where placed in every order ("" where unbound), None where
     it waits, "undecided"; and the service's HyperNode."""
-    rendered = helm.template(values, post_render=False, extra=settings).stdout
-    [service] = json.loads(fusion_helm("plan", "-", "--topology", topology, "-o", "json", stdin=rendered).stdout)[
-        "services"]
+    [service] = preview(renders(values, *settings), hyper_nodes=hyper_nodes())["services"]
     return {r["name"]: {"placed": r.get("within", ""), "waits": None}.get(r["outcome"], r["outcome"])
             for role in service["roles"] for r in role["replicas"]} | {"service": service.get("within")}
 
 
-def test_plan_topology_binpacks_hard_bounds_and_falls_back_when_soft(helm: Helm, tmp_path: Path) -> None:
+def test_plan_topology_binpacks_hard_bounds_and_falls_back_when_soft(renders: Renders, tmp_path: Path) -> None:
     racks = VALUES / "topology-racks-deepseek-r1.yaml"
-    assert topology_plan(helm, racks) == {"inference-0": "rack-0", "inference-1": "undecided",
-                                          "inference-2": "undecided", "service": None}
+    assert topology_plan(renders, racks) == {"inference-0": "rack-0", "inference-1": "undecided",
+                                             "inference-2": "undecided", "service": None}
     values = yaml.safe_load(racks.read_text())
     values["gangSchedule"]["networkTopology"] = {"mode": "soft"}
     (tmp_path / "soft.yaml").write_text(yaml.safe_dump(values))
-    soft = topology_plan(helm, tmp_path / "soft.yaml")
+    soft = topology_plan(renders, tmp_path / "soft.yaml")
     assert soft == {"inference-0": "rack-0", "inference-1": "rack-1", "inference-2": "spine-0", "service": None}
     # The prefill replica takes the two-node rack, the one it leaves fullest: both decodes fit.
-    assert topology_plan(helm, STORY4, "--set", "gangSchedule.networkTopology.highestTierAllowed=1") == {
+    assert topology_plan(renders, STORY4, "--set", "gangSchedule.networkTopology.highestTierAllowed=1") == {
         "prefill-0": "rack-2", "decode-0": "rack-0", "decode-1": "rack-1", "service": None}
 
 
-def test_plan_topology_keeps_the_whole_service_within_its_bound(helm: Helm) -> None:
+def test_plan_topology_keeps_the_whole_service_within_its_bound(renders: Renders) -> None:
     """The service bound to one rack: its minimum (prefill-0 + decode-0, 48 GPUs) fits in none."""
-    bound = topology_plan(helm, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierAllowed=1")
+    bound = topology_plan(renders, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierAllowed=1")
     assert bound == {"prefill-0": None, "decode-0": None, "decode-1": None, "service": None}
-    spine = topology_plan(helm, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierName=spine")
+    spine = topology_plan(renders, STORY4, "--set", "gangSchedule.serviceNetworkTopology.highestTierName=spine")
     assert spine["service"] == "spine-0" and None not in spine.values()
 
 
@@ -200,16 +243,17 @@ def test_plan_topology_keeps_the_whole_service_within_its_bound(helm: Helm) -> N
      "HyperNode r: spec.members[0]: the preview reads members by selector.exactMatch.name only"),
     ("apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: r}\nspec:\n  tier: 1\n"
      "  tierName: rack\n  members: [{type: Node, selector: {exactMatch: {name: node-a}}}]\n",
-     "no HyperNode has tierName row (tier names: rack)"),
+     "no HyperNode has tierName row (tier names: rack); Volcano would place the pods with no bound at all"),
 ])
-def test_plan_topology_says_what_it_cannot_read(helm: Helm, tmp_path: Path, content: str, message: str) -> None:
+def test_plan_topology_says_what_it_cannot_read(renders: Renders, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                content: str, message: str) -> None:
+    """One line naming the --topology file, nothing on standard output, exit status 1."""
     topology = tmp_path / "topology.yaml"
     topology.write_text(content)
-    rendered = helm.template(STORY4, post_render=False, extra=(
-        "--set", "gangSchedule.networkTopology.highestTierName=row")).stdout
-    refused = fusion_helm("plan", "-", "--topology", topology, stdin=rendered, check=False)
-    assert refused.returncode != 0 and refused.stdout == ""
-    assert message in refused.stderr
+    story = tmp_path / "story4.yaml"
+    story.write_text(renders.text(STORY4, "--set", "gangSchedule.networkTopology.highestTierName=row"))
+    assert main(["plan", str(story), "--topology", str(topology)]) == 1
+    assert capsys.readouterr() == ("", f"fusion-helm: {topology}: {message}\n")
 
 
 # In process, at the plan module's seams: the nodes, the services read back, the placement.

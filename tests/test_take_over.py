@@ -4,7 +4,6 @@ the post-renderer; the conversion's mapping, what it refuses, and the names it m
 from __future__ import annotations
 
 import copy
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from fusion_helm import InvalidSpec, render
 from fusion_helm.convert.leader_worker_set import ROLE_LAYOUT_UNSUPPORTED as REFUSED_WHOLE
 from fusion_helm.convert.leader_worker_set import UNSUPPORTED as REFUSED
 from fusion_helm.options import Options
-from tests.helm import Helm, fusion_helm, tool_path
+from tests.helm import Helm, fusion_helm, postrender
 from tests.schemas import Validators, errors
 from tests.support import LWS_CHART, ROLLOUT_CHART, of_kind
 
@@ -308,8 +307,7 @@ def test_the_replica_layout_still_refuses_the_sample(helm: Helm, extra: tuple[st
     assert 'plugin "fusion-postrender" exited with error' in result.stderr
     values, args = extra[:2], extra[3::2]
     raw = helm.template(chart=ROLLOUT_CHART, post_render=False, extra=values).stdout
-    direct = subprocess.run(["fusion-postrender", *args], input=raw, text=True, capture_output=True,
-                            env={"PATH": tool_path()})
+    direct = postrender(*args, stdin=raw)
     assert (direct.returncode, direct.stderr) == (1, f"fusion-postrender: {message}\n")
 
 
@@ -465,8 +463,7 @@ def test_the_layout_names_are_the_models() -> None:
 
 def test_the_commands_take_the_layout(helm: Helm) -> None:
     plain = helm.template(chart=ROLLOUT_CHART, post_render=False, extra=("--set", "layout=")).stdout
-    post = subprocess.run(["fusion-postrender", "--take-over-layout", "role"], input=plain, text=True,
-                          capture_output=True, env={"PATH": tool_path()})
+    post = postrender("--take-over-layout", "role", stdin=plain)
     assert post.returncode == 0, post.stderr
     assert post.stdout == fusion_helm("render", "--take-over-layout=role", "-", stdin=plain).stdout
     assert "name: release-group-0" not in post.stdout and "rollingUpdateConfiguration" in post.stdout
@@ -475,8 +472,7 @@ def test_the_commands_take_the_layout(helm: Helm) -> None:
     for wrong, message in ((["--take-over-layout=Role"], "argument --take-over-layout: invalid choice: 'Role' "
                                                          "(choose from 'replica', 'role')"),
                            (["--take-over-layout"], "argument --take-over-layout: expected one argument")):
-        refused = subprocess.run(["fusion-postrender", *wrong], input=plain, text=True, capture_output=True,
-                                 env={"PATH": tool_path()})
+        refused = postrender(*wrong, stdin=plain)
         assert (refused.returncode, refused.stdout) == (2, "")
         assert refused.stderr.endswith(f"fusion-postrender: error: {message}\n"), refused.stderr
         assert fusion_helm("render", *wrong, "-", stdin=plain, check=False).returncode == 2

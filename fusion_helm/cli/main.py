@@ -23,7 +23,7 @@ from fusion_helm.model import KIND, is_inference_service, parse_inference_servic
 from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
 from fusion_helm.pipeline import apply, render
 from fusion_helm.plan import place_all
-from fusion_helm.plan.nodes import HYPER_NODE, Nodes, TopologyError
+from fusion_helm.plan.nodes import HYPER_NODE, PlanError, TopologyError, cluster_of
 from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import KINDS as PLANNED_KINDS
 
@@ -67,38 +67,26 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    if args.topology is not None:
-        documents = _in_file(args.topology, read_documents, read_input(args.topology))
-        hyper_nodes = [obj for doc in documents if doc.could_be(HYPER_NODE)
-                       and isinstance(obj := _in_file(args.topology, lambda d: d.obj, doc), dict)
-                       and obj.get("kind") == HYPER_NODE]
-        if not hyper_nodes:
-            raise InputError(f"{stream_name(args.topology)}: holds no {HYPER_NODE} "
-                             "(topology.volcano.sh/v1alpha1)")
-        try:
-            cluster = Nodes.of_hyper_nodes(hyper_nodes, args.gpus_per_node)
-        except TopologyError as error:
-            raise InputError(f"{stream_name(args.topology)}: {error}") from None
-        nodes = len(cluster.free)
-    elif args.gpus is not None:
-        if args.gpus % args.gpus_per_node:
-            raise InputError(f"--gpus {args.gpus} is not a whole number of {args.gpus_per_node}-GPU nodes "
-                             "(set --gpus-per-node)")
-        nodes = args.gpus // args.gpus_per_node
-        cluster = Nodes.of(nodes, args.gpus_per_node)
-    else:
-        nodes = args.nodes
-        cluster = Nodes.of(nodes, args.gpus_per_node)
-    objects = [obj for name in args.files for obj in _expanded_objects(name, PLANNED_KINDS)]
+    hyper_nodes = None if args.topology is None else _hyper_nodes(args.topology)
     try:
-        plans = place_all(objects, cluster)
-    except TopologyError as error:
+        cluster, nodes = cluster_of(args.gpus_per_node, hyper_nodes=hyper_nodes, gpus=args.gpus, nodes=args.nodes)
+        plans = place_all([obj for name in args.files for obj in _expanded_objects(name, PLANNED_KINDS)], cluster)
+    except TopologyError as error:  # the HyperNodes, or a networkTopology they cannot meet: named by their file
         raise InputError(f"{stream_name(args.topology)}: {error}") from None
+    except PlanError as error:
+        raise InputError(str(error)) from None
     if args.output == "json":
         print(json.dumps(to_json(plans, nodes, args.gpus_per_node), indent=2))
     else:
         sys.stdout.write(to_tree(plans, nodes, args.gpus_per_node))
     return 0
+
+
+def _hyper_nodes(name: str) -> list[dict[str, Any]]:
+    """The HyperNodes in a file (--topology)."""
+    documents = _in_file(name, read_documents, read_input(name))
+    return [obj for doc in documents if doc.could_be(HYPER_NODE)
+            and isinstance(obj := _in_file(name, lambda d: d.obj, doc), dict) and obj.get("kind") == HYPER_NODE]
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from fusion_helm.records import record
@@ -30,8 +30,12 @@ class Domain:
     tier_name: str | None
     nodes: frozenset[str]
 
-class TopologyError(ValueError):
-    """HyperNodes or a networkTopology the preview cannot read."""
+class PlanError(ValueError):
+    """A cluster the preview cannot be given, in the words of `fusion-helm plan`'s options."""
+
+class TopologyError(PlanError):
+    """HyperNodes or a networkTopology the preview cannot read; its message leaves out where the
+    HyperNodes came from, for the caller to name (the --topology file)."""
 
 class Nodes:
     """Identical nodes, maybe in HyperNodes; each node knows its free GPUs (and places pods: the one
@@ -160,3 +164,21 @@ def hyper_node_domains(hyper_nodes: Iterable[Mapping[str, Any]]) -> tuple[Domain
         return frozenset(nodes)
 
     return tuple(Domain(name, spec["tier"], spec.get("tierName"), nodes_of(name, ())) for name, spec in specs.items())
+
+def cluster_of(gpus_per_node: int, *, hyper_nodes: Sequence[Mapping[str, Any]] | None = None, gpus: int | None = None,
+               nodes: int | None = None) -> tuple[Nodes, int]:
+    """The preview's cluster and its number of nodes, GPUS_PER_NODE GPUs each: the nodes HYPER_NODES name
+    (the HyperNodes read from a file; none is an error), else GPUS in all, else NODES."""
+    if hyper_nodes is not None:
+        if not hyper_nodes:
+            raise TopologyError(f"holds no {HYPER_NODE} (topology.volcano.sh/v1alpha1)")
+        cluster = Nodes.of_hyper_nodes(hyper_nodes, gpus_per_node)
+        return cluster, len(cluster.free)
+    if gpus is not None:
+        if gpus % gpus_per_node:
+            raise PlanError(f"--gpus {gpus} is not a whole number of {gpus_per_node}-GPU nodes "
+                            "(set --gpus-per-node)")
+        nodes = gpus // gpus_per_node
+    if nodes is None:
+        raise TypeError("cluster_of takes hyper_nodes, gpus or nodes")
+    return Nodes.of(nodes, gpus_per_node), nodes
