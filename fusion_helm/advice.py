@@ -8,17 +8,13 @@ before the engine answers."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from fusion_helm.errors import format_path
-from fusion_helm.hooks.kinds import INFERENCE_SERVICE
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET, INFERENCE_POOL, INFERENCE_SERVICE, LEADER_WORKER_SET
 from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-POOL = "InferencePool"
-WORKLOADS = ("LeaderWorkerSet", "DisaggregatedSet")
+WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)
 
 
 def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -28,7 +24,7 @@ def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
              if obj.get("kind") == INFERENCE_SERVICE.kind
              for index, role in enumerate(obj.get("spec", {}).get("roles") or []) if isinstance(role, Mapping)}
     unprobed = {(labels[LABEL_SERVICE], labels[LABEL_ROLE_NAME])
-                for pool in objects if pool.get("kind") == POOL
+                for pool in objects if pool.get("kind") == INFERENCE_POOL
                 for labels in _selected(objects, _selector(pool))
                 if LABEL_SERVICE in labels and LABEL_ROLE_NAME in labels}
     return [f"{INFERENCE_SERVICE.kind} {service}: "

@@ -7,11 +7,12 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD_GROUP
 from fusion_helm.hooks.labels import LABEL_SERVICE, one_per_replica
 from fusion_helm.kio.keys import ObjectKey, latest_by_key
 from fusion_helm.records import record
 
-KINDS = ("PodGroup", "DisaggregatedSet", "LeaderWorkerSet")
+KINDS = (POD_GROUP.kind, DISAGGREGATED_SET.kind, LEADER_WORKER_SET.kind)
 
 
 class Change(StrEnum):
@@ -50,7 +51,7 @@ def changes(current: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any
     before, after = latest_by_key(current, KINDS), latest_by_key(new, KINDS)
     found: list[ObjectChange] = []
     for key in sorted(before.keys() | after.keys(), key=lambda k: (KINDS.index(k[0]), k[1] or "", k[2])):
-        if key[0] == "DisaggregatedSet":
+        if key[0] == DISAGGREGATED_SET.kind:
             found += [ObjectChange(*key, change, detail, role)
                       for role, (change, detail) in _set_changes(before.get(key), after.get(key)).items()]
         else:
@@ -94,7 +95,7 @@ def _change(key: ObjectKey, old: Mapping[str, Any] | None, new: Mapping[str, Any
         return Change.DELETED, ""
     if _comparable(old) == _comparable(new):
         return Change.UNCHANGED, ""
-    if key[0] == "LeaderWorkerSet" and _pods_of(old) != _pods_of(new):
+    if key[0] == LEADER_WORKER_SET.kind and _pods_of(old) != _pods_of(new):
         return (Change.ROLLING, _partitioned(new)) if _is_role_layout(new) else (Change.RESTARTED, "")
     return Change.UPDATED, ""
 

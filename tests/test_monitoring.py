@@ -5,6 +5,7 @@ where the input cannot make one."""
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec
+from fusion_helm.hooks import needs
 from tests.builders import render, role, service
 from tests.helm import VALUES, Helm
 from tests.schemas import Validators, custom_resource_errors
@@ -147,6 +149,5 @@ def test_the_chart_passes_monitoring_through_and_its_check_asks_for_the_api(helm
     out = [doc for doc in yaml.safe_load_all(helm.template(path, hooks=True).stdout) if doc]
     assert sorted(o["metadata"]["name"] for o in out if o["kind"] == "PodMonitor") == [
         "qwen-pd-decode", "qwen-pd-prefill", "qwen-pd-router-epp"]
-    [check] = [o for o in out if o["kind"] == "Job" and o["metadata"]["name"].endswith("-check")]
-    args = check["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args[args.index("--monitoring-api") + 1] == "monitoring.coreos.com/v1/podmonitors"
+    [hooks] = [o for o in out if o["kind"] == "ConfigMap" and o["metadata"]["name"].endswith("-hooks")]
+    assert needs.monitoring_apis(json.loads(hooks["data"]["spec.json"])) == ("monitoring.coreos.com/v1/podmonitors",)

@@ -16,14 +16,14 @@ from fusion_helm.cli.io import InputError, fail, read_input, stream_name
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.hooks import status
-from fusion_helm.hooks.kinds import LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
+from fusion_helm.hooks.kinds import HYPER_NODE, LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
 from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.kio.document import read_documents
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
 from fusion_helm.pipeline import apply, render
 from fusion_helm.plan import place_all
-from fusion_helm.plan.nodes import HYPER_NODE, PlanError, TopologyError, cluster_of
+from fusion_helm.plan.nodes import PlanError, TopologyError, cluster_of
 from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import KINDS as PLANNED_KINDS
 
@@ -85,8 +85,8 @@ def _plan(args: argparse.Namespace) -> int:
 def _hyper_nodes(name: str) -> list[dict[str, Any]]:
     """The HyperNodes in a file (--topology)."""
     documents = _in_file(name, read_documents, read_input(name))
-    return [obj for doc in documents if doc.could_be(HYPER_NODE)
-            and isinstance(obj := _in_file(name, lambda d: d.obj, doc), dict) and obj.get("kind") == HYPER_NODE]
+    return [obj for doc in documents if doc.could_be(HYPER_NODE.kind)
+            and isinstance(obj := _in_file(name, lambda d: d.obj, doc), dict) and obj.get("kind") == HYPER_NODE.kind]
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -4,24 +4,22 @@ the role's leader pods — its LeaderWorkerSet's (layout role), or its Disaggreg
 
 from __future__ import annotations
 
-from fusion_helm.expand.disaggregated_set import role_scaler_name
 from fusion_helm.expand.labelling import object_metadata, role_labels
-from fusion_helm.expand.names import role_lws_name
-from fusion_helm.hooks.kinds import LEADER_WORKER_SET, ROLE_SCALER
+from fusion_helm.expand.names import role_lws_name, role_scaler_name
+from fusion_helm.hooks.kinds import HORIZONTAL_POD_AUTOSCALER, LEADER_WORKER_SET, ROLE_SCALER
 from fusion_helm.model import InferenceService, Layout, Role
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-HPA_API_VERSION = "autoscaling/v2"
 
 
 def scale_target(service: InferenceService, role: Role) -> dict[str, str]:
     """What the role's autoscaler scales: apiVersion, kind and name."""
     if service.layout is Layout.DISAGGREGATED:
         return {"apiVersion": ROLE_SCALER.api_version, "kind": ROLE_SCALER.kind,
-                "name": role_scaler_name(service, role.name)}
+                "name": role_scaler_name(service.name, role.name)}
     return {"apiVersion": LEADER_WORKER_SET.api_version, "kind": LEADER_WORKER_SET.kind,
             "name": role_lws_name(service, role)}
 
@@ -39,6 +37,6 @@ def horizontal_pod_autoscalers(service: InferenceService, role: Role) -> list[di
     }
     if scaling.metrics:
         spec["metrics"] = [dict(metric) for metric in scaling.metrics]
-    return [{"apiVersion": HPA_API_VERSION, "kind": "HorizontalPodAutoscaler",
+    return [{"apiVersion": HORIZONTAL_POD_AUTOSCALER.api_version, "kind": HORIZONTAL_POD_AUTOSCALER.kind,
              "metadata": object_metadata(service, target["name"], role_labels(service, role)),
              "spec": spec}]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, format_path
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, LEADER_WORKER_SET, POD_GROUP, POD_MONITOR
 from fusion_helm.hooks.labels import LABEL_ROLE_NAME
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.upstream import has_schema, violation
@@ -27,7 +28,7 @@ LWS_TEMPLATE = ("spec", "leaderWorkerTemplate")
 def check_objects(service: InferenceService, objects: Iterable[Mapping[str, Any]]) -> None:
     checked_roles: set[str] = set()
     for obj in objects:
-        if obj["kind"] == "LeaderWorkerSet":
+        if obj["kind"] == LEADER_WORKER_SET.kind:
             role_name = obj["metadata"]["labels"][LABEL_ROLE_NAME]
             if role_name in checked_roles:
                 continue
@@ -50,23 +51,23 @@ def _source(service: InferenceService, obj: Mapping[str, Any], path: tuple[str |
 def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
     kind = obj["kind"]
     origins: Origins = [(("metadata",), "metadata")]
-    if kind == "LeaderWorkerSet":
+    if kind == LEADER_WORKER_SET.kind:
         role = next(r for r in service.roles if r.name == obj["metadata"]["labels"][LABEL_ROLE_NAME])
         origins += _lws_origins(role)
-    elif kind == "PodGroup":
+    elif kind == POD_GROUP.kind:
         origins.append(((), "spec.roles"))
-    elif kind == "DisaggregatedSet":
+    elif kind == DISAGGREGATED_SET.kind:
         for index, role in enumerate(service.roles):
             origins += [(("spec", "roles", index, *path), source) for path, source in _lws_origins(role)]
             origins.append((("spec", "roles", index, "spec", "rolloutStrategy", "rollingUpdateConfiguration"),
                             f"{role.path}.rollout"))
-    elif kind == "PodMonitor":
+    elif kind == POD_MONITOR.kind:
         origins.append(((), "spec.monitoring.podMonitor"))
     elif service.router is not None:
         router = service.router
         models = {f"{service.name}-{model.name}": model.path for model in service.router.models}
-        origins += [(("spec",), f"{router.path}.gateway")] if kind == "Gateway" else []
-        origins += [(("spec",), f"{router.path}.httproute")] if kind == "HTTPRoute" else []
+        origins += [(("spec",), f"{router.path}.gateway")] if kind == GATEWAY.kind else []
+        origins += [(("spec",), f"{router.path}.httproute")] if kind == HTTP_ROUTE.kind else []
         origins.append(((), models.get(obj["metadata"]["name"], router.path)))
     return sorted(origins, key=lambda origin: -len(origin[0]))
 

@@ -25,11 +25,6 @@ EXTERNAL_SCALING = {"mode": "External"}
 """A role whose count an autoscaler owns: the controller makes it a DisaggregatedSetRoleScaler."""
 
 
-def role_scaler_name(service: InferenceService, role_name: str) -> str:
-    """The DisaggregatedSetRoleScaler the controller makes for an autoscaled role: ``<set>-<role>``."""
-    return f"{service.name}-{role_name}"
-
-
 def disaggregated_set(service: InferenceService, blueprints: Mapping[str, RoleBlueprint]) -> dict[str, Any]:
     """Each role with its replicas (none while an autoscaler owns them: the controller reads its role
     scaler's, and an upgrade never resets them), its LeaderWorkerSet template and its rollout bounds,

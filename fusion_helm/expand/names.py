@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.hooks.kinds import LEADER_WORKER_SET
 from fusion_helm.model import InferenceService, Layout, Role
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 
@@ -37,10 +38,20 @@ def role_lws_name(service: InferenceService, role: Role) -> str:
     return service.name if role.taken_over else f"{service.name}-{role.name}"
 
 
-def revision_lws_name(service: InferenceService, role: Role, revision: str = REVISION_PLACEHOLDER) -> str:
+def revision_lws_name(disaggregated_set: str, role: str, revision: str = REVISION_PLACEHOLDER) -> str:
     """Layout disaggregated: the role's LeaderWorkerSet of one revision, as the DisaggregatedSet
     controller names it: ``<set>-<slice>-<revision>-<role>``."""
-    return f"{service.name}-{SLICE}-{revision}-{role.name}"
+    return f"{disaggregated_set}-{SLICE}-{revision}-{role}"
+
+
+def role_scaler_name(disaggregated_set: str, role: str) -> str:
+    """The DisaggregatedSetRoleScaler the controller makes for an autoscaled role: ``<set>-<role>``."""
+    return f"{disaggregated_set}-{role}"
+
+
+def pod_name(lws: str, group: int, worker: int = 0) -> str:
+    """LWS ``x`` names group ``g``'s leader pod ``x-g`` and its workers ``x-g-1`` … ``x-g-(size-1)``."""
+    return f"{lws}-{group}" + (f"-{worker}" if worker else "")
 
 
 def task_name(role: str, index: int) -> str:
@@ -94,7 +105,8 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
     if service.layout is Layout.ROLE:
         lws, last_group = role_lws_name(service, role), most_groups(service, role) - 1
     elif service.layout is Layout.DISAGGREGATED:
-        lws, last_group = revision_lws_name(service, role, "0" * REVISION_LENGTH), most_groups(service, role) - 1
+        lws = revision_lws_name(service.name, role.name, "0" * REVISION_LENGTH)
+        last_group = most_groups(service, role) - 1
     else:
         lws, last_group = lws_name(service.name, role.name, role.replicas - 1), 0
     if not lws[0].isalpha():
@@ -102,12 +114,12 @@ def check_name_lengths(service: InferenceService, role: Role) -> None:
                           f"must start with a letter: the LWS controller names the headless Service of "
                           f"LeaderWorkerSet {lws!r} after it, and a Service name starts with a letter")
     # (Layout disaggregated: the set's Service x-prv is a DNS label whenever the StatefulSet name fits.)
-    names = [(lws, "LeaderWorkerSet", MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME)]
+    names = [(lws, LEADER_WORKER_SET.kind, MAX_NAME), (lws, "StatefulSet", MAX_STATEFULSET_NAME)]
     if last_group >= 0:
-        names.append((f"{lws}-{last_group}", "pod", MAX_NAME))
+        names.append((pod_name(lws, last_group), "pod", MAX_NAME))
         if role.spans_nodes:
-            names += [(f"{lws}-{last_group}", "worker StatefulSet", MAX_STATEFULSET_NAME),
-                      (f"{lws}-{last_group}-{role.node_count - 1}", "worker pod", MAX_NAME)]
+            names += [(pod_name(lws, last_group), "worker StatefulSet", MAX_STATEFULSET_NAME),
+                      (pod_name(lws, last_group, role.node_count - 1), "worker pod", MAX_NAME)]
     for name, what, limit in names:
         if len(name) > limit:
             raise InvalidSpec(
@@ -148,18 +160,21 @@ def _check_grouped_collisions(service: InferenceService) -> None:
     scaling, so any such name is refused. In layout disaggregated the Service ``<lws>-prv`` of role ``a``
     is the headless Service of role ``a-prv``'s LeaderWorkerSet."""
     by_name = {role.name: role for role in service.roles}
-    name = revision_lws_name if service.layout is Layout.DISAGGREGATED else role_lws_name
+    def name(role: Role) -> str:
+        if service.layout is Layout.DISAGGREGATED:
+            return revision_lws_name(service.name, role.name)
+        return role_lws_name(service, role)
     for role in service.roles:
         prefix, _, suffix = role.name.rpartition("-")
         other = by_name.get(prefix)
         if other is not None and other.spans_nodes and suffix.isdigit():
             raise InvalidSpec(service.where, role.name_path,
-                              f"role {role.name!r}'s LeaderWorkerSet {name(service, role)!r} is also the "
+                              f"role {role.name!r}'s LeaderWorkerSet {name(role)!r} is also the "
                               f"worker StatefulSet of group {suffix} of multi-node role {other.name!r} "
                               f"({other.name_path}) in layout {service.layout}; rename one of the roles")
         if service.layout is Layout.DISAGGREGATED and other is not None and f"-{suffix}" == SERVICE_SUFFIX:
             raise InvalidSpec(service.where, role.name_path,
-                              f"role {role.name!r}'s LeaderWorkerSet {name(service, role)!r} would share its "
+                              f"role {role.name!r}'s LeaderWorkerSet {name(role)!r} would share its "
                               f"headless Service's name with the DisaggregatedSet's Service for role "
                               f"{other.name!r} ({other.name_path}); rename one of the roles")
 

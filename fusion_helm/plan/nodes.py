@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from fusion_helm.hooks.kinds import HYPER_NODE
 from fusion_helm.records import record
 
 T = TypeVar("T")
 GPU = "nvidia.com/gpu"
-HYPER_NODE = "HyperNode"
 """Volcano's description of the cluster's network (topology.volcano.sh/v1alpha1), for ``--topology``."""
 
 
@@ -155,7 +155,7 @@ def hyper_node_domains(hyper_nodes: Iterable[Mapping[str, Any]]) -> tuple[Domain
             if not isinstance(exact, str):
                 raise TopologyError(f"HyperNode {name}: spec.members[{position}]: the preview reads members by "
                                     "selector.exactMatch.name only")
-            if member.get("type") == "HyperNode":
+            if member.get("type") == HYPER_NODE.kind:
                 if exact not in specs:
                     raise TopologyError(f"HyperNode {name}: spec.members[{position}]: no HyperNode {exact}")
                 nodes |= nodes_of(exact, (*seen, name))
@@ -171,7 +171,7 @@ def cluster_of(gpus_per_node: int, *, hyper_nodes: Sequence[Mapping[str, Any]] |
     (the HyperNodes read from a file; none is an error), else GPUS in all, else NODES."""
     if hyper_nodes is not None:
         if not hyper_nodes:
-            raise TopologyError(f"holds no {HYPER_NODE} (topology.volcano.sh/v1alpha1)")
+            raise TopologyError(f"holds no {HYPER_NODE.kind} ({HYPER_NODE.api_version})")
         cluster = Nodes.of_hyper_nodes(hyper_nodes, gpus_per_node)
         return cluster, len(cluster.free)
     if gpus is not None:

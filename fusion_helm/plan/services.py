@@ -8,8 +8,9 @@ from enum import StrEnum
 from typing import Any
 
 from fusion_helm.expand import gang, resources
-from fusion_helm.expand.names import REVISION_PLACEHOLDER, SLICE, task_name
+from fusion_helm.expand.names import pod_name, revision_lws_name, role_scaler_name, task_name
 from fusion_helm.expand.quantity import ZERO
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET, HORIZONTAL_POD_AUTOSCALER, LEADER_WORKER_SET, POD_GROUP
 from fusion_helm.hooks.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
@@ -22,7 +23,7 @@ from fusion_helm.kio.keys import latest_by_key
 from fusion_helm.plan.nodes import GPU, Pod
 from fusion_helm.records import record
 
-KINDS = ("PodGroup", "LeaderWorkerSet", "DisaggregatedSet", "HorizontalPodAutoscaler")
+KINDS = (POD_GROUP.kind, LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind, HORIZONTAL_POD_AUTOSCALER.kind)
 """What the preview reads (an autoscaled role is planned at its autoscaler's minimum)."""
 
 
@@ -127,10 +128,10 @@ def read_services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
     """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
     by_key = latest_by_key(objects, KINDS)
     pod_groups = {obj["metadata"]["name"]: obj["spec"] for obj in by_key.values()
-                  if obj["kind"] == "PodGroup" and LABEL_SERVICE in obj["metadata"].get("labels", {})}
+                  if obj["kind"] == POD_GROUP.kind and LABEL_SERVICE in obj["metadata"].get("labels", {})}
     autoscalers = {(obj["metadata"].get("namespace"), obj["spec"]["scaleTargetRef"]["name"]):
                    Autoscaled(obj["spec"].get("minReplicas", 1), obj["spec"]["maxReplicas"])
-                   for obj in by_key.values() if obj["kind"] == "HorizontalPodAutoscaler"}
+                   for obj in by_key.values() if obj["kind"] == HORIZONTAL_POD_AUTOSCALER.kind}
     members: dict[str, list[_Member]] = {}
     autoscaled: dict[str, dict[str, Autoscaled]] = {}
     for obj in by_key.values():
@@ -138,9 +139,9 @@ def read_services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
         if LABEL_SERVICE not in labels:
             continue
         service = labels[LABEL_SERVICE]
-        if obj["kind"] == "LeaderWorkerSet":
+        if obj["kind"] == LEADER_WORKER_SET.kind:
             leader_worker_sets = [(obj, obj["metadata"]["name"], Autoscaled(1, None))]
-        elif obj["kind"] == "DisaggregatedSet":
+        elif obj["kind"] == DISAGGREGATED_SET.kind:
             leader_worker_sets = _revision_leader_worker_sets(obj)
         else:
             continue
@@ -158,9 +159,9 @@ def _revision_leader_worker_sets(disaggregated_set: Mapping[str, Any]
     """The LeaderWorkerSets a DisaggregatedSet's controller makes of one revision, as the set's roles
     say them (each with the name an autoscaler scales it by, and the count it starts with unscaled)."""
     name = disaggregated_set["metadata"]["name"]
-    return [({"metadata": {"name": f"{name}-{SLICE}-{REVISION_PLACEHOLDER}-{role['name']}",
+    return [({"metadata": {"name": revision_lws_name(name, role["name"]),
                            "labels": (role.get("metadata") or {}).get("labels") or {}},
-              "spec": role["spec"]}, f"{name}-{role['name']}", Autoscaled(1, None, ROLE_SCALER_FIRST))
+              "spec": role["spec"]}, role_scaler_name(name, role["name"]), Autoscaled(1, None, ROLE_SCALER_FIRST))
             for role in disaggregated_set["spec"]["roles"]]
 
 @record
@@ -210,13 +211,14 @@ def _service(name: str, members: list[_Member], pod_group: Mapping[str, Any] | N
         (pod_group or {}).get("networkTopology"))
 
 def _pods(member: _Member) -> tuple[Pod, ...]:
-    """LWS ``x`` runs, for group ``g``, leader pod ``x-g`` and workers ``x-g-1`` … ``x-g-(size-1)``."""
+    """The group's leader pod and its workers, as LWS names them."""
     template = member.lws["spec"]["leaderWorkerTemplate"]
     size = template.get("size", 1)
-    name = f"{member.lws['metadata']['name']}-{member.group}"
+    lws = member.lws["metadata"]["name"]
     leader = template.get("leaderTemplate") or template["workerTemplate"]
-    pods = [Pod(name, _gpus(leader["spec"]))]
-    pods += [Pod(f"{name}-{worker}", _gpus(template["workerTemplate"]["spec"])) for worker in range(1, size)]
+    pods = [Pod(pod_name(lws, member.group), _gpus(leader["spec"]))]
+    pods += [Pod(pod_name(lws, member.group, worker), _gpus(template["workerTemplate"]["spec"]))
+             for worker in range(1, size)]
     return tuple(pods)
 
 def _gpus(pod_spec: Mapping[str, Any]) -> int:

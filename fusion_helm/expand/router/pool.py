@@ -7,6 +7,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.serving_port import ROUTED, serving_port
+from fusion_helm.hooks.kinds import INFERENCE_POOL
 from fusion_helm.hooks.labels import LABEL_SERVICE
 from fusion_helm.model import InferenceService, PoolAPI, Router
 
@@ -48,7 +49,7 @@ def inference_pool(service: InferenceService, router: Router, port: int) -> dict
                                  "failureMode": router.picker_failure_mode}}
     return {
         "apiVersion": router.pool_api.value,
-        "kind": "InferencePool",
+        "kind": INFERENCE_POOL,
         "metadata": object_metadata(service, router_name(service.name, router.name),
                                            role_labels(service, router)),
         "spec": spec,

@@ -12,9 +12,12 @@ the cluster, whatever this module says of it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from fusion_helm.hooks.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, POD_MONITOR, ROLE_SCALER, Kind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the post-renderer 2.3 ms to import, and it decides by these rules
+    from typing import Any
 
 ROUTER = "router"
 """The componentType of a router role; every other role serves."""
