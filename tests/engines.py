@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from ci.tools import read_env
 from tests.helm import CACHE, ROOT
 
-VERSIONS = dict(line.split("=", 1) for line in (ROOT / "ci" / "engines" / "versions.env").read_text().splitlines()
-                if line and not line.startswith("#"))
+VERSIONS = read_env(ROOT / "ci" / "engines" / "versions.env")
 VLLM = CACHE / "engines" / f"vllm-{VERSIONS['VLLM_VERSION']}"
 SGLANG = CACHE / "engines" / f"sglang-{VERSIONS['SGLANG_VERSION']}"
 GUIDELLM = CACHE / "engines" / f"guidellm-{VERSIONS['GUIDELLM_VERSION']}"

