@@ -62,11 +62,10 @@ cluster-down: setup
 	@$(BIN)/python -m tests.controlplane down .cluster
 
 lint: setup $(CHECKOV)
-	$(BIN)/ruff check fusion_helm tests ci
+	$(BIN)/ruff check fusion_helm charts/fusioninfer/files tests ci
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check
-	$(BIN)/python ci/chart_files.py --check
 	$(BIN)/python ci/chart_readme.py --check
 	$(BIN)/python ci/scan.py $(CHECKOV) $(HELM3)
 
@@ -95,11 +94,10 @@ FUZZ_SEED ?= 0
 fuzz: setup
 	$(BIN)/python -m tests.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
-## generate: rewrite the CRD and values.schema.json from the schema source, the hooks' copies in the chart
-## and the charts' READMEs (from their values.yaml comments)
+## generate: rewrite the CRD and values.schema.json from the schema source, and the charts' READMEs (from
+## their values.yaml comments)
 generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
-	$(BIN)/python ci/chart_files.py
 	$(BIN)/python ci/chart_readme.py
 
 ## dist: the release: the wheel and sdist (python -m build) and both charts' packages, into dist/; built
@@ -125,7 +123,7 @@ setup: $(VENV)/.installed $(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM)
 
 # A regular (not editable) install: what users get, and an editable one's import hook costs start-up
 # time on every helm call. Reinstalled whenever the package changes.
-PACKAGE_FILES := $(shell find fusion_helm bin -type f -not -path '*/__pycache__/*')
+PACKAGE_FILES := $(shell find -L fusion_helm bin -type f -not -path '*/__pycache__/*')
 
 $(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
 	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)

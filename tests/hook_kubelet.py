@@ -175,8 +175,8 @@ def hook_runner(cluster: Cluster, installed: Release, service: str, tmp_path: Pa
 
 
 def run_check(cluster: Cluster, tmp_path: Path, spec: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    """The chart's check hook for a service of SPEC, as its Job runs it: this repository's package (the
-    ConfigMap's copy of it), by a Python without site-packages, as the control plane's admin."""
+    """The chart's check hook for a service of SPEC, as its Job runs it: this repository's package (what the
+    ConfigMap carries), by a Python without site-packages, as the control plane's admin."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     env = hook_environment(cluster, "default", None, tmp_path)

@@ -64,7 +64,7 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
 def test_the_configmap_carries_this_repository_s_code(helm: Helm, tmp_path: Path) -> None:
     objects = hook_objects(helm, STORY4)
     mount(objects, "Job/deepseek-r1-disagg-hooks-status", tmp_path)
-    package = [ROOT / "fusion_helm" / "__init__.py", *sorted((ROOT / "fusion_helm" / "hooks").glob("*.py"))]
+    package = sorted((ROOT / "fusion_helm" / "hooks").glob("*.py"))
     assert sorted(tmp_path.rglob("*.py")) == sorted(tmp_path / path.relative_to(ROOT) for path in package)
     for path in package:
         assert (tmp_path / path.relative_to(ROOT)).read_text() == path.read_text()

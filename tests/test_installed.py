@@ -4,6 +4,7 @@ Both must be the same code, or a test would pass on one and vouch for the other.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -11,8 +12,10 @@ from tests.helm import ROOT, TOOLS
 
 
 def package_files(root: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
-            if path.is_file() and "__pycache__" not in path.parts}
+    """Each file of the package below ROOT, by its path; through links (fusion_helm/hooks is one)."""
+    return {str(path.relative_to(root)): path.read_bytes()
+            for directory, _, names in os.walk(root, followlinks=True) for path in map(Path(directory).joinpath, names)
+            if "__pycache__" not in path.parts}
 
 
 def test_the_installed_copy_is_the_working_tree_s() -> None:

@@ -5,7 +5,8 @@ cluster (needs).
 
 Standard library only, importing nothing of fusion_helm outside this subpackage (an import-linter contract
 holds it): Helm 3 never post-renders hooks, so the Jobs run in a stock Python image, with this subpackage
-and fusion_helm/__init__.py mounted from the chart's ConfigMap (ci/chart_files.py copies them into the
-chart, templates/hooks.yaml mounts them) and run as ``python -m fusion_helm.hooks.check`` and
-``python -m fusion_helm.hooks.report``. docs/lifecycle.md says what each checks and writes.
+mounted from the chart's ConfigMap (templates/hooks.yaml), and run as ``python -m fusion_helm.hooks.check``
+and ``python -m fusion_helm.hooks.report``. Helm reads files only inside a chart, so this subpackage lives
+there (charts/fusioninfer/files/fusion_helm/hooks), and fusion_helm/hooks is a link to it: one copy, which
+the package and the chart both ship. docs/lifecycle.md says what each Job checks and writes.
 """
