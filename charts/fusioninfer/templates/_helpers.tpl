@@ -171,17 +171,3 @@ which the check Job reads. */}}
 {{- end -}}
 {{- $out | toJson -}}
 {{- end -}}
-
-{{/* The hook Jobs' arguments, as JSON lists: the check reads the service's spec and decides from it what
-to check (fusion_helm/hooks/needs.py); the status Job reads the service from the cluster. */}}
-{{- define "fusioninfer.checkArgs" -}}
-{{- $args := list "--spec" "/hooks/spec.json" "--crd-fields" "/hooks/crd-fields.json" -}}
-{{- with .Values.hooks.lwsConfig -}}
-{{- $args = concat $args (list "--lws-config" (printf "%s/%s" .namespace .name)) -}}
-{{- end -}}
-{{- $args | toJson -}}
-{{- end -}}
-
-{{- define "fusioninfer.statusArgs" -}}
-{{- list "--namespace" .Release.Namespace "--service" (include "fusioninfer.name" .) "--wait" (toString .Values.hooks.statusWaitSeconds) | toJson -}}
-{{- end -}}
