@@ -104,6 +104,7 @@ def leader_worker_sets(
             replica_metadata["annotations"] = {**metadata.get("annotations", {}), **replica_annotations}
         return {**template, "metadata": replica_metadata}
 
+    api_version, kind = LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind  # once per role, not per replica
     for index in range(role.replicas):
         index_label = {LABEL_REPLICA_INDEX: str(index)}
         replica_annotations = plan.replica_annotations(role, index)
@@ -113,8 +114,8 @@ def leader_worker_sets(
                                                                    replica_annotations)
         leader_worker_template["workerTemplate"] = for_replica(blueprint.worker, index_label, replica_annotations)
         yield {
-            "apiVersion": LEADER_WORKER_SET.api_version,
-            "kind": LEADER_WORKER_SET.kind,
+            "apiVersion": api_version,
+            "kind": kind,
             "metadata": object_metadata(service, lws_name(service.name, role.name, index), {
                 **labels, **index_label, LABEL_SPEC_HASH: blueprint.spec_hash}),
             "spec": {"replicas": 1, "leaderWorkerTemplate": leader_worker_template, **startup_policy},

@@ -10,20 +10,14 @@ a stock Python image. The InferenceService's own group is the schema source's; a
 class Kind:
     """One kind at one API version."""
 
-    __slots__ = ("group", "kind", "plural", "version")
+    __slots__ = ("api_version", "group", "kind", "plural", "resource", "version")
 
     def __init__(self, group: str, version: str, kind: str, plural: str) -> None:
         self.group, self.version, self.kind, self.plural = group, version, kind, plural
-
-    @property
-    def api_version(self) -> str:
+        self.api_version = f"{group}/{version}" if group else version
         """As objects write it: ``group/version``, or the version alone for the core group."""
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def resource(self) -> str:
+        self.resource = f"{self.api_version}/{plural}"
         """``group/version/plural``: what API discovery lists and the check Job asks to be served."""
-        return f"{self.api_version}/{self.plural}"
 
     def path(self, namespace: str | None = None, name: str | None = None) -> str:
         """The API server's path of this kind's objects (in NAMESPACE), or of the one named NAME."""
