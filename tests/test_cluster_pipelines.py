@@ -76,9 +76,10 @@ def test_helmfile_diff_and_apply_install_and_scale_a_story(cluster: Cluster, hel
         spec = yaml.safe_load(helmfile.read_text())
         spec["releases"][0]["set"] = [{"name": "roles[1].replicas", "value": 2}]
         helmfile.write_text(yaml.safe_dump(spec))
+        # The hooks' ConfigMap carries the spec the check Job decides from: its replica count changes too.
         assert changes(workspace.run(diff, **kubeconfig).stdout) == {
             f"LeaderWorkerSet/{SERVICE}-decode-2": "removed", f"LeaderWorkerSet/{SERVICE}-decode-3": "removed",
-            f"InferenceService/{SERVICE}": "changed"}
+            f"InferenceService/{SERVICE}": "changed", f"ConfigMap/{SERVICE}-hooks": "changed"}
         workspace.run(apply, **kubeconfig)
         ready_pods(cluster, "qwen", 4)
 
