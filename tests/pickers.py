@@ -33,6 +33,14 @@ REFRESHER = re.compile(r'(Starting|Stopping) refresher\W.*?"pod":\s*(\{[^}]*\})'
 """The picker scrapes each endpoint of its pool while it holds it: these lines follow its endpoint set."""
 
 
+@dataclass
+class Routes:
+    destinations: set[str]
+    prefill_hosts: set[str]
+    refused: list[dict[str, Any]]
+    """The answers that chose no endpoint."""
+
+
 class Picker:
     def __init__(self, process: subprocess.Popen[bytes], log: Path, offset: int = 0) -> None:
         self.process = process
@@ -62,15 +70,33 @@ class Picker:
                 *(f"{k}={v}" for k, v in (headers or {}).items())]
 
     def routed(self, body: dict[str, Any], headers: dict[str, str] | None = None, answers: int = 500
-               ) -> tuple[set[str], set[str]]:
+               ) -> Routes:
         """The destinations and the prefill hosts the picker chose in ANSWERS requests of BODY (its
         prompt numbered by ``{n}``, so that no prefix cache pins them): with the scores alike, every
-        endpoint it holds, whether or not it logs them."""
+        endpoint it holds, whether or not it logs them. A picker still taking its pods refuses some."""
         with RequestStream(self.routes_command(body, headers)) as stream:
             eventually(f"{answers} answers", lambda: len(stream.answers) >= answers)
         chosen = [a.answer["headers"] for a in stream.answers if "headers" in a.answer]
-        assert len(chosen) >= answers, [a.answer for a in stream.answers if "headers" not in a.answer][:3]
-        return {h[DESTINATION] for h in chosen}, {h[PREFILL_HOST] for h in chosen if PREFILL_HOST in h}
+        return Routes({h[DESTINATION] for h in chosen}, {h[PREFILL_HOST] for h in chosen if PREFILL_HOST in h},
+                      [a.answer for a in stream.answers if "headers" not in a.answer])
+
+    def routing_to(self, endpoints: set[str], body: dict[str, Any]) -> Routes:
+        """The routes of BODY's requests once the picker routes them to every one of ENDPOINTS and refuses
+        none: until it has taken its pods, it may refuse (a prefill/decode picker that holds no decoder yet
+        screens out every candidate)."""
+        last: list[Routes] = []
+
+        def everywhere() -> Routes | None:
+            last[:] = [self.routed(body)]
+            routes = last[0]
+            return routes if not routes.refused and routes.destinations | routes.prefill_hosts == endpoints else None
+
+        def describe() -> str:
+            if not last:
+                return "no answers"
+            return (f"last routed to {sorted(last[0].destinations | last[0].prefill_hosts)} of "
+                    f"{sorted(endpoints)}, {len(last[0].refused)} refused: {last[0].refused[:2]}")
+        return eventually("the picker to route to every endpoint", everywhere, describe=describe)
 
     def route(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
         """What the picker answers a gateway's ext-proc request with this body and these headers."""

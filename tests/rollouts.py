@@ -189,14 +189,16 @@ class PodTimeline(Watched):
 
     def revision_of(self, endpoint: str, at: float) -> RoleRevision | None:
         """The role and revision of the leader at ENDPOINT (``ip:port``) when a picker chose it at AT;
-        None when the address belonged to leaders of different revisions within HANDOVER of AT (kwok
-        gives a deleted pod's address to the next pod it starts, and a picker's view of the pods and
-        this watch's run ahead of each other by that much at most)."""
+        None when that cannot be told: the address belonged to leaders of different revisions within
+        HANDOVER of AT (kwok gives a deleted pod's address to the next pod it starts, and a picker's view
+        of the pods and this watch's run ahead of each other), or to none that near (a loaded machine
+        delays one view more than that). An address no leader of the set ever had is an error."""
         ip = endpoint.rsplit(":", 1)[0]
         with self.lock:
-            near = {(a.role, a.revision) for a in self.addresses.get(ip, [])
-                    if a.since <= at + HANDOVER and (a.until is None or a.until >= at - HANDOVER)}
-        assert near, f"no leader of the set had the address {ip} around {at}"
+            held = list(self.addresses.get(ip, []))
+        assert held, f"no leader of the set ever had the address {ip}"
+        near = {(a.role, a.revision) for a in held
+                if a.since <= at + HANDOVER and (a.until is None or a.until >= at - HANDOVER)}
         return near.pop() if len(near) == 1 else None
 
     def snapshot(self) -> list[Moment]:
@@ -213,9 +215,9 @@ def handovers(moments: list[Moment], roles: set[str]) -> list[float]:
 def pairs(stream: RequestStream, timeline: PodTimeline, start: float, end: float
           ) -> tuple[list[tuple[float, RoleRevision, RoleRevision]], int, int]:
     """(time, the prefill host's role and revision, the destination's) of each request routed to a
-    prefill and a decode pod between START and END; how many could not be told (an address that
-    changed revisions just before); and how many went to a decode pod alone (no prefill host: the
-    picker found no prefill pod to pair, and the decode pod prefills itself)."""
+    prefill and a decode pod between START and END; how many could not be told (see
+    `PodTimeline.revision_of`); and how many went to a decode pod alone (no prefill host: the picker
+    found no prefill pod to pair, and the decode pod prefills itself)."""
     out, untold, alone = [], 0, 0
     for answer in stream.answers:
         if not start <= answer.at <= end or "headers" not in answer.answer:

@@ -340,7 +340,7 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                 print(f"\n{role} change (helm {helm.major}): rollout {end - start:.1f} s, both revisions serving "
                       f"{mixed[1] - mixed[0]:.1f} s; requests during the rollout to a prefill and a decode pod: "
                       f"screened {len(kept_pairs)}, unscreened {len(free_pairs)}, of which across revisions "
-                      f"{sum(p[1] != d[1] for _, p, d in free_pairs)}; not counted: on a reused address "
+                      f"{sum(p[1] != d[1] for _, p, d in free_pairs)}; not counted: revision untold "
                       f"{kept_untold} and {free_untold}, to a decode pod alone {kept_alone} and {free_alone}")
                 for _, prefill, decode in kept_pairs + free_pairs:
                     assert (prefill[0], decode[0]) == ("prefill", "decode")

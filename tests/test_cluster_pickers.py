@@ -115,11 +115,9 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
             disaggregated = any(r["componentType"] == "prefiller" for r in serving_roles)
             if "llm-d-router" in deployment["spec"]["template"]["spec"]["containers"][0]["image"]:
                 # llm-d-router logs no endpoint it takes: they are the ones it routes to
-                def every_leader() -> tuple[set[str], set[str]] | None:
-                    destinations, prefill_hosts = found.routed({**body, "prompt": "{n}: " + PROMPT})
-                    everyone = {f"{ip}:{port}" for ip in all_leaders.values()}
-                    return (destinations, prefill_hosts) if destinations | prefill_hosts == everyone else None
-                destinations, prefill_hosts = eventually("the picker to route to every serving leader", every_leader)
+                everyone = {f"{ip}:{port}" for ip in all_leaders.values()}
+                routes = found.routing_to(everyone, {**body, "prompt": "{n}: " + PROMPT})
+                destinations, prefill_hosts = routes.destinations, routes.prefill_hosts
                 if disaggregated:
                     assert destinations == {f"{ip}:{port}" for ip in leaders(cluster, namespace, "decoder").values()}
                     assert prefill_hosts == {f"{ip}:{port}" for ip in leaders(cluster, namespace, "prefiller").values()}
