@@ -283,12 +283,14 @@ def test_a_taken_over_leader_worker_set_reports_as_lws_does() -> None:
     def replica(index: int) -> dict[str, Any]:
         return {"metadata": {"name": f"svc-{index}", "labels": {"fusioninfer.io/role-name": "prefill"}},
                 "spec": {"leaderWorkerTemplate": {"size": 1}}}
-    result = taken_over_status("svc", [replica(0), replica(1)], [pod("prefill", 0), pod("prefill", 1, ready=False)],
-                               "NOW")
+    result = taken_over_status("svc", [replica(0), replica(1)],
+                               lambda: [pod("prefill", 0), pod("prefill", 1, ready=False)], "NOW")
     assert (result["replicas"], result["readyReplicas"]) == (2, 1)
     assert [(c["type"], c["status"]) for c in result["conditions"]] == [("Available", "False"), ("Progressing", "True")]
     assert taken_over_table("svc", [replica(0)], result).splitlines()[0] == (
         "LeaderWorkerSet svc (taken over): 1/2 replicas ready, 1 pod(s) each")
     # Layout role: the LeaderWorkerSet kept its name, and LWS reports on it itself.
     whole = {**replica(0), "metadata": {"name": "svc"}, "status": {"replicas": 3, "readyReplicas": 3, "conditions": []}}
-    assert taken_over_status("svc", [whole], [], "NOW") == {"replicas": 3, "readyReplicas": 3, "conditions": []}
+    def unread() -> list[dict[str, Any]]:
+        raise AssertionError("the pods of a LeaderWorkerSet LWS reports on are not read")
+    assert taken_over_status("svc", [whole], unread, "NOW") == {"replicas": 3, "readyReplicas": 3, "conditions": []}

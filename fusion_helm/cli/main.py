@@ -132,8 +132,8 @@ def _taken_over_status(cluster: ClusterClient, name: str, namespace: str, output
     if not replicas:
         raise InputError(f"no taken-over LeaderWorkerSet {name} in namespace {namespace} (no LeaderWorkerSets "
                          f"labelled {LABEL_SERVICE}={name}, {LABEL_ROLE_NAME}={TAKEN_OVER_ROLE})")
-    result = status.taken_over_status(name, replicas, cluster.items(POD, namespace, f"{LABEL_SERVICE}={name}"),
-                                      status.now())
+    result = status.taken_over_status(
+        name, replicas, lambda: cluster.items(POD, namespace, f"{LABEL_SERVICE}={name}"), status.now())
     if output == "json":
         print(json.dumps({"name": name, "namespace": namespace, "kind": LEADER_WORKER_SET.kind, "status": result},
                          indent=2))

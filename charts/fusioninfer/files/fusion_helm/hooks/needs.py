@@ -115,7 +115,9 @@ class Placement:
 def replica_topology(role: Mapping[str, Any], gang: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """Where each replica of ROLE must lie: its own networkTopology, else the service's default; None where
     it opts out (mode none) or neither says."""
-    topology = role.get("networkTopology") or (gang or {}).get("networkTopology")
+    topology = role.get("networkTopology")
+    if topology is None:
+        topology = (gang or {}).get("networkTopology")
     return None if topology is None or topology.get("mode") == "none" else topology
 
 

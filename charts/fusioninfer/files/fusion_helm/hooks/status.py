@@ -10,7 +10,7 @@ The caller writes the result where it wants (the status subresource, a table, JS
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -381,18 +381,18 @@ def leader_worker_set_status(component: ComponentStatus, existing: int, now: str
     }
 
 
-def taken_over_status(name: str, replicas: Sequence[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]],
-                      now: str) -> dict[str, Any]:
+def taken_over_status(name: str, replicas: Sequence[Mapping[str, Any]],
+                      pods: Callable[[], Iterable[Mapping[str, Any]]], now: str) -> dict[str, Any]:
     """The status of a taken-over LeaderWorkerSet NAME, as LWS reports one, from the LeaderWorkerSets the
     take-over made of it (REPLICAS: in layout role one, which kept its name and LWS reports on itself; in
-    layout replica one per replica) and their pods."""
+    layout replica one per replica) and, where LWS reports on none of them, their PODS (read only then)."""
     whole = next((lws for lws in replicas if (lws.get("metadata") or {}).get("name") == name), None)
     if whole is not None:
         reported = whole.get("status") or {}
         return {"replicas": reported.get("replicas", 0), "readyReplicas": reported.get("readyReplicas", 0),
                 "conditions": reported.get("conditions", [])}
     shape = RoleShape(_role_of(replicas[0]), len(replicas), _group_size(replicas[0]))
-    [component] = component_statuses(name, [shape], pods).values()
+    [component] = component_statuses(name, [shape], pods()).values()
     return leader_worker_set_status(component, len(replicas), now)
 
 
