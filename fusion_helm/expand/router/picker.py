@@ -13,6 +13,17 @@ from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
+from fusion_helm.expand.router.rbac import reader_role, reads, reads_kind
+from fusion_helm.hooks.kinds import (
+    CONFIG_MAP,
+    DEPLOYMENT,
+    NETWORK_POLICY,
+    POD,
+    POD_DISRUPTION_BUDGET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    inference_pool,
+)
 from fusion_helm.hooks.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.model import InferenceService, Router
 
@@ -36,7 +47,6 @@ requests in flight), so a leak or a flood ends in a restart, not in the node's o
 SCRATCH_DIR = "/tmp"
 """The one place the picker writes (Go's temporary files), an emptyDir: its root file system is read-only."""
 SCRATCH_LIMIT = "64Mi"
-READ = ["get", "list", "watch"]
 SPREAD_KEYS = ("kubernetes.io/hostname", "topology.kubernetes.io/zone")
 STOP_DELAY = 10
 """Seconds a stopping picker of a generation that stops at once keeps serving (its preStop sleep): the
@@ -85,27 +95,20 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
     def metadata() -> dict[str, Any]:
         return object_metadata(service, name, labels)
 
-    subject = {"kind": "ServiceAccount", "name": name}
-    if service.namespace:
-        subject["namespace"] = service.namespace
+    rules = [reads_kind(inference_pool(router.pool_api)),
+             *(reads(group, resources) for group, resources in generation.watches.items()),
+             reads_kind(POD)]
     return [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata()},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": metadata(), "rules": [
-            {"apiGroups": [router.pool_api.group], "resources": ["inferencepools"], "verbs": READ},
-            *({"apiGroups": [group], "resources": list(resources), "verbs": READ}
-              for group, resources in generation.watches.items()),
-            {"apiGroups": [""], "resources": ["pods"], "verbs": READ},
-        ]},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": metadata(),
-         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-         "subjects": [subject]},
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata(), "data": {CONFIG_KEY: config}},
-        {"apiVersion": "v1", "kind": "Service", "metadata": metadata(), "spec": {
+        {"apiVersion": SERVICE_ACCOUNT.api_version, "kind": SERVICE_ACCOUNT.kind, "metadata": metadata()},
+        *reader_role(name, metadata, rules, [name], service.namespace),
+        {"apiVersion": CONFIG_MAP.api_version, "kind": CONFIG_MAP.kind, "metadata": metadata(),
+         "data": {CONFIG_KEY: config}},
+        {"apiVersion": SERVICE.api_version, "kind": SERVICE.kind, "metadata": metadata(), "spec": {
             "selector": labels,
             "ports": [{"name": "grpc-ext-proc", "port": PICKER_GRPC_PORT, "protocol": "TCP", "appProtocol": "http2"},
                       {"name": "http-metrics", "port": METRICS_PORT, "protocol": "TCP"}],
         }},
-        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata(), "spec": {
+        {"apiVersion": DEPLOYMENT.api_version, "kind": DEPLOYMENT.kind, "metadata": metadata(), "spec": {
             "replicas": router.picker_replicas,
             # Every picker routes (none waits for a leader to go), so a new one serves before an old one
             # stops: an update never leaves the gateway without a picker, even with one replica.
@@ -144,7 +147,8 @@ def _spread(key: str, labels: Mapping[str, str]) -> dict[str, Any]:
 def _disruption_budget(metadata: dict[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
     """A drain takes one picker at a time; one that is not Ready anyway may always go, so a broken
     picker never blocks a drain."""
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": metadata, "spec": {
+    return {"apiVersion": POD_DISRUPTION_BUDGET.api_version, "kind": POD_DISRUPTION_BUDGET.kind,
+            "metadata": metadata, "spec": {
         "maxUnavailable": 1, "selector": {"matchLabels": dict(labels)},
         "unhealthyPodEvictionPolicy": "AlwaysAllow"}}
 
@@ -161,7 +165,7 @@ def _network_policy(peers: Mapping[str, Mapping[str, Mapping[str, str]]], metada
     ingress = [{"from": [peer(peers["gateway"])], "ports": [{"port": PICKER_GRPC_PORT, "protocol": "TCP"}]}]
     if "scrapers" in peers:
         ingress.append({"from": [peer(peers["scrapers"])], "ports": [{"port": METRICS_PORT, "protocol": "TCP"}]})
-    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": metadata, "spec": {
+    return {"apiVersion": NETWORK_POLICY.api_version, "kind": NETWORK_POLICY.kind, "metadata": metadata, "spec": {
         "podSelector": {"matchLabels": dict(labels)}, "policyTypes": ["Ingress"], "ingress": ingress}}
 
 

@@ -24,6 +24,8 @@ from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import pd_sidecar_name, router_name
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.expand.router.generations import Generation, Sidecar
+from fusion_helm.expand.router.rbac import reader_role, reads_kind
+from fusion_helm.hooks.kinds import POD, inference_pool
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
 from fusion_helm.model.bootstrap import Bootstrap
 
@@ -41,7 +43,6 @@ SIDECAR_USER = 65532
 """The user the llm-d images run as (distroless "nonroot")."""
 RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
 """A proxy's share: it holds requests in flight, prompts included, and nothing else."""
-READ = ["get", "list", "watch"]
 HEALTH_PATH = "/health"
 """The sidecar's own health endpoint: 200 once it listens."""
 
@@ -85,19 +86,8 @@ def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[s
         return []
     name = pd_sidecar_name(service.name, router.name)
     labels = role_labels(service, router)
-    subjects = [{"kind": "ServiceAccount", "name": account, **({"namespace": service.namespace}
-                                                              if service.namespace else {})}
-                for account in accounts]
-    return [
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-         "metadata": object_metadata(service, name, labels), "rules": [
-             {"apiGroups": [router.pool_api.group], "resources": ["inferencepools"], "verbs": READ},
-             {"apiGroups": [""], "resources": ["pods"], "verbs": READ}]},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-         "metadata": object_metadata(service, name, labels),
-         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-         "subjects": subjects},
-    ]
+    rules = [reads_kind(inference_pool(router.pool_api)), reads_kind(POD)]
+    return reader_role(name, lambda: object_metadata(service, name, labels), rules, accounts, service.namespace)
 
 
 def _decoder_templates(service: InferenceService, router: Router, sidecar: Sidecar, role: Role, port: int,

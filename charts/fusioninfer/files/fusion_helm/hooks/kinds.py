@@ -57,6 +57,13 @@ HORIZONTAL_POD_AUTOSCALER = Kind("autoscaling", "v2", "HorizontalPodAutoscaler",
 
 POD = Kind("", "v1", "Pod", "pods")
 CONFIG_MAP = Kind("", "v1", "ConfigMap", "configmaps")
+SERVICE = Kind("", "v1", "Service", "services")
+SERVICE_ACCOUNT = Kind("", "v1", "ServiceAccount", "serviceaccounts")
+DEPLOYMENT = Kind("apps", "v1", "Deployment", "deployments")
+RBAC_ROLE = Kind("rbac.authorization.k8s.io", "v1", "Role", "roles")
+ROLE_BINDING = Kind("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings")
+POD_DISRUPTION_BUDGET = Kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
+NETWORK_POLICY = Kind("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies")
 CUSTOM_RESOURCE_DEFINITION = Kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                                   "customresourcedefinitions")
 
