@@ -84,18 +84,18 @@ class Picker:
         """The routes of BODY's requests once the picker routes them to every one of ENDPOINTS and refuses
         none: until it has taken its pods, it may refuse (a prefill/decode picker that holds no decoder yet
         screens out every candidate)."""
-        last: list[Routes] = []
+        last: Routes | None = None
 
         def everywhere() -> Routes | None:
-            last[:] = [self.routed(body)]
-            routes = last[0]
-            return routes if not routes.refused and routes.destinations | routes.prefill_hosts == endpoints else None
+            nonlocal last
+            last = self.routed(body)
+            return last if not last.refused and last.destinations | last.prefill_hosts == endpoints else None
 
         def describe() -> str:
-            if not last:
+            if last is None:
                 return "no answers"
-            return (f"last routed to {sorted(last[0].destinations | last[0].prefill_hosts)} of "
-                    f"{sorted(endpoints)}, {len(last[0].refused)} refused: {last[0].refused[:2]}")
+            return (f"last routed to {sorted(last.destinations | last.prefill_hosts)} of {sorted(endpoints)}, "
+                    f"{len(last.refused)} refused: {last.refused[:2]}")
         return eventually("the picker to route to every endpoint", everywhere, describe=describe)
 
     def route(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:

@@ -147,10 +147,9 @@ def _spread(key: str, labels: Mapping[str, str]) -> dict[str, Any]:
 def _disruption_budget(metadata: dict[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
     """A drain takes one picker at a time; one that is not Ready anyway may always go, so a broken
     picker never blocks a drain."""
+    spec = {"maxUnavailable": 1, "selector": {"matchLabels": dict(labels)}, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
     return {"apiVersion": POD_DISRUPTION_BUDGET.api_version, "kind": POD_DISRUPTION_BUDGET.kind,
-            "metadata": metadata, "spec": {
-        "maxUnavailable": 1, "selector": {"matchLabels": dict(labels)},
-        "unhealthyPodEvictionPolicy": "AlwaysAllow"}}
+            "metadata": metadata, "spec": spec}
 
 
 def _network_policy(peers: Mapping[str, Mapping[str, Mapping[str, str]]], metadata: dict[str, Any],
