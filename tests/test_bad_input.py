@@ -83,10 +83,9 @@ CASES = {
     "shell-form command on a multi-node role": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
                                                        "command": ["sh", "-c"], "args": ["vllm serve m"]}]),
-        "InferenceService qwen: spec.roles[1].template.spec.containers[0].command: a multi-node role needs "
-        "the server's command in exec form (a list of words), not a shell script: bootstrap ray starts it "
-        "with flags of its own (or set multinode.bootstrap custom and give the workers' template as "
-        "multinode.workerTemplate)"),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].args[0]: bootstrap ray gives it flags "
+        "of its own, but the script cannot pass flags to its engine: end it by exec'ing the engine with \"$@\" "
+        "last (exec vllm serve … \"$@\"), and flags given as the script's arguments reach it"),
     "bad quantity": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
                                                        "resources": {"requests": {"cpu": "lots"}}}]),
@@ -169,8 +168,8 @@ def test_helm_applies_nothing_when_the_post_renderer_fails(helm: Helm, tmp_path)
     values["roles"][1]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c"]
     path = tmp_path / "values.yaml"
     path.write_text(yaml.safe_dump(values))
-    message = ("InferenceService deepseek-r1-disagg: spec.roles[1].template.spec.containers[0].command: "
-               "a multi-node role needs the server's command in exec form")
+    message = ("InferenceService deepseek-r1-disagg: spec.roles[1].template.spec.containers[0].args[0]: "
+               "bootstrap ray gives it flags of its own, but the script cannot pass flags to its engine")
     result = helm.template(path, check=False)
     assert result.returncode != 0
     assert result.stdout == ""

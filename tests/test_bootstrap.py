@@ -14,6 +14,7 @@ import pytest
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import bootstrap
 from fusion_helm.model.bootstrap import Bootstrap, DataParallel, MultiNode
+from fusion_helm.model.engine import ServerCommand, server_command
 from tests.builders import render, role, service
 
 ARGS = [
@@ -22,6 +23,20 @@ ARGS = [
     "--served-model-name", "name with spaces", "it's quoted", "$HOME", "`id`", "a;b && c", "$(id)", "",
 ]
 LWS_ENV = {"LWS_LEADER_ADDRESS": "svc-0.svc.llm", "LWS_GROUP_SIZE": "4"}
+
+
+def server(*words: str) -> ServerCommand:
+    """A serving container's command line of WORDS (the engine's, in exec form)."""
+    return server_command({"command": list(words)}, (), "test", "container")
+
+
+def leader_command(multinode: MultiNode, *words: str) -> bootstrap.Command:
+    return bootstrap.leader(multinode, server(*words)).command
+
+
+def worker_command(multinode: MultiNode, *words: str) -> bootstrap.Command:
+    launch = bootstrap.worker(multinode, server(*words))
+    return launch.command if launch is not None else bootstrap.ray_worker(multinode)
 
 
 def run(command: bootstrap.Command, path: Path, worker_index: int, **env: str) -> list[str]:
@@ -34,8 +49,8 @@ def run(command: bootstrap.Command, path: Path, worker_index: int, **env: str) -
 def test_vllm_native_launch(recorder: Path) -> None:
     multinode = MultiNode(Bootstrap.VLLM, 29501)
     common = ["--nnodes", "4", "--master-addr", "svc-0.svc.llm", "--master-port", "29501"]
-    leader = run(bootstrap.leader(multinode, ["vllm", "serve", *ARGS]), recorder, 0)
-    worker = run(bootstrap.worker(multinode, ["vllm", "serve", *ARGS]), recorder, 3)
+    leader = run(leader_command(multinode, "vllm", "serve", *ARGS), recorder, 0)
+    worker = run(worker_command(multinode, "vllm", "serve", *ARGS), recorder, 3)
     assert leader == ["vllm", "serve", *ARGS, "--master-port", "29501", "--nnodes", "4", "--node-rank", "0",
                       "--master-addr", "svc-0.svc.llm"]
     assert worker == ["vllm", "serve", *ARGS, "--master-port", "29501", "--headless", "--nnodes", "4",
@@ -46,8 +61,8 @@ def test_vllm_native_launch(recorder: Path) -> None:
 @pytest.mark.parametrize("hybrid", [False, True])
 def test_vllm_data_parallel_ranks_follow_the_worker_index(recorder: Path, hybrid: bool) -> None:
     multinode = MultiNode(Bootstrap.VLLM_DATA_PARALLEL, 5555, DataParallel(8, hybrid))
-    leader = run(bootstrap.leader(multinode, ["vllm", "serve", *ARGS]), recorder, 0)
-    worker = run(bootstrap.worker(multinode, ["vllm", "serve", *ARGS]), recorder, 2)
+    leader = run(leader_command(multinode, "vllm", "serve", *ARGS), recorder, 0)
+    worker = run(worker_command(multinode, "vllm", "serve", *ARGS), recorder, 2)
     common = ["--data-parallel-size-local", "8", "--data-parallel-rpc-port", "5555"]
     computed = ["--data-parallel-size", "32", "--data-parallel-address", "svc-0.svc.llm"]
     if hybrid:
@@ -63,7 +78,7 @@ def test_vllm_data_parallel_ranks_follow_the_worker_index(recorder: Path, hybrid
 def test_sglang_joins_at_the_leader_s_dist_init_address(recorder: Path) -> None:
     multinode = MultiNode(Bootstrap.SGLANG, 20000)
     serve = ["python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "16", *ARGS]
-    for index, command in ((0, bootstrap.leader(multinode, serve)), (1, bootstrap.worker(multinode, serve))):
+    for index, command in ((0, leader_command(multinode, *serve)), (1, worker_command(multinode, *serve))):
         assert run(command, recorder, index) == [*serve, "--dist-init-addr", "svc-0.svc.llm:20000",
                                                  "--nnodes", "4", "--node-rank", str(index)]
 
@@ -98,7 +113,7 @@ def no_sleep(path: Path) -> None:
 def test_the_ray_head_starts_the_server_once_every_node_joined(tmp_path: Path) -> None:
     path = ray_cluster(tmp_path, 0, [1, 2, 3, 4])
     no_sleep(path)
-    command = bootstrap.leader(MultiNode(Bootstrap.RAY, 6379), ["python3", "-m", "vllm.x", *ARGS])
+    command = leader_command(MultiNode(Bootstrap.RAY, 6379), "python3", "-m", "vllm.x", *ARGS)
     assert run(command, path, 0) == ["python3", "-m", "vllm.x", *ARGS, "--distributed-executor-backend", "ray"]
     assert (path / "ray.log").read_text() == "start --head --port=6379\n"
     assert (path / "alive").read_text() == "", "asked until all 4 nodes were alive"
@@ -109,7 +124,7 @@ def test_the_ray_head_gives_up_when_a_node_never_joins(tmp_path: Path) -> None:
     no_sleep(path)
     (path / "date").write_text(f"#!/bin/sh\necho x >> {path}/clock; wc -l < {path}/clock\n")  # a second a call
     (path / "date").chmod(0o755)
-    command = bootstrap.leader(MultiNode(Bootstrap.RAY, 6379), ["vllm", "serve"])
+    command = leader_command(MultiNode(Bootstrap.RAY, 6379), "vllm", "serve")
     result = subprocess.run([*command.command, *command.args], capture_output=True, text=True, timeout=30, env={
         "PATH": f"{path}:/usr/bin:/bin", **LWS_ENV, "LWS_WORKER_INDEX": "0"})
     assert result.returncode == 1
@@ -119,7 +134,7 @@ def test_the_ray_head_gives_up_when_a_node_never_joins(tmp_path: Path) -> None:
 def test_a_ray_worker_retries_until_the_head_answers(tmp_path: Path) -> None:
     path = ray_cluster(tmp_path, 3, [])
     no_sleep(path)
-    run(bootstrap.worker(MultiNode(Bootstrap.RAY, 6379), ["vllm", "serve"]), path, 1)
+    run(worker_command(MultiNode(Bootstrap.RAY, 6379), "vllm", "serve"), path, 1)
     assert (path / "ray.log").read_text() == 'start --address=svc-0.svc.llm:6379 --block\n' * 4
 
 
@@ -128,7 +143,7 @@ def test_a_ray_worker_gives_up_after_its_bound(tmp_path: Path) -> None:
     no_sleep(path)
     (path / "date").write_text(f"#!/bin/sh\necho x >> {path}/clock; expr $(wc -l < {path}/clock) \\* 60\n")
     (path / "date").chmod(0o755)
-    command = bootstrap.worker(MultiNode(Bootstrap.RAY, 6379), [])
+    command = worker_command(MultiNode(Bootstrap.RAY, 6379))
     result = subprocess.run(command.command, capture_output=True, text=True, timeout=30, env={
         "PATH": f"{path}:/usr/bin:/bin", **LWS_ENV, "LWS_WORKER_INDEX": "1"})
     assert result.returncode == 1
@@ -138,7 +153,7 @@ def test_a_ray_worker_gives_up_after_its_bound(tmp_path: Path) -> None:
 
 def test_an_explicit_executor_backend_is_not_overridden() -> None:
     for given in (["--distributed-executor-backend", "mp"], ["--distributed-executor-backend=mp"]):
-        command = bootstrap.leader(MultiNode(Bootstrap.RAY, 6379), ["vllm", "serve", *given])
+        command = leader_command(MultiNode(Bootstrap.RAY, 6379), "vllm", "serve", *given)
         assert command.args == ["vllm", "serve", *given]
 
 
@@ -198,6 +213,72 @@ def test_every_node_serves_under_hybrid_load_balancing() -> None:
     assert leader["ports"] == [{"containerPort": 8000}, {"containerPort": 29550}]
 
 
+def data_parallel(*args: str, hybrid: bool = False, **multinode: Any) -> dict[str, Any]:
+    """A role of vLLM data-parallel engines on 2 nodes, the leader serving every rank unless HYBRID."""
+    spec = role("a", "worker", nodes=2, image="vllm/vllm-openai:v0.32.0", args=["m", *args])
+    spec["multinode"].update(bootstrap="vllm-data-parallel",
+                             dataParallel={"ranksPerNode": 8, "hybridLoadBalancing": hybrid}, **multinode)
+    return spec
+
+
+@pytest.mark.parametrize("given", [["--api-server-count", "8"], ["--api_server_count=8"], ["-asc", "8"],
+                                   ["--grpc"], ["--grpc-port", "50051"]])
+def test_headless_workers_start_without_the_api_server_s_own_flags(given: list[str]) -> None:
+    """KServe's data-parallel leaders run several API servers (--api-server-count 8); vLLM refuses that flag
+    on a headless worker, which starts none (tests/test_engines.py: by vLLM's own launch path)."""
+    leader, worker = leader_and_worker(service(data_parallel(*given)))
+    assert leader["args"][:4] == ["vllm", "serve", "m", *given][:4]
+    assert given[0] in leader["args"] and "--headless" not in leader["args"]
+    assert given[0] not in worker["args"] and "--headless" in worker["args"]
+    # Where every node serves, every node runs API servers: nothing is left out.
+    leader, worker = leader_and_worker(service(data_parallel(*given, hybrid=True)))
+    assert given[0] in worker["args"] and given[0] in leader["args"]
+
+
+def test_leader_and_worker_args_go_to_their_own_pods() -> None:
+    leader, worker = leader_and_worker(service(data_parallel(
+        "--max-model-len", "4096", leaderArgs=["--api-server-count", "4", "--enable-log-requests"],
+        workerArgs=["--enable-dbo"])))
+    assert leader["args"][:7] == ["vllm", "serve", "m", "--max-model-len", "4096", "--api-server-count", "4"]
+    assert "--enable-log-requests" in leader["args"] and "--enable-dbo" not in leader["args"]
+    assert worker["args"][:6] == ["vllm", "serve", "m", "--max-model-len", "4096", "--enable-dbo"]
+    assert "--api-server-count" not in worker["args"]
+
+
+def test_a_script_s_own_api_server_flag_cannot_be_left_out_of_headless_workers() -> None:
+    spec = data_parallel()
+    spec["template"]["spec"]["containers"][0].update(
+        command=["/bin/bash", "-c", 'source "$BASH_ENV"; exec vllm serve m --api-server-count 8 "$@"'], args=[])
+    with pytest.raises(InvalidSpec) as error:
+        render(service(spec))
+    assert error.value.path == "spec.roles[0].template.spec.containers[0].command[2]"
+    assert "the script gives --api-server-count, which vLLM refuses on a headless worker (it starts no API " \
+           "server); give it as an argument of the script instead" in str(error.value)
+
+
+def test_a_script_that_execs_its_engine_gets_the_bootstrap_s_flags_as_its_arguments(recorder: Path) -> None:
+    """Manifests that source a network set-up first (llm-d's wide-EP, KServe's presets) start the engine from a
+    script: the bootstrap's flags, leader-only ones included, reach it through its "$@"."""
+    script = 'export NCCL_DEBUG=WARN; exec vllm serve "$MODEL" --max-model-len ${LEN-4096} "$@"'
+    spec = data_parallel(leaderArgs=["--api-server-count", "2"])
+    # As KServe's presets run theirs: "--" the script's name ($0), the user's flags its arguments.
+    spec["template"]["spec"]["containers"][0].update(command=["/bin/bash", "-c", script, "--"],
+                                                     args=["--enforce-eager"])
+    leader, worker = leader_and_worker(service(spec))
+    lws = {**LWS_ENV, "LWS_GROUP_SIZE": "2", "MODEL": "m"}
+    path = f"{recorder}:/usr/bin:/bin"
+    ran = [subprocess.run([*pod["command"], *pod["args"]], capture_output=True, timeout=30, check=True, env={
+        "PATH": path, **lws, "LWS_WORKER_INDEX": str(index)}).stdout.decode().split("\0")[:-1]
+        for index, pod in ((0, leader), (1, worker))]
+    assert ran[0] == ["vllm", "serve", "m", "--max-model-len", "4096", "--enforce-eager", "--api-server-count", "2",
+                      "--data-parallel-size-local", "8", "--data-parallel-rpc-port", "29550",
+                      "--data-parallel-size", "16", "--data-parallel-address", "svc-0.svc.llm"]
+    assert ran[1] == ["vllm", "serve", "m", "--max-model-len", "4096", "--enforce-eager",
+                      "--data-parallel-size-local", "8", "--data-parallel-rpc-port", "29550", "--headless",
+                      "--data-parallel-size", "16", "--data-parallel-address", "svc-0.svc.llm",
+                      "--data-parallel-start-rank", "8"]
+
+
 def test_custom_runs_both_templates_as_written() -> None:
     leader = role("a", "worker", nodes=3, image="nvcr.io/nvidia/tritonserver:25.01-trtllm-python-py3",
                   command=["mpirun", "--allow-run-as-root", "-np", "3", "tritonserver"])
@@ -219,6 +300,11 @@ def test_custom_runs_both_templates_as_written() -> None:
     ({"bootstrap": "custom", "rendezvousPort": 1, "workerTemplate": {"spec": {"containers": [
         {"name": "w", "image": "i"}]}}}, "rendezvousPort", "does not apply to bootstrap custom"),
     ({"nodeCount": 1, "dataParallel": {"ranksPerNode": 2}}, "dataParallel", "only applies to nodeCount 2 or more"),
+    ({"nodeCount": 1, "leaderArgs": ["-asc", "2"]}, "leaderArgs", "only applies to nodeCount 2 or more"),
+    ({"bootstrap": "ray", "workerArgs": ["--x"]}, "workerArgs",
+     "does not apply to bootstrap ray: its workers run Ray, not the server"),
+    ({"bootstrap": "custom", "leaderArgs": ["--x"], "workerTemplate": {"spec": {"containers": [
+        {"name": "w", "image": "i"}]}}}, "leaderArgs", "does not apply to bootstrap custom"),
 ])
 def test_fields_of_another_bootstrap_are_refused(multinode: dict[str, Any], path: str, message: str) -> None:
     spec = role("a", "worker", nodes=2)
@@ -229,13 +315,16 @@ def test_fields_of_another_bootstrap_are_refused(multinode: dict[str, Any], path
     assert message in str(error.value)
 
 
-@pytest.mark.parametrize("given", [["--nnodes", "2"], ["--node-rank=1"], ["--headless"]])
-def test_a_flag_the_bootstrap_writes_is_refused(given: list[str]) -> None:
+@pytest.mark.parametrize("given", [["--nnodes", "2"], ["--node-rank=1"], ["--headless"], ["--node_rank", "1"],
+                                   ["-n", "2"], ["-n2"], ["--master_addr=x"]])
+def test_a_flag_the_bootstrap_writes_is_refused_in_every_spelling(given: list[str]) -> None:
+    """vLLM takes each of these as the flag the bootstrap writes (tests/test_engines.py asks its parser)."""
     spec = role("a", "worker", nodes=2, image="vllm/vllm-openai:v0.27.1", args=["--model", "m", *given])
     with pytest.raises(InvalidSpec) as error:
         render(service(spec))
-    assert error.value.path == "spec.roles[0].template.spec.containers[0].args"
-    assert "is written by bootstrap vllm for each pod: remove it" in str(error.value)
+    assert error.value.path == "spec.roles[0].template.spec.containers[0].args[2]"
+    assert f"{given[0].partition('=')[0][:2 if given[0] == '-n2' else None]} is written by bootstrap vllm for each " \
+           "pod: remove it" in str(error.value)
 
 
 def test_the_pool_and_the_monitors_select_the_pods_that_serve() -> None:

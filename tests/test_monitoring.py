@@ -128,7 +128,7 @@ ERRORS = {
     "a server that is not vLLM and declares no port": (
         ON, [role("w", "worker", command=["python", "-m", "server"])],
         "spec.roles[0].template.spec.containers[0].ports",
-        "is required with spec.monitoring.podMonitor when the container does not run vllm"),
+        "is required with spec.monitoring.podMonitor when the container runs neither vllm nor sglang"),
 }
 
 

@@ -333,7 +333,7 @@ ERRORS = {
         [role("p", "prefiller"), role("d", "decoder", args=[
             "--model", "m", "--kv-transfer-config", '{"kv_connector":"PyNcclConnector","kv_role":"kv_consumer"}']),
          router()],
-        "spec.roles[1].template.spec.containers[0].args",
+        "spec.roles[1].template.spec.containers[0].args[2]",
         "kv_connector 'PyNcclConnector' has no mode in the ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0 "
         "prefill/decode sidecar; use one of NixlConnector"),
     "a prefill and a decode of different KV connectors": (
@@ -345,13 +345,27 @@ ERRORS = {
     "a KV transfer setting that is not JSON": (
         [role("p", "prefiller", args=["--model", "m", "--kv-transfer-config", "nixl"]), role("d", "decoder"),
          router()],
-        "spec.roles[0].template.spec.containers[0].args",
+        "spec.roles[0].template.spec.containers[0].args[2]",
         "--kv-transfer-config must be a JSON object, got 'nixl'"),
+    "a KV transfer setting in vLLM's other spelling that is not JSON": (
+        [role("p", "prefiller", args=["--model", "m", "--kv_transfer_config=nixl"]), role("d", "decoder"),
+         router()],
+        "spec.roles[0].template.spec.containers[0].args[2]",
+        "--kv_transfer_config must be a JSON object, got 'nixl'"),
+    "a decoder whose script cannot pass the sidecar's port to its engine": (
+        [role("p", "prefiller"), role("d", "decoder", command=[
+            "/bin/sh", "-c",
+            "exec vllm serve m --port 8000 --kv-transfer-config '{\"kv_connector\":\"NixlConnector\"}'"],
+            args=[], ports=[{"containerPort": 8000}]), router()],
+        "spec.roles[1].template.spec.containers[0].command[2]",
+        "the prefill/decode sidecar moves the engine's --port, but the script cannot pass flags to its engine: end "
+        'it by exec\'ing the engine with "$@" last'),
     "a decoder whose engine the sidecar cannot move": (
-        [role("p", "prefiller"), role("d", "decoder", command=["/bin/sh", "-c", "exec vllm serve m --port 8000"],
-                                      ports=[{"containerPort": 8000}]), router()],
+        [role("p", "prefiller"), role("d", "decoder", command=["/app/my-server"], ports=[{"containerPort": 8000}]),
+         router()],
         "spec.roles[1].template.spec.containers[0].command",
-        "runs neither vllm nor sglang in exec form, so the prefill/decode sidecar cannot move its port (--port)"),
+        "runs neither vllm nor sglang (in exec form, or as a script's last exec), so the prefill/decode sidecar cannot "
+        "move its port (--port)"),
     "a decoder without a ServiceAccount token": (
         [role("p", "prefiller"), {**role("d", "decoder"), "template": {"spec": {
             **role("d", "decoder")["template"]["spec"], "automountServiceAccountToken": False}}}, router()],
@@ -384,7 +398,8 @@ ERRORS = {
         "spec.roles[2].targetPort", "is required: the serving roles listen on different ports (p: 8000, d: 8200)"),
     "a serving role without a port that does not run vllm": (
         [role("w", "worker", command=["python", "-m", "server"]), router()],
-        "spec.roles[0].template.spec.containers[0].ports", "is required under a router when the container does not"),
+        "spec.roles[0].template.spec.containers[0].ports",
+        "is required under a router when the container runs neither vllm nor sglang"),
     "a vllm port that is not a port": (
         [role("w", "worker", args=["--model", "m", "--port", "80800"]), router()],
         "spec.roles[0].template.spec.containers[0].args[2]", "must give vllm a port number (1 to 65535)"),

@@ -3,14 +3,33 @@
 Each pod runs ``/bin/sh -c SCRIPT NAME ARGV...``: SCRIPT is ours and fixed (what it computes per pod
 comes from the variables LWS sets in every pod: LWS_LEADER_ADDRESS, LWS_GROUP_SIZE, LWS_WORKER_INDEX),
 and the server's argv — the user's words — reaches it as the positional parameters, never as shell
-text. The flags a bootstrap writes that are the same on every pod are words of that argv too.
+text. The flags a bootstrap writes that are the same on every pod are words of that argv too, and so
+are the role's leader-only and worker-only flags (``multinode.leaderArgs``, ``workerArgs``). A server
+started from a shell script of the user's (``sh -c SCRIPT``) gets them all as that script's arguments,
+which its ``exec … "$@"`` passes on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from fusion_helm.model.bootstrap import Bootstrap, MultiNode
+from fusion_helm.model.engine import (
+    API_SERVER_ONLY,
+    DATA_PARALLEL_ADDRESS,
+    DATA_PARALLEL_HYBRID_LB,
+    DATA_PARALLEL_RPC_PORT,
+    DATA_PARALLEL_SIZE,
+    DATA_PARALLEL_SIZE_LOCAL,
+    DATA_PARALLEL_START_RANK,
+    DIST_INIT_ADDR,
+    DISTRIBUTED_EXECUTOR_BACKEND,
+    HEADLESS,
+    MASTER_ADDR,
+    MASTER_PORT,
+    NNODES,
+    NODE_RANK,
+    Option,
+    ServerCommand,
+)
 from fusion_helm.records import record
 
 SHELL = "/bin/sh"
@@ -18,7 +37,6 @@ JOIN_TIMEOUT = 300
 """Seconds a Ray worker keeps trying to join, and the Ray head waits for every node (vLLM's
 multi-node-serving.sh waits as long)."""
 RETRY_INTERVAL = 5
-EXECUTOR_FLAG = "--distributed-executor-backend"
 
 
 @record
@@ -29,44 +47,71 @@ class Command:
     args: list[str]
 
 
-def leader(multinode: MultiNode, serve: Sequence[str]) -> Command:
+@record
+class Launch:
+    """A pod's command, and its server's command line as the engine reads it (the words the command's
+    script runs, with the flags the script adds after them left out)."""
+
+    command: Command
+    server: ServerCommand
+
+
+def leader(multinode: MultiNode, server: ServerCommand) -> Launch:
     """The leader pod's: the server, after what its bootstrap starts first."""
-    return _run(multinode, serve, worker=False)
+    return _run(multinode, server.appended(multinode.leader_args, "multinode.leaderArgs are given to it"),
+                worker=False)
 
 
-def worker(multinode: MultiNode, serve: Sequence[str]) -> Command:
-    """A worker pod's."""
+def worker(multinode: MultiNode, server: ServerCommand) -> Launch | None:
+    """A worker pod's; None for a Ray worker, which runs Ray, not the server."""
     if multinode.bootstrap is Bootstrap.RAY:
-        return Command([SHELL, "-c", _ray_worker(multinode.port), "ray-worker"], [])
-    return _run(multinode, serve, worker=True)
+        return None
+    server = server.appended(multinode.worker_args, "multinode.workerArgs are given to it")
+    if worker_is_headless(multinode):
+        server = server.without(API_SERVER_ONLY, "vLLM refuses on a headless worker (it starts no API server)")
+    return _run(multinode, server, worker=True)
 
 
-def written_flags(multinode: MultiNode) -> tuple[str, ...]:
-    """The server flags the bootstrap writes itself: a user's own would be overridden, so they are refused."""
+def ray_worker(multinode: MultiNode) -> Command:
+    return Command([SHELL, "-c", _ray_worker(multinode.port), "ray-worker"], [])
+
+
+def worker_is_headless(multinode: MultiNode) -> bool:
+    """The workers start no API server: vLLM's --headless, where the leader serves every rank."""
+    data_parallel = multinode.data_parallel
+    return multinode.bootstrap is Bootstrap.VLLM or (
+        multinode.bootstrap is Bootstrap.VLLM_DATA_PARALLEL and data_parallel is not None
+        and not data_parallel.hybrid_load_balancing)
+
+
+def written_options(multinode: MultiNode) -> tuple[Option, ...]:
+    """The server options the bootstrap writes itself: a user's own would be overridden, so they are refused."""
     match multinode.bootstrap:
         case Bootstrap.VLLM:
-            return ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
+            return (NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, HEADLESS)
         case Bootstrap.VLLM_DATA_PARALLEL:
-            return ("--data-parallel-size", "--data-parallel-size-local", "--data-parallel-start-rank",
-                    "--data-parallel-address", "--data-parallel-rpc-port", "--data-parallel-hybrid-lb", "--headless")
+            return (DATA_PARALLEL_SIZE, DATA_PARALLEL_SIZE_LOCAL, DATA_PARALLEL_START_RANK, DATA_PARALLEL_ADDRESS,
+                    DATA_PARALLEL_RPC_PORT, DATA_PARALLEL_HYBRID_LB, HEADLESS)
         case Bootstrap.SGLANG:
-            return ("--dist-init-addr", "--nnodes", "--node-rank")
+            return (DIST_INIT_ADDR, NNODES, NODE_RANK)
     return ()
 
 
-def _run(multinode: MultiNode, serve: Sequence[str], worker: bool) -> Command:
-    argv = list(serve)
+def _run(multinode: MultiNode, server: ServerCommand, worker: bool) -> Launch:
     name = f"{multinode.bootstrap}-{'worker' if worker else 'leader'}"
+    why = f"bootstrap {multinode.bootstrap} gives it flags of its own"
+    server = server.passing(why)  # a script of the user's passes the flags its script adds on
     match multinode.bootstrap:
         case Bootstrap.RAY:
-            if EXECUTOR_FLAG not in argv and not any(arg.startswith(f"{EXECUTOR_FLAG}=") for arg in argv):
-                argv += [EXECUTOR_FLAG, "ray"]
-            return Command([SHELL, "-c", _ray_head(multinode.port), name], argv)
+            if not server.given(DISTRIBUTED_EXECUTOR_BACKEND):
+                server = server.appended([DISTRIBUTED_EXECUTOR_BACKEND.name(server.engine), "ray"], why)
+            return Launch(Command([SHELL, "-c", _ray_head(multinode.port), name], list(server.words)), server)
         case Bootstrap.VLLM:
             script = ('exec "$@" --nnodes "$LWS_GROUP_SIZE" --node-rank "$LWS_WORKER_INDEX" '
                       '--master-addr "$LWS_LEADER_ADDRESS"')
-            return Command([SHELL, "-c", script, name],
-                           [*argv, "--master-port", str(multinode.port), *(["--headless"] if worker else [])])
+            server = server.appended([MASTER_PORT.name(server.engine), str(multinode.port),
+                                      *([HEADLESS.name(server.engine)] if worker else [])], why)
+            return Launch(Command([SHELL, "-c", script, name], list(server.words)), server)
         case Bootstrap.VLLM_DATA_PARALLEL:
             assert multinode.data_parallel is not None
             ranks = multinode.data_parallel.ranks_per_node
@@ -75,14 +120,15 @@ def _run(multinode: MultiNode, serve: Sequence[str], worker: bool) -> Command:
                       '--data-parallel-address "$LWS_LEADER_ADDRESS"')
             if worker or hybrid:  # a start rank, even 0, puts a leader that serves in hybrid mode
                 script += f' --data-parallel-start-rank "$((LWS_WORKER_INDEX * {ranks:d}))"'
-            mode = ["--data-parallel-hybrid-lb"] if hybrid else ["--headless"] if worker else []
-            return Command([SHELL, "-c", script, name], [
-                *argv, "--data-parallel-size-local", str(ranks), "--data-parallel-rpc-port", str(multinode.port),
-                *mode])
+            mode = [DATA_PARALLEL_HYBRID_LB.name(server.engine)] if hybrid \
+                else [HEADLESS.name(server.engine)] if worker else []
+            server = server.appended([DATA_PARALLEL_SIZE_LOCAL.name(server.engine), str(ranks),
+                                      DATA_PARALLEL_RPC_PORT.name(server.engine), str(multinode.port), *mode], why)
+            return Launch(Command([SHELL, "-c", script, name], list(server.words)), server)
         case Bootstrap.SGLANG:
             script = (f'exec "$@" --dist-init-addr "$LWS_LEADER_ADDRESS:{multinode.port:d}" '
                       '--nnodes "$LWS_GROUP_SIZE" --node-rank "$LWS_WORKER_INDEX"')
-            return Command([SHELL, "-c", script, name], argv)
+            return Launch(Command([SHELL, "-c", script, name], list(server.words)), server)
     raise ValueError(f"bootstrap {multinode.bootstrap} runs its templates as written")
 
 

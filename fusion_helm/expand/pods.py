@@ -3,13 +3,13 @@ and workers its bootstrap makes (fusion_helm/expand/bootstrap.py), or custom's o
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import bootstrap
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.bootstrap import Bootstrap, MultiNode
+from fusion_helm.model.engine import ServerCommand, server_command
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -25,49 +25,58 @@ port or a probe."""
 class RoleTemplates:
     size: int
     worker: Mapping[str, Any]
+    worker_server: ServerCommand | None
+    """The command line of the worker template's serving container (None: a Ray worker's, no server)."""
     leader: Mapping[str, Any] | None = None
     """None: LWS makes the leader from the worker template too."""
+    leader_server: ServerCommand | None = None
+    launched: bool = False
+    """The serving containers run a bootstrap's command, their servers' command lines as its args."""
+
+    def with_servers(self, leader: Mapping[str, Any] | None, leader_server: ServerCommand | None,
+                     worker: Mapping[str, Any], worker_server: ServerCommand | None) -> RoleTemplates:
+        return RoleTemplates(self.size, worker, worker_server, leader, leader_server, self.launched)
 
 
 def role_templates(service: InferenceService, role: Role) -> RoleTemplates:
     multinode = role.multinode
+    server = role.server(service.where)
     if multinode is None:
-        return RoleTemplates(size=1, worker=role.template)
+        return RoleTemplates(size=1, worker=role.template, worker_server=server)
     if multinode.bootstrap is Bootstrap.CUSTOM:
         if multinode.worker_template is None:
-            return RoleTemplates(size=role.node_count, worker=role.template)
-        return RoleTemplates(size=role.node_count, leader=role.template, worker=multinode.worker_template)
+            return RoleTemplates(size=role.node_count, worker=role.template, worker_server=server)
+        workers = server_command(multinode.worker_template["spec"]["containers"][0], role.serving_command,
+                                 service.where, f"{role.path}.multinode.workerTemplate.spec.containers[0]")
+        return RoleTemplates(size=role.node_count, leader=role.template, leader_server=server,
+                             worker=multinode.worker_template, worker_server=workers)
     serving = role.template["spec"]["containers"][0]
-    serve = _serve_argv(service, role, multinode, serving)
-    leader = bootstrap.leader(multinode, serve)
+    _check_written(multinode, server)
+    leader = bootstrap.leader(multinode, server)
     leader_template = _with_serving_container(role.template, {
-        **serving, "command": leader.command, "args": leader.args,
+        **serving, **_command(leader.command),
         "ports": _with_port(serving.get("ports", []), multinode.port),
     })
-    worker = bootstrap.worker(multinode, serve)
     kept = serving if role.every_node_serves else {k: v for k, v in serving.items() if k not in SERVING_ONLY_FIELDS}
-    worker_template = _with_serving_container(role.template, {**kept, "command": worker.command, "args": worker.args})
-    return RoleTemplates(size=role.node_count, leader=leader_template, worker=worker_template)
+    worker = bootstrap.worker(multinode, server)
+    worker_command = worker.command if worker is not None else bootstrap.ray_worker(multinode)
+    worker_template = _with_serving_container(role.template, {**kept, **_command(worker_command)})
+    return RoleTemplates(size=role.node_count, leader=leader_template, leader_server=leader.server,
+                         worker=worker_template, worker_server=worker.server if worker is not None else None,
+                         launched=True)
 
 
-def _serve_argv(service: InferenceService, role: Role, multinode: MultiNode, serving: Mapping[str, Any]) -> list[str]:
-    command = serving.get("command")
-    path = f"{role.template_path}.spec.containers[0]"
-    if command and os.path.basename(command[0]) in ("sh", "bash") and "-c" in command:
-        raise InvalidSpec(
-            service.where, f"{path}.command",
-            f"a multi-node role needs the server's command in exec form (a list of words), not a shell script: "
-            f"bootstrap {multinode.bootstrap} starts it with flags of its own (or set multinode.bootstrap custom "
-            "and give the workers' template as multinode.workerTemplate)")
-    argv = [*(command or role.serving_command), *serving.get("args", [])]
-    for flag in bootstrap.written_flags(multinode):
-        for index, word in enumerate(argv):
-            if word == flag or word.startswith(f"{flag}="):
-                field = "command" if command and index < len(command) else "args"
-                raise InvalidSpec(service.where, f"{path}.{field}",
-                                  f"{flag} is written by bootstrap {multinode.bootstrap} for each pod: remove it "
-                                  "(docs/expansion.md, multi-node bootstraps)")
-    return argv
+def _check_written(multinode: MultiNode, server: ServerCommand) -> None:
+    """A flag the bootstrap writes for each pod, given in the template too, would be overridden: refused."""
+    for option in bootstrap.written_options(multinode):
+        for occurrence in server.occurrences(option):
+            raise InvalidSpec(server.where, server.field(occurrence),
+                              f"{occurrence.written} is written by bootstrap {multinode.bootstrap} for each pod: "
+                              "remove it (docs/expansion.md, multi-node bootstraps)")
+
+
+def _command(command: bootstrap.Command) -> dict[str, list[str]]:
+    return {"command": command.command, "args": command.args}
 
 
 def _with_port(ports: list[Mapping[str, Any]], port: int) -> list[Mapping[str, Any]]:

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.expand.proxies import routing_proxy
 from fusion_helm.model import InferenceService, Role
+from fusion_helm.model.engine import PORT
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-VLLM_DEFAULT_PORT = 8000
 MAX_PORT = 65535
 
 
@@ -41,12 +42,22 @@ SCRAPED = PortUse("with spec.monitoring.podMonitor", "scraped",
 
 
 def serving_port(service: InferenceService, role: Role, use: PortUse) -> ServingPort:
-    """The serving (first) container's port named http, else its first port; a container that declares
-    none serves where vLLM does: its ``--port`` argument, else 8000."""
+    """Where requests reach the role's serving pods: a routing proxy's port where the template runs one in
+    front of its engine; else the serving (first) container's port named http, else its first port; a
+    container that declares none serves where its engine does: its ``--port`` (in any spelling), else
+    the engine's default."""
+    proxy = routing_proxy(role.template)
+    if proxy is not None:
+        port = proxy.listen_port
+        if not (port.isascii() and port.isdigit() and 1 <= int(port) <= MAX_PORT):
+            raise InvalidSpec(service.where, f"{role.template_path}.spec.{proxy.field}.args",
+                              f"--{proxy.kind.listen_flag} must be a port number (1 to {MAX_PORT}) for the routing "
+                              f"proxy to be {use.verb}, got {show(port)}")
+        return ServingPort(int(port), proxy.port_name(port))
     container: Mapping[str, Any] = role.template["spec"]["containers"][0]
     ports: list[Mapping[str, Any]] = container.get("ports") or []
     if not ports:
-        return ServingPort(_vllm_port(service, role, container, use), None)
+        return ServingPort(_engine_port(service, role, use), None)
     index, named = next(((i, port) for i, port in enumerate(ports) if port.get("name") == "http"), (0, ports[0]))
     port = named["containerPort"]
     if not 1 <= port <= MAX_PORT:
@@ -55,18 +66,16 @@ def serving_port(service: InferenceService, role: Role, use: PortUse) -> Serving
     return ServingPort(int(port), named.get("name"))
 
 
-def _vllm_port(service: InferenceService, role: Role, container: Mapping[str, Any], use: PortUse) -> int:
-    args = [str(arg) for arg in container.get("args") or []]
-    path = f"{role.path}.template.spec.containers[0]"
-    if container.get("command") and container["command"][0] != "vllm":
-        raise InvalidSpec(service.where, f"{path}.ports",
-                          f"is required {use.needed} when the container does not run vllm: {use.remedy}")
-    for index, arg in enumerate(args):
-        value = arg.partition("=")[2] if arg.startswith("--port=") else \
-            (args[index + 1] if arg == "--port" and index + 1 < len(args) else None)
-        if value is not None:
-            if not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_PORT):
-                raise InvalidSpec(service.where, f"{path}.args[{index}]",
-                                  f"must give vllm a port number (1 to {MAX_PORT}) to be {use.verb}, got {show(value)}")
-            return int(value)
-    return VLLM_DEFAULT_PORT
+def _engine_port(service: InferenceService, role: Role, use: PortUse) -> int:
+    server = role.server(service.where)
+    if server.engine is None:
+        raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].ports",
+                          f"is required {use.needed} when the container runs neither vllm nor sglang: {use.remedy}")
+    value, occurrence = server.value(PORT)
+    if occurrence is None:
+        return server.engine.default_port
+    if value is None or not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_PORT):
+        raise InvalidSpec(service.where, server.field(occurrence),
+                          f"must give {server.engine} a port number (1 to {MAX_PORT}) to be {use.verb}, got "
+                          f"{show(value)}; or declare the port in the container's ports")
+    return int(value)

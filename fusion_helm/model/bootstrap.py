@@ -8,6 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.model.engine import Engine, server_command
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -36,10 +37,17 @@ class Bootstrap(StrEnum):
     def default_serving_command(self) -> tuple[str, ...]:
         return SGLANG_SERVING_COMMAND if self is Bootstrap.SGLANG else VLLM_SERVING_COMMAND
 
+    @property
+    def engine(self) -> Engine | None:
+        """The engine it launches (custom: whatever its templates run)."""
+        return _ENGINES.get(self)
+
 
 _DEFAULT_PORTS = {Bootstrap.RAY: 6379, Bootstrap.VLLM: 29501, Bootstrap.VLLM_DATA_PARALLEL: 29550,
                   Bootstrap.SGLANG: 20000, Bootstrap.CUSTOM: 0}
 """vLLM's --master-port and --data-parallel-rpc-port defaults; SGLang's examples' dist-init port."""
+_ENGINES = {Bootstrap.RAY: Engine.VLLM, Bootstrap.VLLM: Engine.VLLM, Bootstrap.VLLM_DATA_PARALLEL: Engine.VLLM,
+            Bootstrap.SGLANG: Engine.SGLANG}
 VLLM_SERVING_COMMAND = ("vllm", "serve")
 """The vllm/vllm-openai image's entrypoint."""
 SGLANG_SERVING_COMMAND = ("python3", "-m", "sglang.launch_server")
@@ -66,9 +74,13 @@ class MultiNode:
     data_parallel: DataParallel | None = None
     worker_template: Mapping[str, Any] | None = None
     """Custom: the workers' own template (else they run the leader's)."""
+    leader_args: tuple[str, ...] = ()
+    """Server flags the leader's server gets and the workers' do not."""
+    worker_args: tuple[str, ...] = ()
+    """Server flags the workers' servers get and the leader's does not."""
 
 
-SINGLE_NODE_FIELDS = ("dataParallel", "workerTemplate")
+SINGLE_NODE_FIELDS = ("dataParallel", "workerTemplate", "leaderArgs", "workerArgs")
 """What a replica of one node would never use."""
 
 
@@ -88,10 +100,14 @@ def parse_multinode(raw: Mapping[str, Any], template: Mapping[str, Any], path: s
         if field not in raw and bootstrap is wanted:
             raise InvalidSpec(where, f"{path}.{field}", f"is required with bootstrap {wanted}")
     if bootstrap is Bootstrap.CUSTOM:
-        for field in ("servingCommand", "rendezvousPort"):
+        for field in ("servingCommand", "rendezvousPort", "leaderArgs", "workerArgs"):
             if field in raw:
                 raise InvalidSpec(where, f"{path}.{field}",
                                   "does not apply to bootstrap custom: its templates run as written")
+    if bootstrap is Bootstrap.RAY and "workerArgs" in raw:
+        raise InvalidSpec(where, f"{path}.workerArgs",
+                          "does not apply to bootstrap ray: its workers run Ray, not the server (the leader's server "
+                          "runs on every node through Ray)")
     parallel = raw.get("dataParallel")
     return MultiNode(
         bootstrap=bootstrap,
@@ -99,6 +115,8 @@ def parse_multinode(raw: Mapping[str, Any], template: Mapping[str, Any], path: s
         data_parallel=None if parallel is None else DataParallel(
             parallel["ranksPerNode"], parallel.get("hybridLoadBalancing", False)),
         worker_template=raw.get("workerTemplate"),
+        leader_args=tuple(raw.get("leaderArgs") or ()),
+        worker_args=tuple(raw.get("workerArgs") or ()),
     )
 
 
@@ -106,10 +124,10 @@ def implied_bootstrap(raw: Mapping[str, Any], template: Mapping[str, Any], path:
     """What the serving container says of its engine: an SGLang server or image is SGLang's; a
     vllm/vllm-openai image is Ray's before v0.19 (its images have Ray), vLLM's own launch after."""
     container = template["spec"]["containers"][0]
-    words = [*(container.get("command") or raw.get("servingCommand") or ()), *(container.get("args") or ())]
+    engine = server_command(container, raw.get("servingCommand") or (), where, f"{path}.servingCommand").engine
     image = str(container.get("image") or "")
     repository, tag = image_name(image)
-    if any("sglang" in text for text in (repository, *words[:3])):
+    if engine is Engine.SGLANG or "sglang" in repository:
         return Bootstrap.SGLANG
     if repository.rsplit("/", 1)[-1] == VLLM_IMAGE and (release := version(tag)) is not None:
         return Bootstrap.RAY if release < RAY_REMOVED else Bootstrap.VLLM

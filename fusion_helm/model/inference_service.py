@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.bootstrap import VLLM_SERVING_COMMAND, MultiNode, parse_multinode
+from fusion_helm.model.engine import ServerCommand, server_command
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
@@ -163,6 +164,14 @@ class Role:
     @property
     def name_path(self) -> str:
         return "metadata.name" if self.taken_over else f"{self.path}.name"
+
+    def server(self, where: str) -> ServerCommand:
+        """The serving (first) container's command line, its engine the bootstrap's where one launches it
+        (errors name document WHERE)."""
+        command = server_command(self.template["spec"]["containers"][0], self.serving_command, where,
+                                 f"{self.template_path}.spec.containers[0]")
+        engine = self.multinode.bootstrap.engine if self.multinode is not None else None
+        return command if engine is None or engine is command.engine else command.as_engine(engine)
 
 
 @record

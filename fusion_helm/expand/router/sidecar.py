@@ -15,19 +15,18 @@ is the user's wiring and is left alone.
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import pd_sidecar_name, router_name
 from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.expand.proxies import Proxy, routing_proxy, taken_ports
 from fusion_helm.expand.router.generations import Generation, Sidecar
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.hooks.kinds import POD, inference_pool
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
-from fusion_helm.model.bootstrap import Bootstrap
+from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, NOT_JSON, PORT, ServerCommand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,9 +35,6 @@ if TYPE_CHECKING:
 CONTAINER_NAME = "pd-sidecar"
 ENGINE_PORT = 8200
 """Where the engine moves to behind the sidecar (llm-d's own choice), or the next free port."""
-PORT_FLAG = "--port"
-KV_TRANSFER_FLAG = "--kv-transfer-config"
-SGLANG_DISAGGREGATION_FLAG = "--disaggregation-mode"
 SIDECAR_USER = 65532
 """The user the llm-d images run as (distroless "nonroot")."""
 RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
@@ -77,11 +73,12 @@ def with_pd_sidecars(service: InferenceService, router: Router, generation: Gene
 
 def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
                  ) -> list[dict[str, Any]]:
-    """Read access to the pool and its pods for the ServiceAccounts of the pods that run our sidecar
-    (its SSRF protection): a Role and its RoleBinding, none where no pod runs one."""
+    """Read access to the pool and its pods for the ServiceAccounts of the pods that run a sidecar with SSRF
+    protection (ours, or a user's adopted), which reads them: a Role and its RoleBinding, none where no pod
+    runs one."""
     accounts = sorted({_service_account(template) for role in service.roles
                        if role.component_type is ComponentType.DECODER
-                       for template in _serving(role, templates[role.name]) if _ours(template)})
+                       for template in _serving(role, templates[role.name]) if _reads_pool(template)})
     if not accounts:
         return []
     name = pd_sidecar_name(service.name, router.name)
@@ -92,17 +89,26 @@ def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[s
 
 def _decoder_templates(service: InferenceService, router: Router, sidecar: Sidecar, role: Role, port: int,
                        connector: str, templates: RoleTemplates) -> RoleTemplates:
-    if any(_runs_sidecar(template, sidecar) for template in (templates.worker, templates.leader) if template):
-        return templates  # the user's own wiring
+    serving = _serving(role, templates)
+    proxies = [(template, routing_proxy(template)) for template in serving]
+    if any(proxy is not None for _, proxy in proxies):
+        for template, proxy in proxies:
+            _check_adopted(service, router, role, port, template, proxy)
+        return templates  # the user's own wiring, adopted
 
-    def add(template: Mapping[str, Any]) -> dict[str, Any]:
-        return _with_sidecar(service, router, sidecar, role, port, connector, template)
+    def add(template: Mapping[str, Any], server: ServerCommand | None) -> dict[str, Any]:
+        assert server is not None, "a serving pod runs a server"
+        return _with_sidecar(service, router, sidecar, role, port, connector, template, server, templates.launched)
 
     if not role.spans_nodes:
-        return RoleTemplates(size=templates.size, worker=add(templates.worker))
-    leader = add(templates.leader if templates.leader is not None else templates.worker)
-    worker = add(templates.worker) if role.every_node_serves else templates.worker
-    return RoleTemplates(size=templates.size, leader=leader, worker=worker)
+        return templates.with_servers(None, None, add(templates.worker, templates.worker_server),
+                                      templates.worker_server)
+    if templates.leader is None:
+        leader = add(templates.worker, templates.worker_server)
+    else:
+        leader = add(templates.leader, templates.leader_server)
+    worker = add(templates.worker, templates.worker_server) if role.every_node_serves else templates.worker
+    return templates.with_servers(leader, templates.leader_server, worker, templates.worker_server)
 
 
 def _serving(role: Role, templates: RoleTemplates) -> list[Mapping[str, Any]]:
@@ -113,8 +119,51 @@ def _serving(role: Role, templates: RoleTemplates) -> list[Mapping[str, Any]]:
     return [leader, templates.worker] if role.every_node_serves else [leader]
 
 
+def _check_adopted(service: InferenceService, router: Router, role: Role, port: int, template: Mapping[str, Any],
+                   proxy: Proxy | None) -> None:
+    """A routing proxy of the user's stands in front of the engine as the pool and the engine need it."""
+    spec_path = f"{role.template_path}.spec"
+    if proxy is None:
+        raise InvalidSpec(service.where, f"{spec_path}.containers",
+                          "runs no routing proxy on this serving pod, while the role's other serving pods run one of "
+                          "their own: give every serving pod the same, or none (the router then adds its own)")
+    field = f"{spec_path}.{proxy.field}.args"
+    name = proxy.container.get("name")
+    if proxy.listen_port != str(port):
+        raise InvalidSpec(service.where, field,
+                          f"the routing proxy {show(name)} listens on {show(proxy.listen_port)} (--port), but the "
+                          f"InferencePool routes to {port}; make them one (its --port, or the router's targetPort)")
+    engine = role.server(service.where)
+    listening = _engine_listens(service, role, engine)
+    if proxy.engine_port != listening:
+        raise InvalidSpec(service.where, field,
+                          f"the routing proxy {show(name)} forwards to port {show(proxy.engine_port)} "
+                          f"(--{proxy.kind.engine_port_flags[0]}), but the engine listens on {show(listening)}; "
+                          "make them one")
+    if proxy.ssrf_protection:
+        pool = proxy.pool
+        ours = router_name(service.name, router.name)
+        if pool is None or pool.rpartition("/")[2] != ours:
+            raise InvalidSpec(service.where, field,
+                              f"the routing proxy {show(name)} protects against SSRF with the InferencePool "
+                              f"{show(pool)}, but the service's pool is {ours}: name it (--{proxy.kind.pool_flags[0]})")
+
+
+def _engine_listens(service: InferenceService, role: Role, engine: ServerCommand) -> str:
+    """The port the role's engine listens on, as its command line says."""
+    value, occurrence = engine.value(PORT)
+    if occurrence is not None:
+        return value or ""
+    if engine.engine is None:
+        raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].args",
+                          "runs neither vllm nor sglang, so the port its routing proxy forwards to cannot be checked "
+                          "against it; give the engine --port")
+    return str(engine.engine.default_port)
+
+
 def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, role: Role, port: int,
-                  connector: str, template: Mapping[str, Any]) -> dict[str, Any]:
+                  connector: str, template: Mapping[str, Any], server: ServerCommand, launched: bool
+                  ) -> dict[str, Any]:
     spec = template["spec"]
     path = f"{role.template_path}.spec"
     if spec.get("automountServiceAccountToken") is False:
@@ -122,9 +171,10 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
                           "is false, but the prefill/decode sidecar's SSRF protection reads the InferencePool and "
                           "its pods with the pod's ServiceAccount token; remove it, or run a sidecar of "
                           f"{sidecar.image.rpartition(':')[0]} of your own")
+    _check_port_free(service, role, spec, port)
     engine = spec["containers"][0]
     internal = _free_port(spec, avoid=port)
-    moved = _moved_engine(service, role, engine, port, internal)
+    moved = _moved_engine(service, role, engine, server, port, internal, launched)
     pool = f"$(POD_NAMESPACE)/{router_name(service.name, router.name)}"
     container = {
         "name": CONTAINER_NAME,
@@ -149,25 +199,39 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
                                  "containers": [moved, *spec["containers"][1:]]}}
 
 
-def _moved_engine(service: InferenceService, role: Role, engine: Mapping[str, Any], port: int,
-                  internal: int) -> dict[str, Any]:
-    """The engine container listening on INTERNAL instead of PORT: its --port, its declared port and the
-    probes that named PORT."""
-    path = f"{role.template_path}.spec.containers[0]"
-    generated = role.multinode is not None and role.multinode.bootstrap is not Bootstrap.CUSTOM
-    command = [] if generated else list(engine.get("command") or [])
-    args = [str(arg) for arg in engine.get("args") or []]
-    if not generated and not _known_engine(command, args):
-        raise InvalidSpec(service.where, f"{path}.command",
-                          "runs neither vllm nor sglang in exec form, so the prefill/decode sidecar cannot move "
-                          f"its port ({PORT_FLAG}) to stand in front of it; run one of them, or run a sidecar of "
-                          "the router's generation of your own")
-    moved = {**engine}
-    if not _replace_port(command, internal) and not _replace_port(args, internal):
-        args.append(f"{PORT_FLAG}={internal}")
-    if command:
-        moved["command"] = command
-    moved["args"] = args
+def _check_port_free(service: InferenceService, role: Role, spec: Mapping[str, Any], port: int) -> None:
+    """No container but the engine (which moves) may take the port the sidecar must listen on."""
+    engine = spec["containers"][0]
+    others = {**spec, "containers": spec["containers"][1:]}
+    taken = taken_ports(others).get(port)
+    if taken is not None:
+        raise InvalidSpec(service.where, f"{role.template_path}.spec.{_shifted(taken)}",
+                          f"takes port {port}, where the InferencePool routes and the prefill/decode sidecar must "
+                          f"listen in front of the engine ({show(engine.get('name'))}); move that container to "
+                          "another port, or remove it")
+
+
+def _shifted(field: str) -> str:
+    """A field of the spec without its first container (the engine), as the template numbers it."""
+    head, _, rest = field.partition("]")
+    if not head.startswith("containers["):
+        return field
+    return f"containers[{int(head.removeprefix('containers[')) + 1}]{rest}"
+
+
+def _moved_engine(service: InferenceService, role: Role, engine: Mapping[str, Any], server: ServerCommand,
+                  port: int, internal: int, launched: bool) -> dict[str, Any]:
+    """The engine container listening on INTERNAL instead of PORT: its --port (in its command line, or
+    given to its script, or to the bootstrap's command that runs it), its declared port and the probes
+    that named PORT."""
+    if server.engine is None:
+        raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].command",
+                          "runs neither vllm nor sglang (in exec form, or as a script's last exec), so the "
+                          "prefill/decode sidecar cannot move its port (--port) to stand in front of it; run one of "
+                          "them, or run a routing proxy of your own in the pod")
+    moved_server = server.with_value(PORT, str(internal), "the prefill/decode sidecar moves the engine's --port")
+    # A bootstrap's command runs the server's command line as its arguments.
+    moved = {**engine, "args": list(moved_server.words)} if launched else moved_server.write(engine)
     ports = [dict(given) for given in engine.get("ports") or []]
     ours = [given for given in ports if given.get("containerPort") == port]
     for given in ours:
@@ -194,30 +258,10 @@ def _retargeted(probe: Mapping[str, Any], port: int, names: set[str], internal: 
     return result
 
 
-def _replace_port(words: list[str], port: int) -> bool:
-    for index, word in enumerate(words):
-        if word.startswith(f"{PORT_FLAG}="):
-            words[index] = f"{PORT_FLAG}={port}"
-            return True
-        if word == PORT_FLAG and index + 1 < len(words):
-            words[index + 1] = str(port)
-            return True
-    return False
-
-
-def _known_engine(command: Sequence[str], args: Sequence[str]) -> bool:
-    """vLLM (an image's entrypoint when no command is given, ``vllm``, its API server module) or SGLang."""
-    if not command:
-        return True
-    words = [*command, *args]
-    return (os.path.basename(command[0]) == "vllm" or "vllm.entrypoints.openai.api_server" in words
-            or "sglang.launch_server" in words or os.path.basename(command[0]) == "sglang")
-
-
 def _free_port(spec: Mapping[str, Any], avoid: int) -> int:
-    taken = {avoid} | {port.get("containerPort") for container in
-                       [*spec.get("containers", []), *(spec.get("initContainers") or [])]
-                       for port in container.get("ports") or []}
+    """The engine's new port: ENGINE_PORT, or the next that no container of the pod takes (declared, or
+    named by a flag of its command line)."""
+    taken = {avoid, *taken_ports(spec)}
     internal = ENGINE_PORT
     while internal in taken:
         internal += 1
@@ -235,40 +279,33 @@ def _port_name(engine: Mapping[str, Any], port: int) -> str:
 def _connector(service: InferenceService, role: Role, sidecar: Sidecar) -> str | None:
     """The sidecar mode the role's engine's KV-transfer setting needs; None for a role that moves no KV
     (refused on a prefiller or decoder: it could not hand over or take a prefill's KV)."""
-    engine = role.template["spec"]["containers"][0]
-    words = [str(word) for word in [*(engine.get("command") or []), *(engine.get("args") or [])]]
-    path = f"{role.template_path}.spec.containers[0]"
-    if _value(words, SGLANG_DISAGGREGATION_FLAG) is not None:
+    server = role.server(service.where)
+    if server.given(DISAGGREGATION_MODE):
         return SGLANG_MODE
-    given = _value(words, KV_TRANSFER_FLAG)
-    name = _value(words, f"{KV_TRANSFER_FLAG}.kv_connector")
-    config: Any = {}
-    if given is not None:
-        try:
-            config = json.loads(given)
-        except ValueError:
-            config = None
-        if not isinstance(config, dict):
-            raise InvalidSpec(service.where, f"{path}.args",
-                              f"{KV_TRANSFER_FLAG} must be a JSON object, got {show(given)}")
-        name = config.get("kv_connector")
-    if name is None:
+    config, occurrence = server.json_value(KV_TRANSFER_CONFIG)
+    flag = KV_TRANSFER_CONFIG.name(server.engine)
+    if occurrence is None:
         if role.component_type not in (ComponentType.PREFILLER, ComponentType.DECODER):
             return None
-        raise InvalidSpec(service.where, f"{path}.args",
+        raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].args",
                           f"a {role.component_type} under a router needs its engine's KV transfer for the "
-                          f"prefill/decode sidecar to wire: vLLM's {KV_TRANSFER_FLAG} (kv_connector one of "
-                          f"{_choices()}) or SGLang's {SGLANG_DISAGGREGATION_FLAG}")
+                          f"prefill/decode sidecar to wire: vLLM's {flag} (kv_connector one of "
+                          f"{_choices()}) or SGLang's {DISAGGREGATION_MODE.name(server.engine)}")
+    if config is NOT_JSON or not isinstance(config, dict):
+        raise InvalidSpec(service.where, server.field(occurrence),
+                          f"{occurrence.written} must be a JSON object, got {show(occurrence.value)}")
+    name = config.get("kv_connector")
     if name == MULTI_CONNECTOR:
         inner = [part.get("kv_connector") for part in
                  (config.get("kv_connector_extra_config") or {}).get("connectors") or [] if isinstance(part, dict)]
         if "NixlConnector" in inner:
             return VLLM_CONNECTORS["NixlConnector"]
-    if name in VLLM_CONNECTORS:
+    if isinstance(name, str) and name in VLLM_CONNECTORS:
         return VLLM_CONNECTORS[name]
-    raise InvalidSpec(service.where, f"{path}.args",
+    raise InvalidSpec(service.where, server.field(occurrence),
                       f"kv_connector {show(name)} has no mode in the {sidecar.image} prefill/decode sidecar; use "
-                      f"one of {_choices()} (or SGLang's {SGLANG_DISAGGREGATION_FLAG}), or run a sidecar of your own")
+                      f"one of {_choices()} (or SGLang's {DISAGGREGATION_MODE.name(server.engine)}), or run a "
+                      "sidecar of your own")
 
 
 def _check_connectors_agree(service: InferenceService, connectors: Mapping[str, str | None]) -> None:
@@ -284,24 +321,10 @@ def _choices() -> str:
     return ", ".join([*VLLM_CONNECTORS, f"{MULTI_CONNECTOR} with NixlConnector"])
 
 
-def _value(words: Sequence[str], flag: str) -> str | None:
-    for index, word in enumerate(words):
-        if word.startswith(f"{flag}="):
-            return word.partition("=")[2]
-        if word == flag and index + 1 < len(words):
-            return words[index + 1]
-    return None
-
-
-def _runs_sidecar(template: Mapping[str, Any], sidecar: Sidecar) -> bool:
-    repository = sidecar.image.rpartition(":")[0].rpartition("/")[2]
-    spec = template["spec"]
-    return any(str(container.get("image", "")).rpartition("/")[2].partition(":")[0].partition("@")[0] == repository
-               for container in [*spec.get("containers", []), *(spec.get("initContainers") or [])])
-
-
-def _ours(template: Mapping[str, Any]) -> bool:
-    return any(container.get("name") == CONTAINER_NAME for container in template["spec"].get("initContainers") or [])
+def _reads_pool(template: Mapping[str, Any]) -> bool:
+    """The pod runs a sidecar whose SSRF protection reads the pool: ours, or an adopted one with it on."""
+    proxy = routing_proxy(template)
+    return proxy is not None and proxy.ssrf_protection
 
 
 def _service_account(template: Mapping[str, Any]) -> str:

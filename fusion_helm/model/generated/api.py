@@ -753,7 +753,73 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                    'overhead': {'type': 'object',
                                                                                                                                                                 'additionalProperties': {'x-kubernetes-int-or-string': True,
                                                                                                                                                                                          'anyOf': [{'type': 'integer'},
-                                                                                                                                                                                                   {'type': 'string'}]}}}}}}}},
+                                                                                                                                                                                                   {'type': 'string'}]}}}}}},
+                                                                                         'leaderArgs': {'type': 'array',
+                                                                                                        'items': {'type': 'string'},
+                                                                                                        'description': 'Server '
+                                                                                                                       'flags '
+                                                                                                                       'only '
+                                                                                                                       'the '
+                                                                                                                       "leader's "
+                                                                                                                       'server '
+                                                                                                                       'gets, '
+                                                                                                                       'after '
+                                                                                                                       'the '
+                                                                                                                       "template's "
+                                                                                                                       '(e.g. '
+                                                                                                                       "vLLM's "
+                                                                                                                       '--api-server-count, '
+                                                                                                                       'which '
+                                                                                                                       'headless '
+                                                                                                                       'workers '
+                                                                                                                       'refuse). '
+                                                                                                                       'Not '
+                                                                                                                       'with '
+                                                                                                                       'bootstrap '
+                                                                                                                       'custom.'},
+                                                                                         'workerArgs': {'type': 'array',
+                                                                                                        'items': {'type': 'string'},
+                                                                                                        'description': 'Server '
+                                                                                                                       'flags '
+                                                                                                                       'only '
+                                                                                                                       'the '
+                                                                                                                       "workers' "
+                                                                                                                       'servers '
+                                                                                                                       'get, '
+                                                                                                                       'after '
+                                                                                                                       'the '
+                                                                                                                       "template's. "
+                                                                                                                       'Not '
+                                                                                                                       'with '
+                                                                                                                       'bootstrap '
+                                                                                                                       'custom '
+                                                                                                                       'or '
+                                                                                                                       'ray '
+                                                                                                                       '(Ray '
+                                                                                                                       'workers '
+                                                                                                                       'run '
+                                                                                                                       'no '
+                                                                                                                       'server). '
+                                                                                                                       "vLLM's "
+                                                                                                                       'options '
+                                                                                                                       'that '
+                                                                                                                       'only '
+                                                                                                                       'an '
+                                                                                                                       'API '
+                                                                                                                       'server '
+                                                                                                                       'takes '
+                                                                                                                       '(--api-server-count, '
+                                                                                                                       '--grpc, '
+                                                                                                                       '--grpc-port) '
+                                                                                                                       'are '
+                                                                                                                       'left '
+                                                                                                                       'out '
+                                                                                                                       'of '
+                                                                                                                       'headless '
+                                                                                                                       "workers' "
+                                                                                                                       'flags '
+                                                                                                                       'by '
+                                                                                                                       'themselves.'}}},
                                                             'poolAPIVersion': {'type': 'string',
                                                                                'description': 'API of the '
                                                                                               'InferencePool '
@@ -2596,7 +2662,73 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                                                                                                                                                    {'type': 'string'}]}}}}}}},
                                                                                                                                           'overhead': {'type': 'object',
                                                                                                                                                        'additionalProperties': {'anyOf': [{'type': 'integer'},
-                                                                                                                                                                                          {'type': 'string'}]}}}}}}},
+                                                                                                                                                                                          {'type': 'string'}]}}}}}},
+                                                                                'leaderArgs': {'type': 'array',
+                                                                                               'items': {'type': 'string'},
+                                                                                               'description': 'Server '
+                                                                                                              'flags '
+                                                                                                              'only '
+                                                                                                              'the '
+                                                                                                              "leader's "
+                                                                                                              'server '
+                                                                                                              'gets, '
+                                                                                                              'after '
+                                                                                                              'the '
+                                                                                                              "template's "
+                                                                                                              '(e.g. '
+                                                                                                              "vLLM's "
+                                                                                                              '--api-server-count, '
+                                                                                                              'which '
+                                                                                                              'headless '
+                                                                                                              'workers '
+                                                                                                              'refuse). '
+                                                                                                              'Not '
+                                                                                                              'with '
+                                                                                                              'bootstrap '
+                                                                                                              'custom.'},
+                                                                                'workerArgs': {'type': 'array',
+                                                                                               'items': {'type': 'string'},
+                                                                                               'description': 'Server '
+                                                                                                              'flags '
+                                                                                                              'only '
+                                                                                                              'the '
+                                                                                                              "workers' "
+                                                                                                              'servers '
+                                                                                                              'get, '
+                                                                                                              'after '
+                                                                                                              'the '
+                                                                                                              "template's. "
+                                                                                                              'Not '
+                                                                                                              'with '
+                                                                                                              'bootstrap '
+                                                                                                              'custom '
+                                                                                                              'or '
+                                                                                                              'ray '
+                                                                                                              '(Ray '
+                                                                                                              'workers '
+                                                                                                              'run '
+                                                                                                              'no '
+                                                                                                              'server). '
+                                                                                                              "vLLM's "
+                                                                                                              'options '
+                                                                                                              'that '
+                                                                                                              'only '
+                                                                                                              'an '
+                                                                                                              'API '
+                                                                                                              'server '
+                                                                                                              'takes '
+                                                                                                              '(--api-server-count, '
+                                                                                                              '--grpc, '
+                                                                                                              '--grpc-port) '
+                                                                                                              'are '
+                                                                                                              'left '
+                                                                                                              'out '
+                                                                                                              'of '
+                                                                                                              'headless '
+                                                                                                              "workers' "
+                                                                                                              'flags '
+                                                                                                              'by '
+                                                                                                              'themselves.'}},
                                                                  'additionalProperties': False},
                                                    'poolAPIVersion': {'type': 'string',
                                                                       'description': 'API of the InferencePool '
