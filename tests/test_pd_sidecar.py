@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.proxies import ROUTING_PROXIES, image_repository
 from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
 from tests.builders import NIXL, role, service
 from tests.builders import render as expand
@@ -76,6 +78,11 @@ def test_the_sidecar_runs_restricted_with_bounded_resources() -> None:
         "runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532, "allowPrivilegeEscalation": False,
         "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
     assert sidecar["resources"]["limits"] == {"memory": "1Gi"} and sidecar["resources"]["requests"]["cpu"]
+
+
+def test_its_image_is_one_the_expansion_knows_as_a_routing_proxy() -> None:
+    """A pod that already runs it (the user's, or ours read back) is never given a second."""
+    assert image_repository(SIDECAR_IMAGE) in {kind.repository for kind in ROUTING_PROXIES}
 
 
 def test_its_image_is_released_with_the_picker() -> None:
@@ -190,3 +197,93 @@ def test_the_design_s_router_engines_need_no_ports_to_be_fronted() -> None:
     assert flags(sidecar)["port"] == "8000"
     assert pod["containers"][0]["ports"] == [{"containerPort": 8200, "protocol": "TCP"}]
 
+
+
+# Routing proxies the user's manifests already carry (llm-d's guides before v0.10, many users' values).
+
+def guide_decoder(*proxy_args: str, engine_port: str = "8200",
+                  image: str = "ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0", **spec: Any) -> dict[str, Any]:
+    """A decoder as llm-d's pd-disaggregation guide wrote it: its routing proxy a native sidecar on 8000 in
+    front of vLLM on 8200, the engine's port declared and probed."""
+    decoder = role("d", "decoder", args=["--model", "m", "--port", engine_port, *NIXL],
+                   ports=[{"containerPort": int(engine_port), "name": "vllm"}],
+                   readinessProbe={"httpGet": {"path": "/health", "port": int(engine_port)}})
+    decoder["template"]["spec"]["initContainers"] = [{
+        "name": "routing-proxy", "image": image, "restartPolicy": "Always",
+        "args": list(proxy_args or ["--port=8000", "--vllm-port=8200", "--connector=nixlv2", "-v=1",
+                                    "--secure-proxy=false"]),
+        "ports": [{"containerPort": 8000, "name": "proxy"}]}]
+    decoder["template"]["spec"].update(spec)
+    return decoder
+
+
+@pytest.mark.parametrize("image", ["ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0",
+                                   "mirror.example/llm-d-routing-sidecar@sha256:" + "0" * 64])
+def test_an_older_routing_sidecar_is_adopted_not_doubled(image: str) -> None:
+    """Two proxies would bind the pool's port, and the moved engine would leave the user's proxy and probe
+    pointing at nothing: the user's proxy stays the one in front of the engine, the pool routes to it."""
+    decoder = guide_decoder(image=image)
+    objects = expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder,
+                             router()))
+    template = templates(objects, "d")[0]["workerTemplate"]
+    assert {k: v for k, v in template["spec"].items() if k != "schedulerName"} == decoder["template"]["spec"]
+    assert objects["InferencePool/svc-router"]["spec"]["targetPorts"] == [{"number": 8000}]
+    assert "RoleBinding/svc-router-pd-sidecar" not in objects  # its SSRF protection is off
+
+
+@pytest.mark.parametrize(("decoder", "field", "message"), [
+    (guide_decoder(engine_port="8300"), "initContainers[0].args",
+     "the routing proxy 'routing-proxy' forwards to port '8200' (--vllm-port), but the engine listens on '8300'"),
+    (guide_decoder("--port=8000"), "initContainers[0].args",  # the old proxy's own default: 8001
+     "forwards to port '8001' (--vllm-port), but the engine listens on '8200'"),
+    (guide_decoder("--port=8000", "--model-server-port=8200", "--enable-ssrf-protection=true",
+                   "--inference-pool=llm/other", image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"),
+     "initContainers[0].args",
+     "protects against SSRF with the InferencePool 'llm/other', but the service's pool is svc-router"),
+])
+def test_an_adopted_proxy_that_disagrees_with_the_pod_is_refused_by_field(decoder: dict[str, Any], field: str,
+                                                                         message: str) -> None:
+    with pytest.raises(InvalidSpec) as error:
+        expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder, router()))
+    assert error.value.path == f"spec.roles[1].template.spec.{field}"
+    assert message in str(error.value)
+
+
+def test_a_proxy_that_listens_off_the_pool_s_port_is_refused() -> None:
+    decoder = guide_decoder("--port=9000", "--vllm-port=8200")
+    with pytest.raises(InvalidSpec) as error:
+        expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder,
+                       router(targetPort=8000)))
+    assert error.value.path == "spec.roles[1].template.spec.initContainers[0].args"
+    assert "listens on '9000' (--port), but the InferencePool routes to 8000" in str(error.value)
+
+
+def test_an_adopted_proxy_s_ssrf_protection_may_read_its_pool() -> None:
+    decoder = guide_decoder("--port=8000", "--vllm-port=8200", "--enable-ssrf-protection",
+                            "--inference-pool=$(POD_NAMESPACE)/svc-router", serviceAccountName="decode",
+                            image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0")
+    objects = expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder,
+                             router()))
+    assert objects["RoleBinding/svc-router-pd-sidecar"]["subjects"][0]["name"] == "decode"
+
+
+def test_a_container_of_another_image_on_the_pool_s_port_is_refused() -> None:
+    decoder = role("d", "decoder", ports=PORTS)
+    decoder["template"]["spec"]["containers"].append(
+        {"name": "envoy", "image": "envoyproxy/envoy:v1.36", "ports": [{"containerPort": 8000}]})
+    with pytest.raises(InvalidSpec) as error:
+        pd(decoder)
+    assert error.value.path == "spec.roles[1].template.spec.containers[1].ports[0]"
+    assert "takes port 8000, where the InferencePool routes and the prefill/decode sidecar must listen" in \
+        str(error.value)
+
+
+def test_the_engine_moves_to_a_port_no_container_s_flags_name() -> None:
+    """A port a container takes by a flag, not a declaration, is taken all the same."""
+    decoder = role("d", "decoder", ports=PORTS)
+    decoder["template"]["spec"]["containers"].append(
+        {"name": "exporter", "image": "exporter:1", "args": ["--listen_port", "8200", "--admin-port=8201"]})
+    pod = templates(pd(decoder), "d")[0]["workerTemplate"]["spec"]
+    [sidecar] = sidecars({"spec": pod})
+    assert flags(sidecar)["model-server-port"] == "8202"
+    assert pod["containers"][0]["args"][-1] == "--port=8202"
