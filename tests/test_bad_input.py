@@ -39,7 +39,7 @@ CASES = {
     "unknown componentType": (
         with_role_change("componentType", "encoder"),
         "InferenceService qwen: spec.roles[1].componentType: must be one of worker, prefiller, "
-        "decoder, router, got 'encoder'"),
+        "decoder, router, frontend, got 'encoder'"),
     "duplicate role names": (
         with_role_change("name", "prefill"),
         "InferenceService qwen: spec.roles[1].name: duplicate role name 'prefill' (also spec.roles[0])"),
@@ -61,8 +61,9 @@ CASES = {
     "unknown field": (
         with_role_change("replica", 2),
         "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, componentType, "
-        "endpointPicker, endpointPickerConfig, gateway, httproute, models, multinode, name, networkTopology, "
-        "poolAPIVersion, recoveryPolicy, replicas, rollout, strategy, targetPort, template)"),
+        "endpointPicker, endpointPickerConfig, frontend, gateway, httproute, models, multinode, name, "
+        "networkTopology, poolAPIVersion, recoveryPolicy, replicas, rollout, service, strategy, targetPort, "
+        "template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
         "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: its endpoint "

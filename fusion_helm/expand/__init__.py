@@ -2,8 +2,8 @@
 
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
 by role order and replica index (layout role: the role's one, and its autoscaler; layout
-disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects, then the
-PodMonitors.
+disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects, then each
+frontend's, then the Services over serving pods, then the PodMonitors.
 Generated objects may share unchanged sub-structures (a role's pod spec is the same object in all
 its replicas): treat the result as read-only.
 """
@@ -15,7 +15,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import gang
 from fusion_helm.expand.conformance import check_objects
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_sets, role_blueprint
-from fusion_helm.expand.names import check_collisions, check_name_lengths
+from fusion_helm.expand.names import check_collisions, check_name_lengths, check_service_names
 from fusion_helm.expand.pods import role_templates
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Layout, Role
@@ -38,8 +38,17 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         check_name_lengths(service, role)
     check_collisions(service)
+    check_service_names(service)
     plan = gang.plan_gang(service)
     templates = {role.name: role_templates(service, role) for role in service.roles}
+    if service.frontends:
+        from fusion_helm.expand.frontends import frontend_templates
+
+        templates = frontend_templates(service, templates)
+    if service.tls is not None:
+        from fusion_helm.expand.tls import with_tls
+
+        templates = with_tls(service, templates)
     if service.router is not None:
         from fusion_helm.expand.router import routed_templates
 
@@ -64,6 +73,15 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.router import router_objects
 
         objects += router_objects(service, service.router, templates)
+    if service.frontends:
+        from fusion_helm.expand.frontends import frontend_objects
+
+        for frontend in service.frontends:
+            objects += frontend_objects(service, frontend)
+    if service.service is not None or any(role.service is not None for role in service.roles):
+        from fusion_helm.expand.services import client_services
+
+        objects += client_services(service)
     if service.monitoring is not None:
         from fusion_helm.expand.monitoring import pod_monitors
 

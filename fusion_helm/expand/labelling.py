@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from fusion_helm.model import Router
+    from fusion_helm.model.exposure import Frontend
 
 PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
 
@@ -29,7 +30,7 @@ def replica_index_label(service: InferenceService) -> str:
     return LABEL_GROUP_INDEX if service.layout.grouped else LABEL_REPLICA_INDEX
 
 
-def role_labels(service: InferenceService, role: Role | Router) -> dict[str, str]:
+def role_labels(service: InferenceService, role: Role | Router | Frontend) -> dict[str, str]:
     return {
         LABEL_SERVICE: service.name,
         LABEL_COMPONENT_TYPE: str(role.component_type),

@@ -8,6 +8,7 @@ from fusion_helm.expand.labelling import object_metadata, role_labels, serving_s
 from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
+from fusion_helm.expand.tls import CA
 from fusion_helm.hooks.kinds import POD_MONITOR
 from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import InferenceService, PodMonitoring
@@ -29,6 +30,10 @@ def pod_monitors(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         port = serving_port(service, role, SCRAPED)
         endpoint: dict[str, Any] = {"port": port.name} if port.name else {"portNumber": port.number}
+        if service.tls is not None:  # the engines serve HTTPS only
+            endpoint["scheme"] = "https"
+            endpoint["tlsConfig"] = {"ca": {"secret": {"name": service.tls.secret_name, "key": CA}}} \
+                if service.tls.verify_peers else {"insecureSkipVerify": True}
         selector = {**role_labels(service, role), **serving_selector(service)}
         monitors.append(_pod_monitor(service, monitoring, monitor_name(service.name, role.name),
                                      role_labels(service, role), selector, endpoint))

@@ -90,6 +90,56 @@ def monitor_name(service: str, role: str) -> str:
     return f"{service}-{role}"
 
 
+SERVING_SUFFIX = "-serving"
+
+
+def role_service_name(service: str, role: str) -> str:
+    """The Service over a role's serving pods (``roles[].service``): not ``<service>-<role>``, the headless
+    Service the LWS controller makes for a role's LeaderWorkerSet in layout role."""
+    return f"{service}-{role}{SERVING_SUFFIX}"
+
+
+def service_service_name(service: str) -> str:
+    """The Service over every serving role's serving pods (``spec.service``)."""
+    return f"{service}{SERVING_SUFFIX}"
+
+
+def frontend_name(service: str, frontend: str) -> str:
+    """A frontend role's Deployment, Service, ServiceAccount, Role and RoleBinding."""
+    return f"{service}-{frontend}"
+
+
+def check_service_names(service: InferenceService) -> None:
+    """Refuse a Service of ours whose name is not a DNS-1035 label (it starts with a letter) or that another
+    Service of the release would have too: a role's, the service's, a frontend's, a picker's, or the headless
+    Service the LWS controller makes for a LeaderWorkerSet of layout role."""
+    names: dict[str, str] = {}
+
+    def claim(name: str, path: str, what: str) -> None:
+        if len(name) > MAX_NAME or not name[0].isalpha():
+            raise InvalidSpec(service.where, path,
+                              f"{what} {name!r} must start with a letter and have at most {MAX_NAME} characters, "
+                              "as a Service name does; rename the InferenceService or the role")
+        other = names.setdefault(name, what)
+        if other != what:
+            raise InvalidSpec(service.where, path, f"{what} {name!r} is also the name of {other}; rename a role")
+
+    for role in service.roles:
+        if service.layout is Layout.ROLE:
+            names.setdefault(role_lws_name(service, role), f"the headless Service of role {role.name!r}'s "
+                                                            "LeaderWorkerSet")
+    if service.router is not None:
+        names.setdefault(picker_name(service.name, service.router.name), "the endpoint picker's Service")
+    for role in service.roles:
+        if role.service is not None:
+            claim(role_service_name(service.name, role.name), role.service.path, f"role {role.name!r}'s Service")
+    if service.service is not None:
+        claim(service_service_name(service.name), service.service.path, "the service's Service")
+    for frontend in service.frontends:
+        claim(frontend_name(service.name, frontend.name), f"{frontend.path}.name",
+              f"frontend {frontend.name!r}'s Service")
+
+
 def check_name_lengths(service: InferenceService, role: Role) -> None:
     """Refuse a role whose LeaderWorkerSet, Service, StatefulSet or pod names would be too long, or
     whose LeaderWorkerSets' headless Services could not be named so.

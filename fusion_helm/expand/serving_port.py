@@ -39,6 +39,21 @@ ROUTED = PortUse("under a router", "routed to",
                  "the InferencePool routes to the serving port (or set the router's targetPort)")
 SCRAPED = PortUse("with spec.monitoring.podMonitor", "scraped",
                   "its PodMonitor scrapes /metrics on the serving port")
+EXPOSED = PortUse("with a service", "exposed", "its Service sends clients to the serving port")
+FRONTED = PortUse("under a frontend", "called by the frontend", "the frontend sends requests to the serving port")
+
+
+def common_port(service: InferenceService, use: PortUse, field: str, what: str) -> int:
+    """The serving port every serving role agrees on; where they differ, FIELD is required (WHAT needs
+    one port)."""
+    ports = {role.name: serving_port(service, role, use).number for role in service.roles}
+    first, port = next(iter(ports.items()))
+    for name, other in ports.items():
+        if other != port:
+            raise InvalidSpec(service.where, field,
+                              f"is required: the serving roles listen on different ports ({first}: {port}, "
+                              f"{name}: {other}) and {what} one")
+    return port
 
 
 def serving_port(service: InferenceService, role: Role, use: PortUse) -> ServingPort:

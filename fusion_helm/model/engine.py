@@ -79,13 +79,13 @@ DATA_PARALLEL_HYBRID_LB = _vllm("--data-parallel-hybrid-lb", "--no-data-parallel
 API_SERVER_COUNT = _vllm("--api-server-count", "-asc")
 GRPC = _vllm("--grpc", takes_value=False)
 GRPC_PORT = _vllm("--grpc-port")
-SSL_CERTFILE = _vllm("--ssl-certfile")
-SSL_KEYFILE = _vllm("--ssl-keyfile")
-ENABLE_SSL_REFRESH = _vllm("--enable-ssl-refresh", "--no-enable-ssl-refresh", takes_value=False)
+SSL_CERTFILE = _both("--ssl-certfile")
+SSL_KEYFILE = _both("--ssl-keyfile")
+ENABLE_SSL_REFRESH = Option({Engine.VLLM: ("--enable-ssl-refresh", "--no-enable-ssl-refresh"),
+                             Engine.SGLANG: ("--enable-ssl-refresh",)}, takes_value=False)
 DISAGGREGATION_MODE = Option({Engine.SGLANG: ("--disaggregation-mode",)})
+DISAGGREGATION_BOOTSTRAP_PORT = Option({Engine.SGLANG: ("--disaggregation-bootstrap-port",)})
 DIST_INIT_ADDR = Option({Engine.SGLANG: ("--dist-init-addr", "--nccl-init-addr")})
-SGLANG_SSL_CERTFILE = Option({Engine.SGLANG: ("--ssl-certfile",)})
-SGLANG_SSL_KEYFILE = Option({Engine.SGLANG: ("--ssl-keyfile",)})
 
 API_SERVER_ONLY = (API_SERVER_COUNT, GRPC, GRPC_PORT)
 """vLLM's options that only an API server takes and that its headless launch refuses: a headless worker

@@ -8,6 +8,15 @@ from enum import StrEnum
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.bootstrap import VLLM_SERVING_COMMAND, MultiNode, parse_multinode
 from fusion_helm.model.engine import ServerCommand, server_command
+from fusion_helm.model.exposure import (
+    FRONTEND_ONLY_FIELDS,
+    ClientService,
+    Frontend,
+    Tls,
+    parse_client_service,
+    parse_frontend,
+    parse_tls,
+)
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
@@ -42,6 +51,11 @@ class ComponentType(StrEnum):
     PREFILLER = "prefiller"
     DECODER = "decoder"
     ROUTER = "router"
+    FRONTEND = "frontend"
+
+
+NOT_SERVING = frozenset({ComponentType.ROUTER, ComponentType.FRONTEND})
+"""Roles in front of the serving roles: every other role serves."""
 
 
 DISAGGREGATED = frozenset({ComponentType.PREFILLER, ComponentType.DECODER})
@@ -136,6 +150,8 @@ class Role:
     (leaderWorkerTemplate fields), carried over: its StatefulSets keep their names, so their claims do too."""
     network_topology: NetworkTopology | None = None
     """Its own ``networkTopology`` (mode none: opted out of the service's default); None: the default's."""
+    service: ClientService | None = None
+    """A Service over its serving pods."""
 
     @property
     def spans_nodes(self) -> bool:
@@ -196,6 +212,10 @@ class InferenceService:
     layout: Layout = Layout.REPLICA
     monitoring: PodMonitoring | None = None
     """None: no PodMonitors."""
+    service: ClientService | None = None
+    """A Service over every serving role's serving pods."""
+    frontends: tuple[Frontend, ...] = ()
+    tls: Tls | None = None
 
     @property
     def disaggregated(self) -> bool:
@@ -237,8 +257,9 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
     layout = Layout(spec.get("layout", Layout.REPLICA))
     roles = tuple(_parse_role(raw, position, where, layout) for position, raw in enumerate(spec["roles"])
-                  if raw["componentType"] != ComponentType.ROUTER)
+                  if raw["componentType"] not in NOT_SERVING)
     router = _parse_router(spec["roles"], bool(roles), where)
+    frontends = _parse_frontends(spec["roles"], bool(roles), where)
     _check_layout(layout, roles, router, where)
     gang_schedule = _parse_gang_schedule(spec.get("gangSchedule"), roles, where)
     if gang_schedule is not None and gang_schedule.level is GangLevel.GROUP:
@@ -260,7 +281,29 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         gang_schedule=gang_schedule,
         layout=layout,
         monitoring=_parse_monitoring(spec.get("monitoring"), where),
+        service=parse_client_service(spec.get("service"), "spec.service", where),
+        frontends=frontends,
+        tls=parse_tls(spec.get("tls"), where),
     )
+
+
+def _parse_frontends(raws: list[Mapping[str, Any]], serving: bool, where: str) -> tuple[Frontend, ...]:
+    frontends = []
+    for position, raw in enumerate(raws):
+        if raw["componentType"] != ComponentType.FRONTEND:
+            continue
+        path = f"spec.roles[{position}]"
+        if not serving:
+            raise InvalidSpec(where, path, "a frontend needs a serving role to route to (worker, or prefiller and "
+                                           "decoder)")
+        for router_field in ROUTER_ONLY_FIELDS:
+            if router_field in raw:
+                raise InvalidSpec(where, f"{path}.{router_field}", "only allowed on componentType router, not "
+                                                                   "frontend")
+        frontend = parse_frontend(raw, position, where)
+        check_pods_of(frontend.template, where, f"{path}.template")
+        frontends.append(frontend)
+    return tuple(frontends)
 
 
 def _parse_monitoring(raw: Any, where: str) -> PodMonitoring | None:
@@ -358,6 +401,10 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
                 where, f"{path}.{router_field}",
                 f"only allowed on componentType router, not {component_type}",
             )
+    for frontend_field in FRONTEND_ONLY_FIELDS:
+        if frontend_field in raw:
+            raise InvalidSpec(where, f"{path}.{frontend_field}",
+                              f"only allowed on componentType frontend, not {component_type}")
     if "template" not in raw:
         raise InvalidSpec(where, f"{path}.template", f"is required for componentType {component_type}")
     if "spec" not in raw["template"]:
@@ -403,4 +450,5 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         recovery_policy=RecoveryPolicy(raw.get("recoveryPolicy", RecoveryPolicy.ROLE_RESTART)),
         network_topology=parse_network_topology(raw.get("networkTopology"), f"{path}.networkTopology", where,
                                                 opt_out=True),
+        service=parse_client_service(raw.get("service"), f"{path}.service", where),
     )

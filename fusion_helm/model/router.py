@@ -154,6 +154,12 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
             raise InvalidSpec(where, f"{path}.{name}",
                               "not allowed on componentType router: its endpoint pickers are set up by "
                               "endpointPicker (their number by endpointPicker.replicas)")
+    if "service" in raw:
+        raise InvalidSpec(where, f"{path}.service",
+                          "not allowed on componentType router: clients reach it through its Gateway (a Service over "
+                          "serving pods is a serving role's service, or spec.service)")
+    if "frontend" in raw:
+        raise InvalidSpec(where, f"{path}.frontend", "only allowed on componentType frontend, not router")
     strategy = raw.get("strategy") or {}
     if "endpointPickerConfig" in raw and strategy:
         raise InvalidSpec(where, f"{path}.strategy",

@@ -32,6 +32,14 @@ gangSchedule:
 monitoring:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- with .Values.service }}
+service:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tls }}
+tls:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{/* Whether the post-renderer will gang-schedule the service: what Helm needs at render time (the Volcano
@@ -41,7 +49,7 @@ without, when a serving role is multi-node (nodeCount 2 or more) or prefill/deco
 Never when the atomic minimum is a single pod of single-pod replicas. */}}
 {{- define "fusioninfer.gangScheduled" -}}
 {{- $serving := list -}}
-{{- range .Values.roles -}}{{- if ne .componentType "router" -}}{{- $serving = append $serving . -}}{{- end -}}{{- end -}}
+{{- range .Values.roles -}}{{- if not (has .componentType (list "router" "frontend")) -}}{{- $serving = append $serving . -}}{{- end -}}{{- end -}}
 {{- $multinode := false -}}
 {{- $gang := false -}}
 {{- range $serving -}}
@@ -119,7 +127,7 @@ where it may look up. */ -}}
 {{- $layout := default "replica" .spec.layout -}}
 {{- $pods := 0 -}}
 {{- range .spec.roles -}}
-{{- if ne .componentType "router" -}}
+{{- if not (has .componentType (list "router" "frontend")) -}}
 {{- $pods = add $pods (mul (default (dig "autoscaling" "minReplicas" 1 .) .replicas) (dig "multinode" "nodeCount" 1 .)) -}}
 {{- end -}}
 {{- end -}}
@@ -158,7 +166,7 @@ which the check Job reads. */}}
 {{- $topologies := list -}}
 {{- range .Values.roles -}}
 {{- $placed := or .autoscaling (not (hasKey . "replicas")) (gt (int .replicas) 0) (ne ($gang.level | default "role") "group") (has (toString $.Values.layout) (list "role" "disaggregated")) -}}
-{{- if and (ne .componentType "router") $placed -}}{{- $topologies = append $topologies (.networkTopology | default $gang.networkTopology) -}}{{- end -}}
+{{- if and (not (has .componentType (list "router" "frontend"))) $placed -}}{{- $topologies = append $topologies (.networkTopology | default $gang.networkTopology) -}}{{- end -}}
 {{- end -}}
 {{- $topologies = append $topologies $gang.serviceNetworkTopology -}}
 {{- $tiers := list -}}

@@ -36,14 +36,19 @@ class PickerFlags:
     grpc_port: str
     grpc_health_port: str
     config_file: str
+    metrics_scheme: str | None = None
+    """The scheme it scrapes the engines' metrics in; None: its configuration's metrics source says."""
+    metrics_insecure: str | None = None
+    """Whether it skips verifying the engines' certificates when that scheme is https."""
 
     def names(self) -> tuple[str | None, ...]:
         return (self.pool_name, self.pool_namespace, self.pool_group, self.grpc_port, self.grpc_health_port,
-                self.config_file)
+                self.config_file, self.metrics_scheme, self.metrics_insecure)
 
 
-KEBAB_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
+LLM_D_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
                           grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file")
+"""llm-d-router's: its metrics source is a plugin of its configuration (picker_config)."""
 VLLM_METRICS = {"queue": "vllm:num_requests_waiting", "kv-cache": "vllm:kv_cache_usage_perc",
                 "lora": "vllm:lora_requests_info"}
 """The metrics the pickers score by, as vLLM (since 0.10: kv_cache_usage_perc, not gpu_cache_usage_perc)
@@ -104,7 +109,9 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         name=PickerGeneration.GIE_V05,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v0.5.1",
         flags=PickerFlags(pool_name="poolName", pool_namespace="poolNamespace", pool_group=None,
-                          grpc_port="grpcPort", grpc_health_port="grpcHealthPort", config_file="configFile"),
+                          grpc_port="grpcPort", grpc_health_port="grpcHealthPort", config_file="configFile",
+                          metrics_scheme="modelServerMetricsScheme",
+                          metrics_insecure="modelServerMetricsHttpsInsecureSkipVerify"),
         default_flags={},
         config_api_version=GIE_CONFIG_API_VERSION,
         scorer_plugins={Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-scorer",
@@ -120,7 +127,10 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     PickerGeneration.GIE_V1: Generation(
         name=PickerGeneration.GIE_V1,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v1.0.1",
-        flags=KEBAB_FLAGS,
+        flags=PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
+                          grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file",
+                          metrics_scheme="model-server-metrics-scheme",
+                          metrics_insecure="model-server-metrics-https-insecure-skip-verify"),
         default_flags={},
         config_api_version=GIE_CONFIG_API_VERSION,
         scorer_plugins=V1_SCORERS,
@@ -135,7 +145,7 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     PickerGeneration.LLM_D_ROUTER: Generation(
         name=PickerGeneration.LLM_D_ROUTER,
         image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
-        flags=KEBAB_FLAGS,
+        flags=LLM_D_FLAGS,
         # As its own chart: no trace exporter unless asked for.
         default_flags={"tracing": "false"},
         config_api_version="llm-d.ai/v1alpha1",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
-from fusion_helm.expand import resources
+from fusion_helm.expand import resources, tls
 from fusion_helm.expand.digest import short_hash
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import picker_name, router_name
@@ -69,6 +69,13 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
              flags.config_file: f"{CONFIG_DIR}/{CONFIG_KEY}"}
     if screens_revisions(service):  # the rollout screener is an Alpha plugin
         ours[EXPERIMENTAL_FLAG] = "true"
+    if service.tls is not None and flags.metrics_scheme is not None and flags.metrics_insecure is not None:
+        if service.tls.verify_peers:
+            raise InvalidSpec(service.where, "spec.tls.verifyPeers",
+                              f"the {generation.name} picker cannot verify the engines' certificates as it scrapes "
+                              "their metrics (it takes no CA); choose endpointPicker.generation llm-d-router, or "
+                              "leave verifyPeers out")
+        ours |= {flags.metrics_scheme: "https", flags.metrics_insecure: "true"}
     others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - \
         set(flags.names())
     extra = {**generation.metric_flags, **generation.default_flags}
@@ -125,7 +132,8 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                     "topologySpreadConstraints": [_spread(key, labels) for key in SPREAD_KEYS],
                     "containers": [_container(service, router, generation, image)],
                     "volumes": [{"name": "config", "configMap": {"name": name}},
-                                {"name": "tmp", "emptyDir": {"sizeLimit": SCRATCH_LIMIT}}],
+                                {"name": "tmp", "emptyDir": {"sizeLimit": SCRATCH_LIMIT}},
+                                *([tls.volume(service.tls)] if service.tls and service.tls.verify_peers else [])],
                 },
             },
         }},
@@ -189,7 +197,7 @@ def _container(service: InferenceService, router: Router, generation: Generation
         "readinessProbe": probe,
         **({} if generation.drains_on_stop else {"lifecycle": {"preStop": {"sleep": {"seconds": STOP_DELAY}}}}),
         "volumeMounts": [{"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
-                         {"name": "tmp", "mountPath": SCRATCH_DIR}],
+                         {"name": "tmp", "mountPath": SCRATCH_DIR}, *([tls.mount()] if _verifies(service) else [])],
     }
     if router.picker_resources:
         try:
@@ -200,6 +208,11 @@ def _container(service: InferenceService, router: Router, generation: Generation
     container["resources"] = _given_or(router.picker_resources, DEFAULT_RESOURCES)
     container["securityContext"] = _given_or(router.picker_security_context, _restricted_container())
     return container
+
+
+def _verifies(service: InferenceService) -> bool:
+    """The picker verifies the engines' certificates with spec.tls's CA (its metrics source reads it)."""
+    return service.tls is not None and service.tls.verify_peers
 
 
 def _restricted_pod() -> dict[str, Any]:

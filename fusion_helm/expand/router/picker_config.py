@@ -11,6 +11,7 @@ and decode on one DisaggregatedSet revision.
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand import tls
 from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Generation
 from fusion_helm.hooks.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.kio.construct import load
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 CONFIG_KIND = "EndpointPickerConfig"
 PICKER = "max-score-picker"
+METRICS_SOURCE = "metrics-data-source"
+"""llm-d-router's plugin that scrapes the engines' metrics."""
 
 
 def picker_config(service: InferenceService, router: Router, generation: Generation,
@@ -42,8 +45,21 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
     else:
         profiles = [{"name": "default", "plugins": [*refs, {"pluginRef": PICKER}]}]
         plugins = [*plugins, {"type": PICKER}, {"type": "single-profile-handler"}]
-    return dump({"apiVersion": generation.config_api_version, "kind": CONFIG_KIND, "plugins": [*screener, *plugins],
+    return dump({"apiVersion": generation.config_api_version, "kind": CONFIG_KIND,
+                 "plugins": [*screener, *plugins, *_metrics_source(service, generation)],
                  "schedulingProfiles": profiles})
+
+
+def _metrics_source(service: InferenceService, generation: Generation) -> list[dict[str, Any]]:
+    """Where spec.tls has the engines serve HTTPS, llm-d-router scrapes their metrics so: its metrics source
+    plugin, which its configuration loader then uses in place of the default (plain HTTP) one. (The
+    Inference Extension's pickers take flags for it: picker.picker_args.)"""
+    if service.tls is None or generation.flags.metrics_scheme is not None:
+        return []
+    parameters: dict[str, Any] = {"scheme": "https", "insecureSkipVerify": not service.tls.verify_peers}
+    if service.tls.verify_peers:
+        parameters["caCertPath"] = f"{tls.MOUNT_PATH}/{tls.CA}"
+    return [{"type": METRICS_SOURCE, "parameters": parameters}]
 
 
 def screens_revisions(service: InferenceService) -> bool:
@@ -102,6 +118,13 @@ def _check_verbatim(service: InferenceService, router: Router, generation: Gener
     if not isinstance(config, dict) or config.get("kind") != CONFIG_KIND:
         raise InvalidSpec(service.where, path, f"must be a {CONFIG_KIND} ({generation.config_api_version}) document")
     plugins = config.get("plugins")
+    if service.tls is not None and generation.flags.metrics_scheme is None and not (isinstance(plugins, list) and any(
+            isinstance(plugin, dict) and plugin.get("type") == METRICS_SOURCE
+            and isinstance(plugin.get("parameters"), dict) and plugin["parameters"].get("scheme") == "https"
+            for plugin in plugins)):
+        raise InvalidSpec(service.where, path,
+                          f"needs a {METRICS_SOURCE} plugin with scheme https where spec.tls has the engines serve "
+                          "HTTPS only: without it the picker scrapes their metrics in plain HTTP and scores blind")
     if screens_revisions(service) and not (isinstance(plugins, list) and any(
             isinstance(plugin, dict) and plugin.get("type") == ROLLOUT_SCREENER for plugin in plugins)):
         raise InvalidSpec(service.where, path,

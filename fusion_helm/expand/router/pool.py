@@ -3,10 +3,9 @@ where every node serves), behind the router's endpoint picker."""
 
 from __future__ import annotations
 
-from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import picker_name, router_name
-from fusion_helm.expand.serving_port import ROUTED, serving_port
+from fusion_helm.expand.serving_port import ROUTED, common_port
 from fusion_helm.hooks.kinds import INFERENCE_POOL
 from fusion_helm.hooks.labels import LABEL_SERVICE
 from fusion_helm.model import InferenceService, PoolAPI, Router
@@ -26,14 +25,7 @@ def target_port(service: InferenceService, router: Router) -> int:
     """The router's targetPort, else the serving port every serving role agrees on."""
     if router.target_port is not None:
         return router.target_port
-    ports = {role.name: serving_port(service, role, ROUTED).number for role in service.roles}
-    first, port = next(iter(ports.items()))
-    for name, other in ports.items():
-        if other != port:
-            raise InvalidSpec(service.where, f"{router.path}.targetPort",
-                              f"is required: the serving roles listen on different ports ({first}: {port}, "
-                              f"{name}: {other}) and an InferencePool routes to one")
-    return port
+    return common_port(service, ROUTED, f"{router.path}.targetPort", "an InferencePool routes to")
 
 
 def inference_pool(service: InferenceService, router: Router, port: int) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.expand import tls
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import pd_sidecar_name, router_name
 from fusion_helm.expand.pods import RoleTemplates
@@ -41,6 +42,9 @@ RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory"
 """A proxy's share: it holds requests in flight, prompts included, and nothing else."""
 HEALTH_PATH = "/health"
 """The sidecar's own health endpoint: 200 once it listens."""
+TLS_STAGES = ("prefiller", "decoder")
+"""The hops the sidecar dials in TLS under spec.tls: the prefill engine, and its own decode engine."""
+TRUST_VARIABLE = "SSL_CERT_DIR"
 
 VLLM_CONNECTORS: Mapping[str, str] = {
     "NixlConnector": "nixlv2",
@@ -176,13 +180,12 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
     internal = _free_port(spec, avoid=port)
     moved = _moved_engine(service, role, engine, server, port, internal, launched)
     pool = f"$(POD_NAMESPACE)/{router_name(service.name, router.name)}"
-    container = {
+    container: dict[str, Any] = {
         "name": CONTAINER_NAME,
         "image": sidecar.image,
         "imagePullPolicy": "IfNotPresent",
         "args": [f"--port={port}", f"--model-server-port={internal}", f"--kv-connector={connector}",
-                 # The gateway reaches the pool's pods in plain HTTP, as it does a monolithic service's.
-                 "--secure-proxy=false", "--enable-ssrf-protection=true", f"--inference-pool={pool}",
+                 *_tls_args(service), "--enable-ssrf-protection=true", f"--inference-pool={pool}",
                  f"--pool-group={router.pool_api.group}"],
         "env": [{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}],
         "ports": [{"name": _port_name(engine, port), "containerPort": port, "protocol": "TCP"}],
@@ -195,8 +198,25 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
                             "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                             "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}},
     }
+    if service.tls is not None:
+        container["readinessProbe"] = tls.https_probe(container["readinessProbe"])
+        container["volumeMounts"] = [tls.mount()]
+        if service.tls.verify_peers:  # Go's TLS clients trust the certificates of the files there
+            container["env"] = [*container["env"], {"name": TRUST_VARIABLE, "value": tls.MOUNT_PATH}]
     return {**template, "spec": {**spec, "initContainers": [*(spec.get("initContainers") or []), container],
                                  "containers": [moved, *spec["containers"][1:]]}}
+
+
+def _tls_args(service: InferenceService) -> list[str]:
+    """Without spec.tls the gateway reaches the pool's pods in plain HTTP, as it does a monolithic service's;
+    with it the sidecar serves HTTPS with the pod's certificate and dials both engines in TLS (verifying
+    their certificates only where spec.tls.verifyPeers says: a certificate issued ahead names no pod's
+    address)."""
+    if service.tls is None:
+        return ["--secure-proxy=false"]
+    stages = ",".join(TLS_STAGES)
+    return ["--secure-proxy=true", f"--cert-path={tls.MOUNT_PATH}", f"--enable-tls={stages}",
+            *([] if service.tls.verify_peers else [f"--tls-insecure-skip-verify={stages}"])]
 
 
 def _check_port_free(service: InferenceService, role: Role, spec: Mapping[str, Any], port: int) -> None:

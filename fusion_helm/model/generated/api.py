@@ -35,19 +35,33 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                      'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
                                                             'componentType': {'type': 'string',
                                                                               'description': 'worker (monolithic), '
-                                                                                             'prefiller, decoder '
-                                                                                             'or router.',
+                                                                                             'prefiller, decoder, '
+                                                                                             'router (the Gateway '
+                                                                                             'API Inference '
+                                                                                             "Extension's endpoint "
+                                                                                             'picker and routing '
+                                                                                             'objects) or frontend '
+                                                                                             '(a router of the '
+                                                                                             "engines' own, such "
+                                                                                             "as SGLang's, as a "
+                                                                                             'Deployment that '
+                                                                                             'finds the serving '
+                                                                                             'pods itself: see '
+                                                                                             'frontend).',
                                                                               'enum': ['worker',
                                                                                        'prefiller',
                                                                                        'decoder',
-                                                                                       'router']},
+                                                                                       'router',
+                                                                                       'frontend']},
                                                             'replicas': {'type': 'integer',
                                                                          'format': 'int32',
                                                                          'description': 'Independent instances of '
                                                                                         'the role, one '
                                                                                         'LeaderWorkerSet each '
                                                                                         '(default 1, at most '
-                                                                                        '10000; not on a router).',
+                                                                                        '10000; not on a router; a '
+                                                                                        "frontend's pods, default "
+                                                                                        '2).',
                                                                          'minimum': 0,
                                                                          'maximum': 10000},
                                                             'rollout': {'type': 'object',
@@ -347,6 +361,92 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                   'rack).',
                                                                                                                    'minLength': 1,
                                                                                                                    'maxLength': 253}}},
+                                                            'service': {'type': 'object',
+                                                                        'description': "A Service over the role's "
+                                                                                       'serving pods, for clients '
+                                                                                       'that call them without a '
+                                                                                       'Gateway, named '
+                                                                                       '<service>-<role>-serving '
+                                                                                       "(a frontend's: "
+                                                                                       '<service>-<role>): each '
+                                                                                       "replica's leader, or every "
+                                                                                       'pod where every node '
+                                                                                       'serves. Its ports are '
+                                                                                       'those the serving '
+                                                                                       'container declares (the '
+                                                                                       'one the role serves on '
+                                                                                       'first, named http unless '
+                                                                                       'named), else the port the '
+                                                                                       'engine serves on; https '
+                                                                                       'where spec.tls is set.',
+                                                                        'properties': {'type': {'type': 'string',
+                                                                                                'description': 'ClusterIP '
+                                                                                                               '(the '
+                                                                                                               'default), '
+                                                                                                               'NodePort '
+                                                                                                               'or '
+                                                                                                               'LoadBalancer.',
+                                                                                                'enum': ['ClusterIP',
+                                                                                                         'NodePort',
+                                                                                                         'LoadBalancer']},
+                                                                                       'headless': {'type': 'boolean',
+                                                                                                    'description': 'No '
+                                                                                                                   'cluster '
+                                                                                                                   'IP '
+                                                                                                                   '(clusterIP '
+                                                                                                                   'None): '
+                                                                                                                   'DNS '
+                                                                                                                   'answers '
+                                                                                                                   'with '
+                                                                                                                   'the '
+                                                                                                                   'serving '
+                                                                                                                   "pods' "
+                                                                                                                   'own '
+                                                                                                                   'addresses, '
+                                                                                                                   'for '
+                                                                                                                   'clients '
+                                                                                                                   'that '
+                                                                                                                   'balance '
+                                                                                                                   'over '
+                                                                                                                   'them '
+                                                                                                                   'themselves. '
+                                                                                                                   'ClusterIP '
+                                                                                                                   'only. '
+                                                                                                                   'Default '
+                                                                                                                   'false.'},
+                                                                                       'annotations': {'type': 'object',
+                                                                                                       'description': 'The '
+                                                                                                                      "Service's "
+                                                                                                                      'annotations '
+                                                                                                                      '(a '
+                                                                                                                      'load '
+                                                                                                                      "balancer's, "
+                                                                                                                      'a '
+                                                                                                                      "mesh's).",
+                                                                                                       'additionalProperties': {'type': 'string'}}}},
+                                                            'frontend': {'type': 'object',
+                                                                         'description': 'Frontend roles only (and '
+                                                                                        'then required): the '
+                                                                                        'router the template runs '
+                                                                                        'in front of the serving '
+                                                                                        'roles, and how its pods '
+                                                                                        'learn the serving pods. '
+                                                                                        "sglang-router: SGLang's "
+                                                                                        'router (sglang_router, '
+                                                                                        'sgl-model-gateway) '
+                                                                                        'discovering them through '
+                                                                                        'the Kubernetes API — the '
+                                                                                        "service's serving pods by "
+                                                                                        'label (prefill and decode '
+                                                                                        'apart for a '
+                                                                                        'prefill/decode service), '
+                                                                                        'in its own namespace, '
+                                                                                        'with a Role that lets it '
+                                                                                        'read pods '
+                                                                                        '(docs/frontends.md).',
+                                                                         'required': ['kind'],
+                                                                         'properties': {'kind': {'type': 'string',
+                                                                                                 'enum': ['sglang-router']}}},
                                                             'recoveryPolicy': {'type': 'string',
                                                                                'description': 'What a failed pod '
                                                                                               'restarts. '
@@ -1845,6 +1945,53 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                       'rack).',
                                                                                                                        'minLength': 1,
                                                                                                                        'maxLength': 253}}}}},
+                         'service': {'type': 'object',
+                                     'description': "A Service over every serving role's serving pods, named "
+                                                    '<service>-serving, for clients that call the service without '
+                                                    'a Gateway (a monolithic service of several worker roles); the '
+                                                    "roles must serve on one port. As a role's service otherwise.",
+                                     'properties': {'type': {'type': 'string',
+                                                             'description': 'ClusterIP (the default), NodePort or '
+                                                                            'LoadBalancer.',
+                                                             'enum': ['ClusterIP', 'NodePort', 'LoadBalancer']},
+                                                    'headless': {'type': 'boolean',
+                                                                 'description': 'No cluster IP (clusterIP None): '
+                                                                                'DNS answers with the serving '
+                                                                                "pods' own addresses, for clients "
+                                                                                'that balance over them '
+                                                                                'themselves. ClusterIP only. '
+                                                                                'Default false.'},
+                                                    'annotations': {'type': 'object',
+                                                                    'description': "The Service's annotations (a "
+                                                                                   "load balancer's, a mesh's).",
+                                                                    'additionalProperties': {'type': 'string'}}}},
+                         'tls': {'type': 'object',
+                                 'description': 'TLS between the gateway, the prefill/decode sidecar and the '
+                                                'engines, as KServe runs it: every serving pod mounts the Secret '
+                                                '(kubernetes.io/tls: tls.crt, tls.key, and ca.crt to verify peers '
+                                                "with) read-only, the engines serve HTTPS with it (vLLM's and "
+                                                "SGLang's --ssl-certfile and --ssl-keyfile; vLLM reloads it when "
+                                                'it changes), their probes ask in HTTPS, the prefill/decode '
+                                                "sidecar serves and dials in TLS, the picker scrapes the engines' "
+                                                'metrics in HTTPS, and Services name their ports https. The '
+                                                "InferencePool API has no field for a backend's TLS: the gateway's "
+                                                'own backend-TLS setting names it (docs/router.md).',
+                                 'properties': {'secretName': {'type': 'string',
+                                                               'description': 'The Secret holding the serving '
+                                                                              "certificate, in the service's "
+                                                                              'namespace (required).',
+                                                               'minLength': 1,
+                                                               'maxLength': 253,
+                                                               'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                'verifyPeers': {'type': 'boolean',
+                                                                'description': "The sidecar verifies the engines' "
+                                                                               "certificates against the Secret's "
+                                                                               "ca.crt (the prefill engine's by "
+                                                                               'its pod address, the decode '
+                                                                               "engine's as localhost). Default "
+                                                                               'false: encrypted, not verified, '
+                                                                               'since a certificate issued ahead '
+                                                                               'names no pod address.'}}},
                          'monitoring': {'type': 'object',
                                         'description': 'Prometheus Operator monitors (monitoring.coreos.com/v1; '
                                                        'the pre-install check requires the API where they are '
@@ -2005,16 +2152,25 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                             'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
                                                    'componentType': {'type': 'string',
                                                                      'description': 'worker (monolithic), '
-                                                                                    'prefiller, decoder or router.',
+                                                                                    'prefiller, decoder, router '
+                                                                                    '(the Gateway API Inference '
+                                                                                    "Extension's endpoint picker "
+                                                                                    'and routing objects) or '
+                                                                                    'frontend (a router of the '
+                                                                                    "engines' own, such as "
+                                                                                    "SGLang's, as a Deployment "
+                                                                                    'that finds the serving pods '
+                                                                                    'itself: see frontend).',
                                                                      'enum': ['worker',
                                                                               'prefiller',
                                                                               'decoder',
-                                                                              'router']},
+                                                                              'router',
+                                                                              'frontend']},
                                                    'replicas': {'type': 'integer',
                                                                 'description': 'Independent instances of the role, '
                                                                                'one LeaderWorkerSet each (default '
-                                                                               '1, at most 10000; not on a '
-                                                                               'router).',
+                                                                               '1, at most 10000; not on a router; '
+                                                                               "a frontend's pods, default 2).",
                                                                 'minimum': 0,
                                                                 'maximum': 10000},
                                                    'rollout': {'type': 'object',
@@ -2292,6 +2448,83 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                           'minLength': 1,
                                                                                                           'maxLength': 253}},
                                                                        'additionalProperties': False},
+                                                   'service': {'type': 'object',
+                                                               'description': "A Service over the role's serving "
+                                                                              'pods, for clients that call them '
+                                                                              'without a Gateway, named '
+                                                                              '<service>-<role>-serving (a '
+                                                                              "frontend's: <service>-<role>): each "
+                                                                              "replica's leader, or every pod "
+                                                                              'where every node serves. Its ports '
+                                                                              'are those the serving container '
+                                                                              'declares (the one the role serves '
+                                                                              'on first, named http unless named), '
+                                                                              'else the port the engine serves on; '
+                                                                              'https where spec.tls is set.',
+                                                               'properties': {'type': {'type': 'string',
+                                                                                       'description': 'ClusterIP '
+                                                                                                      '(the '
+                                                                                                      'default), '
+                                                                                                      'NodePort or '
+                                                                                                      'LoadBalancer.',
+                                                                                       'enum': ['ClusterIP',
+                                                                                                'NodePort',
+                                                                                                'LoadBalancer']},
+                                                                              'headless': {'type': 'boolean',
+                                                                                           'description': 'No '
+                                                                                                          'cluster '
+                                                                                                          'IP '
+                                                                                                          '(clusterIP '
+                                                                                                          'None): '
+                                                                                                          'DNS '
+                                                                                                          'answers '
+                                                                                                          'with '
+                                                                                                          'the '
+                                                                                                          'serving '
+                                                                                                          "pods' "
+                                                                                                          'own '
+                                                                                                          'addresses, '
+                                                                                                          'for '
+                                                                                                          'clients '
+                                                                                                          'that '
+                                                                                                          'balance '
+                                                                                                          'over '
+                                                                                                          'them '
+                                                                                                          'themselves. '
+                                                                                                          'ClusterIP '
+                                                                                                          'only. '
+                                                                                                          'Default '
+                                                                                                          'false.'},
+                                                                              'annotations': {'type': 'object',
+                                                                                              'description': 'The '
+                                                                                                             "Service's "
+                                                                                                             'annotations '
+                                                                                                             '(a '
+                                                                                                             'load '
+                                                                                                             "balancer's, "
+                                                                                                             'a '
+                                                                                                             "mesh's).",
+                                                                                              'additionalProperties': {'type': 'string'}}},
+                                                               'additionalProperties': False},
+                                                   'frontend': {'type': 'object',
+                                                                'description': 'Frontend roles only (and then '
+                                                                               'required): the router the template '
+                                                                               'runs in front of the serving '
+                                                                               'roles, and how its pods learn the '
+                                                                               'serving pods. sglang-router: '
+                                                                               "SGLang's router (sglang_router, "
+                                                                               'sgl-model-gateway) discovering '
+                                                                               'them through the Kubernetes API — '
+                                                                               "the service's serving pods by "
+                                                                               'label (prefill and decode apart '
+                                                                               'for a prefill/decode service), in '
+                                                                               'its own namespace, with a Role '
+                                                                               'that lets it read pods '
+                                                                               '(docs/frontends.md).',
+                                                                'required': ['kind'],
+                                                                'properties': {'kind': {'type': 'string',
+                                                                                        'enum': ['sglang-router']}},
+                                                                'additionalProperties': False},
                                                    'recoveryPolicy': {'type': 'string',
                                                                       'description': 'What a failed pod restarts. '
                                                                                      'RoleRestart (default): its '
@@ -3699,6 +3932,51 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                               'maxLength': 253}},
                                                                            'additionalProperties': False}},
                                  'additionalProperties': False},
+                'service': {'type': 'object',
+                            'description': "A Service over every serving role's serving pods, named "
+                                           '<service>-serving, for clients that call the service without a Gateway '
+                                           '(a monolithic service of several worker roles); the roles must serve '
+                                           "on one port. As a role's service otherwise.",
+                            'properties': {'type': {'type': 'string',
+                                                    'description': 'ClusterIP (the default), NodePort or '
+                                                                   'LoadBalancer.',
+                                                    'enum': ['ClusterIP', 'NodePort', 'LoadBalancer']},
+                                           'headless': {'type': 'boolean',
+                                                        'description': 'No cluster IP (clusterIP None): DNS '
+                                                                       "answers with the serving pods' own "
+                                                                       'addresses, for clients that balance over '
+                                                                       'them themselves. ClusterIP only. Default '
+                                                                       'false.'},
+                                           'annotations': {'type': 'object',
+                                                           'description': "The Service's annotations (a load "
+                                                                          "balancer's, a mesh's).",
+                                                           'additionalProperties': {'type': 'string'}}},
+                            'additionalProperties': False},
+                'tls': {'type': 'object',
+                        'description': 'TLS between the gateway, the prefill/decode sidecar and the engines, as '
+                                       'KServe runs it: every serving pod mounts the Secret (kubernetes.io/tls: '
+                                       'tls.crt, tls.key, and ca.crt to verify peers with) read-only, the engines '
+                                       "serve HTTPS with it (vLLM's and SGLang's --ssl-certfile and --ssl-keyfile; "
+                                       'vLLM reloads it when it changes), their probes ask in HTTPS, the '
+                                       'prefill/decode sidecar serves and dials in TLS, the picker scrapes the '
+                                       "engines' metrics in HTTPS, and Services name their ports https. The "
+                                       "InferencePool API has no field for a backend's TLS: the gateway's own "
+                                       'backend-TLS setting names it (docs/router.md).',
+                        'properties': {'secretName': {'type': 'string',
+                                                      'description': 'The Secret holding the serving certificate, '
+                                                                     "in the service's namespace (required).",
+                                                      'minLength': 1,
+                                                      'maxLength': 253,
+                                                      'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                       'verifyPeers': {'type': 'boolean',
+                                                       'description': "The sidecar verifies the engines' "
+                                                                      "certificates against the Secret's ca.crt "
+                                                                      "(the prefill engine's by its pod address, "
+                                                                      "the decode engine's as localhost). Default "
+                                                                      'false: encrypted, not verified, since a '
+                                                                      'certificate issued ahead names no pod '
+                                                                      'address.'}},
+                        'additionalProperties': False},
                 'monitoring': {'type': 'object',
                                'description': 'Prometheus Operator monitors (monitoring.coreos.com/v1; the '
                                               'pre-install check requires the API where they are enabled). See '

@@ -20,7 +20,10 @@ if TYPE_CHECKING:  # typing costs the post-renderer 2.3 ms to import, and it dec
     from typing import Any
 
 ROUTER = "router"
-"""The componentType of a router role; every other role serves."""
+"""The componentType of a router role."""
+NOT_SERVING = frozenset({ROUTER, "frontend"})
+"""The componentTypes of the roles in front of the serving roles (a router, a frontend); every other role
+serves. (The chart's Go templates name the same two: charts/fusioninfer/templates/_helpers.tpl.)"""
 PREFILL_DECODE = frozenset({"prefiller", "decoder"})
 """The componentTypes of a prefill/decode service."""
 GROUPED_LAYOUTS = frozenset({"role", "disaggregated"})
@@ -61,7 +64,7 @@ def others_have_policy(level: str, layout: str) -> bool:
 
 
 def serving_roles(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [role for role in spec.get("roles") or [] if role.get("componentType") != ROUTER]
+    return [role for role in spec.get("roles") or [] if role.get("componentType") not in NOT_SERVING]
 
 
 def replicas(role: Mapping[str, Any]) -> int:

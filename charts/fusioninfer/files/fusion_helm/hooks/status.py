@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from fusion_helm.hooks.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
+from fusion_helm.hooks.needs import serving_roles
 from fusion_helm.hooks.labels import (
     ANNOTATION_GROUP_NAME,
     LABEL_ROLE_NAME,
@@ -135,7 +136,7 @@ def role_shapes(spec: Mapping[str, Any], workloads: Workloads = Workloads()) -> 
                   for lws in _whole(workloads.leader_worker_sets)}
     return [RoleShape(role["name"], counts.get(role["name"], _spec_replicas(role)),
                       (role.get("multinode") or {}).get("nodeCount", 1))
-            for role in spec.get("roles", []) if role.get("componentType") != "router"]
+            for role in serving_roles(spec)]
 
 
 def _spec_replicas(role: Mapping[str, Any]) -> int:

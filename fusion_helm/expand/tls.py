@@ -1,0 +1,103 @@
+"""``spec.tls``: the serving pods serve HTTPS with the certificate of a Secret the user names.
+
+Every serving pod (the pods the InferencePool and the Services select) mounts the Secret read-only at
+``MOUNT_PATH``; its engine serves with it (vLLM's and SGLang's ``--ssl-certfile``, ``--ssl-keyfile``, and
+``--enable-ssl-refresh``, which reloads a renewed certificate), and its engine's HTTP probes ask in HTTPS.
+The prefill/decode sidecar, the picker and the PodMonitors read ``scheme`` and ``mount`` from here, as KServe
+runs its P/D pods: the sidecar serves and dials in TLS with the same certificate.
+"""
+
+from __future__ import annotations
+
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.model import InferenceService, Role
+from fusion_helm.model.engine import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE, ServerCommand
+from fusion_helm.model.exposure import Tls
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+VOLUME = "fusioninfer-tls"
+MOUNT_PATH = "/var/run/fusioninfer/tls"
+CERTIFICATE = f"{MOUNT_PATH}/tls.crt"
+KEY = f"{MOUNT_PATH}/tls.key"
+CA = "ca.crt"
+"""The Secret's key a verifying peer trusts (cert-manager's, KServe's); else the certificate itself."""
+HTTPS = "HTTPS"
+OURS = (SSL_CERTFILE, SSL_KEYFILE, ENABLE_SSL_REFRESH)
+
+
+def with_tls(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
+    """TEMPLATES with each serving pod serving HTTPS with spec.tls's certificate."""
+    tls = service.tls
+    assert tls is not None
+    result = {}
+    for role in service.roles:
+        current = templates[role.name]
+        if not role.spans_nodes:
+            worker, worker_server = _serving(service, role, tls, current.worker, current.worker_server,
+                                             current.launched)
+            result[role.name] = current.with_servers(None, None, worker, worker_server)
+            continue
+        leader_template = current.leader if current.leader is not None else current.worker
+        leader_server = current.leader_server if current.leader is not None else current.worker_server
+        leader, served_leader = _serving(service, role, tls, leader_template, leader_server, current.launched)
+        if role.every_node_serves:
+            worker, worker_server = _serving(service, role, tls, current.worker, current.worker_server,
+                                             current.launched)
+            result[role.name] = current.with_servers(leader, served_leader, worker, worker_server)
+        else:
+            result[role.name] = current.with_servers(leader, served_leader, current.worker, current.worker_server)
+    return result
+
+
+def volume(tls: Tls) -> dict[str, Any]:
+    return {"name": VOLUME, "secret": {"secretName": tls.secret_name}}
+
+
+def mount() -> dict[str, Any]:
+    return {"name": VOLUME, "mountPath": MOUNT_PATH, "readOnly": True}
+
+
+def with_volume(spec: Mapping[str, Any], tls: Tls) -> list[dict[str, Any]]:
+    """SPEC's volumes with the Secret's, once."""
+    volumes = [dict(given) for given in spec.get("volumes") or [] if given.get("name") != VOLUME]
+    return [*volumes, volume(tls)]
+
+
+def https_probe(probe: Mapping[str, Any]) -> dict[str, Any]:
+    """An HTTP probe asking in HTTPS (the kubelet does not verify the certificate)."""
+    handler = probe.get("httpGet")
+    return {**probe, "httpGet": {**handler, "scheme": HTTPS}} if isinstance(handler, dict) else dict(probe)
+
+
+def _serving(service: InferenceService, role: Role, tls: Tls, template: Mapping[str, Any],
+             server: ServerCommand | None, launched: bool) -> tuple[dict[str, Any], ServerCommand]:
+    assert server is not None, "a serving pod runs a server"
+    path = f"{role.template_path}.spec"
+    if server.engine is None:
+        raise InvalidSpec(service.where, f"{path}.containers[0].command",
+                          "runs neither vllm nor sglang, so spec.tls cannot have it serve HTTPS; run one of them, or "
+                          "leave spec.tls out")
+    if any(given.get("name") == VOLUME for given in template["spec"].get("volumes") or []):
+        raise InvalidSpec(service.where, f"{path}.volumes",
+                          f"has a volume named {VOLUME}, the name of spec.tls's certificate volume; rename it")
+    for option in OURS:
+        for occurrence in server.occurrences(option):
+            raise InvalidSpec(service.where, server.field(occurrence),
+                              f"{occurrence.written} is spec.tls's: the engine serves with its certificate; remove it")
+    served = server.appended([f"{SSL_CERTFILE.name(server.engine)}={CERTIFICATE}",
+                              f"{SSL_KEYFILE.name(server.engine)}={KEY}", ENABLE_SSL_REFRESH.name(server.engine)],
+                             "spec.tls gives it its certificate")
+    spec = template["spec"]
+    engine = spec["containers"][0]
+    container = {**engine, "args": list(served.words)} if launched else served.write(engine)
+    container["volumeMounts"] = [*(engine.get("volumeMounts") or []), mount()]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        if isinstance(engine.get(probe), dict):
+            container[probe] = https_probe(engine[probe])
+    return {**template, "spec": {**spec, "containers": [container, *spec["containers"][1:]],
+                                 "volumes": with_volume(spec, tls)}}, served
