@@ -177,14 +177,29 @@ def test_generated_names_never_replace_another_object() -> None:
         render(stream)
 
 
-def test_a_service_selecting_a_taken_over_lws_by_name_is_an_error() -> None:
-    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api"},
-               "spec": {"selector": {"leaderworkerset.sigs.k8s.io/name": "vllm"}, "ports": [{"port": 80}]}}
-    with pytest.raises(InvalidSpec) as raised:
-        render(yaml.safe_dump(leader_worker_set()) + "---\n" + yaml.safe_dump(service))
-    assert (raised.value.where, raised.value.path) == ("Service api",
-                                                       "spec.selector.leaderworkerset.sigs.k8s.io/name")
-    assert "select fusioninfer.io/service: vllm instead" in raised.value.message
+LEADER_SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "vllm-leader"},
+                  "spec": {"selector": {"leaderworkerset.sigs.k8s.io/name": "vllm", "role": "leader"},
+                           "ports": [{"name": "http", "port": 8080, "targetPort": 8080}]}}
+"""LWS's vLLM example's Service: the leaders, by their LeaderWorkerSet's name and a label its leader
+template sets."""
+
+
+def test_a_service_selecting_a_taken_over_lws_by_name_is_carried_through() -> None:
+    """LWS labels the taken-over pods with the per-replica LeaderWorkerSets' names: the Service selects
+    them by the service label every one of them carries instead, the rest of its selector kept."""
+    lws = leader_worker_set()
+    lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"] = copy.deepcopy(
+        lws["spec"]["leaderWorkerTemplate"]["workerTemplate"])
+    lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["metadata"] = {"labels": {"role": "leader"}}
+    text = render(yaml.safe_dump(lws) + "---\n" + yaml.safe_dump(LEADER_SERVICE))
+    objects = list(yaml.safe_load_all(text))
+    [service] = [o for o in objects if o["kind"] == "Service"]
+    assert service == {**LEADER_SERVICE, "spec": {**LEADER_SERVICE["spec"], "selector": {
+        "fusioninfer.io/service": "vllm", "role": "leader"}}}
+    for replica in (o for o in objects if o["kind"] == "LeaderWorkerSet"):  # what its pods carry
+        leader = replica["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["metadata"]["labels"]
+        assert {"fusioninfer.io/service": "vllm", "role": "leader"}.items() <= leader.items()
+    assert render(text) == text  # post-rendered again: nothing changes
 
 
 def test_without_the_annotation_nothing_changes(tmp_path: Path) -> None:
@@ -427,8 +442,8 @@ def test_a_service_selecting_an_lws_kept_whole_by_name_keeps_working() -> None:
     stream = yaml.safe_dump(whole()) + "---\n" + yaml.safe_dump(service)
     assert rendered_whole(whole())["LeaderWorkerSet/vllm"]["metadata"]["name"] == "vllm"
     assert yaml.safe_dump(service) in render(stream)
-    with pytest.raises(InvalidSpec, match="its pods now belong to vllm-group-<i>"):
-        render(stream.replace("fusioninfer.io/layout: role", "fusioninfer.io/layout: replica"))
+    replicas = render(stream.replace("fusioninfer.io/layout: role", "fusioninfer.io/layout: replica"))
+    assert yaml.safe_dump(service) not in replicas and "fusioninfer.io/service: vllm\n" in replicas
 
 
 def test_every_lws_field_is_either_carried_over_or_refused_in_the_role_layout(

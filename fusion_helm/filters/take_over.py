@@ -6,6 +6,7 @@ from fusion_helm.hooks.kinds import LEADER_WORKER_SET, TAKE_OVER_ANNOTATION, TAK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from fusion_helm.filters.expansions import Expansion
     from fusion_helm.kio.document import Document
     from fusion_helm.kio.stream import Chunk
     from fusion_helm.options import Options
@@ -43,7 +44,7 @@ class TakeOver:
                     expansions.append(Expansion(document, service.name, made, replaces_origin=True))
                 if service.layout is Layout.REPLICA:
                     renamed.add((document.metadata.get("namespace"), service.name))
-        _check_selectors(documents, renamed)
+        expansions += _carried_services(documents, renamed)
         return place(documents, expansions)
 
     def _taken(self, document: "Document") -> bool:
@@ -56,26 +57,33 @@ class TakeOver:
             and (self.every_one or (document.metadata.get("annotations") or {}).get(TAKE_OVER_ANNOTATION) == "true")
 
 
-def _check_selectors(documents: "list[Document]", taken: set[tuple[str | None, str]]) -> None:
+def _carried_services(documents: "list[Document]", taken: set[tuple[str | None, str]]) -> "list[Expansion]":
     """A Service selecting a LeaderWorkerSet TAKEN over in the replica layout by its name would select
-    nothing: LWS labels the pods with the per-replica LeaderWorkerSets' names. (In the role layout the
-    LeaderWorkerSet keeps its name, and its pods their label.)"""
+    nothing: LWS labels the pods with the per-replica LeaderWorkerSets' names. It selects them by the
+    service label the expansion gives every pod of it instead, the rest of its selector (a leader's own
+    label, LWS's worker index) kept. (In the role layout the LeaderWorkerSet keeps its name, and its pods
+    their label.)"""
     if not taken:
-        return
+        return []
     from fusion_helm.errors import InvalidSpec
+    from fusion_helm.filters.expansions import Expansion
     from fusion_helm.hooks.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
+    carried: list[Expansion] = []
     for document in documents:
         if not (document.could_be(LABEL_LWS_NAME) and document.could_be("Service")) or document.kind != "Service" \
                 or document.head.get("apiVersion") != "v1":
             continue
         try:
-            spec = document.obj.get("spec")
+            obj = document.obj
         except InvalidSpec:
             continue  # a Service Go cannot read: not ours to judge
+        spec = obj.get("spec")
         selector = spec.get("selector") if isinstance(spec, dict) else None
         name = selector.get(LABEL_LWS_NAME) if isinstance(selector, dict) else None
         if isinstance(name, str) and (document.metadata.get("namespace"), name) in taken:
-            raise InvalidSpec(document.where, f"spec.selector.{LABEL_LWS_NAME}",
-                              f"selects the pods of LeaderWorkerSet {name}, which is taken over: its pods now "
-                              f"belong to {name}-group-<i>; select {LABEL_SERVICE}: {name} instead", subject=document)
+            assert isinstance(spec, dict) and isinstance(selector, dict)
+            renamed = {LABEL_SERVICE if key == LABEL_LWS_NAME else key: value for key, value in selector.items()}
+            made = document.derive({**obj, "spec": {**spec, "selector": renamed}})
+            carried.append(Expansion(document, name, [made], replaces_origin=True))
+    return carried

@@ -17,7 +17,6 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from fusion_helm.hooks.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
-from fusion_helm.hooks.needs import serving_roles
 from fusion_helm.hooks.labels import (
     ANNOTATION_GROUP_NAME,
     LABEL_ROLE_NAME,
@@ -29,6 +28,7 @@ from fusion_helm.hooks.labels import (
     replica_index,
     revision,
 )
+from fusion_helm.hooks.needs import serving_roles
 
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",

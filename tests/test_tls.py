@@ -1,0 +1,135 @@
+"""spec.tls, as KServe runs its prefill/decode pods: the serving pods serve HTTPS with the Secret's
+certificate, the prefill/decode sidecar serves and dials in TLS, the pickers scrape HTTPS, the Services
+and PodMonitors say https. (A request through the gateway stand-in, the sidecar and both engines, all in
+TLS: tests/test_cluster_serving.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from fusion_helm.errors import InvalidSpec
+from tests.builders import NIXL, render, role, service
+from tests.support import router
+
+TLS = {"secretName": "serving-tls"}
+PORTS = [{"containerPort": 8000, "name": "http"}]
+PROBE = {"httpGet": {"path": "/health", "port": 8000}}
+
+
+def pod(objects: dict[str, dict[str, Any]], lws: str, template: str = "workerTemplate") -> dict[str, Any]:
+    spec: dict[str, Any] = objects[f"LeaderWorkerSet/{lws}"]["spec"]["leaderWorkerTemplate"][template]["spec"]
+    return spec
+
+
+def pd(tls: dict[str, Any] = TLS, **router_fields: Any) -> dict[str, dict[str, Any]]:
+    return render(service(role("p", "prefiller", ports=PORTS, readinessProbe=PROBE),
+                          role("d", "decoder", ports=PORTS, readinessProbe=PROBE), router(**router_fields), tls=tls,
+                          monitoring={"podMonitor": {"enabled": True}}))
+
+
+def test_every_serving_engine_serves_https_with_the_secret_s_certificate() -> None:
+    objects = pd()
+    for lws in ("svc-p-0", "svc-d-0"):
+        spec = pod(objects, lws)
+        engine = spec["containers"][0]
+        assert engine["args"][:len(NIXL) + 2] == ["--model", "m", *NIXL]
+        assert [arg for arg in engine["args"] if "ssl" in arg] == [
+            "--ssl-certfile=/var/run/fusioninfer/tls/tls.crt", "--ssl-keyfile=/var/run/fusioninfer/tls/tls.key",
+            "--enable-ssl-refresh"]
+        assert engine["volumeMounts"] == [{"name": "fusioninfer-tls", "mountPath": "/var/run/fusioninfer/tls",
+                                           "readOnly": True}]
+        assert spec["volumes"] == [{"name": "fusioninfer-tls", "secret": {"secretName": "serving-tls"}}]
+        assert engine["readinessProbe"]["httpGet"]["scheme"] == "HTTPS"
+
+
+def test_the_sidecar_serves_and_dials_in_tls() -> None:
+    spec = pod(pd(), "svc-d-0")
+    [sidecar] = spec["initContainers"]
+    assert sidecar["args"][3:7] == ["--secure-proxy=true", "--cert-path=/var/run/fusioninfer/tls",
+                                    "--enable-tls=prefiller,decoder",
+                                    "--tls-insecure-skip-verify=prefiller,decoder"]
+    assert sidecar["volumeMounts"] == [{"name": "fusioninfer-tls", "mountPath": "/var/run/fusioninfer/tls",
+                                        "readOnly": True}]
+    assert sidecar["readinessProbe"]["httpGet"]["scheme"] == "HTTPS"
+    # The engine behind it moved, its probe with it, and still asks in HTTPS.
+    assert spec["containers"][0]["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8200, "scheme": "HTTPS"}
+    assert "--port=8200" in spec["containers"][0]["args"]
+
+
+def test_verifying_peers_trusts_the_secret_and_skips_nothing() -> None:
+    objects = pd({**TLS, "verifyPeers": True})
+    [sidecar] = pod(objects, "svc-d-0")["initContainers"]
+    assert not any(arg.startswith("--tls-insecure-skip-verify") for arg in sidecar["args"])
+    assert {"name": "SSL_CERT_DIR", "value": "/var/run/fusioninfer/tls"} in sidecar["env"]
+    config = yaml.safe_load(objects["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
+    [source] = [plugin for plugin in config["plugins"] if plugin["type"] == "metrics-data-source"]
+    assert source["parameters"] == {"scheme": "https", "insecureSkipVerify": False,
+                                    "caCertPath": "/var/run/fusioninfer/tls/ca.crt"}
+    picker = objects["Deployment/svc-router-epp"]["spec"]["template"]["spec"]
+    assert {"name": "fusioninfer-tls", "secret": {"secretName": "serving-tls"}} in picker["volumes"]
+    monitor = objects["PodMonitor/svc-d"]["spec"]["podMetricsEndpoints"][0]
+    assert monitor["tlsConfig"] == {"ca": {"secret": {"name": "serving-tls", "key": "ca.crt"}}}
+
+
+def test_the_pickers_scrape_the_engines_in_https() -> None:
+    config = yaml.safe_load(pd()["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
+    assert {"type": "metrics-data-source", "parameters": {"scheme": "https", "insecureSkipVerify": True}} in \
+        config["plugins"]
+    monolithic = render(service(role("w", "worker", ports=PORTS), router(), tls=TLS))
+    args = monolithic["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert {"--model-server-metrics-scheme=https", "--model-server-metrics-https-insecure-skip-verify=true"} <= \
+        set(args)
+    v05 = render(service(role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v0.5"},
+                                                                  poolAPIVersion="inference.networking.x-k8s.io/v1alpha2"),
+                         tls=TLS))
+    args = v05["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert "--modelServerMetricsScheme=https" in args
+
+
+def test_services_and_monitors_say_https() -> None:
+    objects = render(service({**role("w", "worker", ports=PORTS), "service": {}}, tls=TLS,
+                             monitoring={"podMonitor": {"enabled": True}}))
+    assert objects["Service/svc-w-serving"]["spec"]["ports"] == [
+        {"name": "http", "port": 8000, "targetPort": 8000, "protocol": "TCP", "appProtocol": "https"}]
+    endpoint = objects["PodMonitor/svc-w"]["spec"]["podMetricsEndpoints"][0]
+    assert endpoint["scheme"] == "https" and endpoint["tlsConfig"] == {"insecureSkipVerify": True}
+
+
+def test_a_multi_node_replica_s_serving_pods_serve_https_and_its_headless_workers_do_not() -> None:
+    decoder = role("d", "worker", nodes=2, image="vllm/vllm-openai:v0.32.0", ports=PORTS)
+    objects = render(service(decoder, tls=TLS))
+    leader, worker = pod(objects, "svc-d-0", "leaderTemplate"), pod(objects, "svc-d-0")
+    assert "--enable-ssl-refresh" in leader["containers"][0]["args"]
+    assert "--enable-ssl-refresh" not in worker["containers"][0]["args"] and "volumes" not in worker
+
+
+def test_sglang_engines_serve_https_in_their_spelling() -> None:
+    sglang = role("w", "worker", command=["python3", "-m", "sglang.launch_server"], args=["--model-path", "m"])
+    engine = pod(render(service(sglang, tls=TLS)), "svc-w-0")["containers"][0]
+    assert engine["args"][-3:] == ["--ssl-certfile=/var/run/fusioninfer/tls/tls.crt",
+                                   "--ssl-keyfile=/var/run/fusioninfer/tls/tls.key", "--enable-ssl-refresh"]
+
+
+@pytest.mark.parametrize(("roles", "tls", "path", "message"), [
+    ([role("w", "worker", args=["m", "--ssl-certfile", "/c"])], TLS,
+     "spec.roles[0].template.spec.containers[0].args[1]",
+     "--ssl-certfile is spec.tls's: the engine serves with its certificate; remove it"),
+    ([role("w", "worker", command=["/app/server"], ports=PORTS)], TLS,
+     "spec.roles[0].template.spec.containers[0].command",
+     "runs neither vllm nor sglang, so spec.tls cannot have it serve HTTPS"),
+    ([role("w", "worker", ports=PORTS), router()], {**TLS, "verifyPeers": True}, "spec.tls.verifyPeers",
+     "the gie-v1.0 picker cannot verify the engines' certificates"),
+    ([role("w", "worker")], {"verifyPeers": True}, "spec.tls.secretName", "is required"),
+    ([role("w", "worker", command=["sh", "-c", "exec vllm serve m"])], TLS,
+     "spec.roles[0].template.spec.containers[0].command[2]",
+     "spec.tls gives it its certificate, but the script cannot pass flags to its engine"),
+])
+def test_tls_mistakes_are_refused_by_field(roles: list[dict[str, Any]], tls: dict[str, Any], path: str,
+                                           message: str) -> None:
+    with pytest.raises(InvalidSpec) as error:
+        render(service(*roles, tls=tls))
+    assert error.value.path == path
+    assert message in str(error.value)
