@@ -38,6 +38,23 @@ def parse(venv: Path, engine: str, command_lines: list[list[str]]) -> list[dict[
     return answers
 
 
+def launch(command_lines: list[list[str]]) -> list[dict[str, Any]]:
+    """Where each command line (the words after `vllm serve`) goes down vLLM's own launch path: its parser,
+    then `vllm serve`'s checks up to where it would start engines or API servers ("launch": "headless",
+    "api-server", "api-servers", "dp-supervisor"), or the error that stops it."""
+    return parse(built(VLLM), "vllm-launch", command_lines)
+
+
+def options(venv: Path, engine: str) -> dict[str, dict[str, Any]]:
+    """Every option string of ENGINE's server parser (tests/engine_cli.py, `-options`)."""
+    result = subprocess.run([str(venv / "bin" / "python"), str(CLI), f"{engine}-options"], capture_output=True,
+                            text=True, timeout=600, env={**os.environ, "VLLM_TARGET_DEVICE": "cpu",
+                                                         "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    found: dict[str, dict[str, Any]] = json.loads(result.stdout)
+    return found
+
+
 def tiny_model(directory: Path) -> Path:
     """A 2-layer Llama with random weights and a word-level tokenizer, made here (no model hub)."""
     subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory)],

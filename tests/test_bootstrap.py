@@ -222,7 +222,7 @@ def data_parallel(*args: str, hybrid: bool = False, **multinode: Any) -> dict[st
 
 
 @pytest.mark.parametrize("given", [["--api-server-count", "8"], ["--api_server_count=8"], ["-asc", "8"],
-                                   ["--grpc"], ["--grpc-port", "50051"]])
+                                   ["-asc=8"]])
 def test_headless_workers_start_without_the_api_server_s_own_flags(given: list[str]) -> None:
     """KServe's data-parallel leaders run several API servers (--api-server-count 8); vLLM refuses that flag
     on a headless worker, which starts none (tests/test_engines.py: by vLLM's own launch path)."""

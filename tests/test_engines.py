@@ -6,6 +6,7 @@ addresses with the environment LWS gives each pod."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ import yaml
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 from fusion_helm.expand.router.generations import GENERATIONS
+from fusion_helm.model.engine import API_SERVER_ONLY, OPTIONS, Engine
 from tests import engines
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap, service
 from tests.helm import VALUES
@@ -266,3 +268,89 @@ def test_a_real_vllm_serves_from_the_rendered_commands(tmp_path: Path, nodes: in
     emitted = {line.split("{")[0].split(" ")[0] for line in exposition.splitlines() if not line.startswith("#")}
     read = {metric for generation in GENERATIONS.values() for metric in generation.engine_metrics}
     assert read - {"vllm:lora_requests_info"} <= emitted, read - emitted  # LoRA info: with --enable-lora only
+
+
+# The spellings the expansion reads, and the flags a headless worker is started without, held to the
+# engines' own parsers and vLLM's own launch path.
+
+@pytest.fixture(scope="module")
+def engine_options() -> dict[Engine, dict[str, dict[str, Any]]]:
+    return {Engine.VLLM: engines.options(engines.built(engines.VLLM), "vllm"),
+            Engine.SGLANG: engines.options(engines.built(engines.SGLANG), "sglang")}
+
+
+def test_every_option_the_expansion_reads_is_spelled_as_the_engines_parsers_spell_it(
+        engine_options: dict[Engine, dict[str, dict[str, Any]]]) -> None:
+    for name, option in OPTIONS.items():
+        for engine, spellings in option.spellings.items():
+            action = engine_options[engine].get(spellings[0])
+            assert action is not None, f"{name}: {engine} has no {spellings[0]}"
+            assert (set(action["spellings"]), action["takes_value"]) == (set(spellings), option.takes_value), name
+
+
+def test_vllm_reads_underscores_for_dashes_and_sglang_does_not() -> None:
+    """What the reader's spelling rules say of each engine (model/engine.py), by the engines themselves."""
+    [vllm] = engines.parse(engines.built(engines.VLLM), "vllm", [[
+        "m", "--kv_transfer_config.kv_connector", "NixlConnector", "--kv-transfer_config.kv_role=kv_both",
+        "--data_parallel_size_local=2", "-n2", "--node_rank", "1"]])
+    assert vllm["ok"], vllm
+    assert (vllm["args"]["data_parallel_size_local"], vllm["args"]["nnodes"], vllm["args"]["node_rank"]) == (2, 2, 1)
+    [sglang] = engines.parse(engines.built(engines.SGLANG), "sglang", [["--model-path", "m", "--node_rank", "1"]])
+    assert not sglang["ok"] and "unrecognized arguments: --node_rank" in sglang["error"]
+
+
+def sample(action: dict[str, Any]) -> list[str]:
+    """A value vLLM's parser takes for most of the API server's options (a count, a port, a size)."""
+    return ["2"] if action["takes_value"] else []
+
+
+DATA_PARALLEL = ["m", "--data-parallel-size", "4", "--data-parallel-size-local", "2", "--data-parallel-address",
+                 "127.0.0.1", "--data-parallel-rpc-port", "29550"]
+LEADER = DATA_PARALLEL
+HEADLESS_WORKER = [*DATA_PARALLEL, "--headless", "--data-parallel-start-rank", "2"]
+
+
+def test_the_api_server_s_options_a_headless_worker_is_started_without_are_those_vllm_refuses_there(
+        engine_options: dict[Engine, dict[str, dict[str, Any]]]) -> None:
+    """Every option of vLLM's API server, given with the same value to a leader serving every rank and to a
+    headless worker: those the leader's launch takes and the worker's refuses (or takes elsewhere than a
+    headless node's engines) are exactly API_SERVER_ONLY."""
+    frontend = {action["spellings"][0]: action for action in engine_options[Engine.VLLM].values()
+                if action["frontend"] and action["spellings"][0] not in ("--headless", "--config")}
+    tried = sorted(frontend)
+    answers = engines.launch([[*base, name, *sample(frontend[name])] for base in (LEADER, HEADLESS_WORKER)
+                              for name in tried])  # one vLLM import for all
+    leaders, workers = answers[:len(tried)], answers[len(tried):]
+    taken = {name for name, leader in zip(tried, leaders, strict=True) if leader["ok"]}
+    refused = {name for name, worker in zip(tried, workers, strict=True)
+               if name in taken and (not worker["ok"] or worker["launch"] != "headless")}
+    assert refused == {option.spellings[Engine.VLLM][0] for option in API_SERVER_ONLY}
+    # The options whose sample a leader refuses too are not tried so: a few that take a file, a JSON value,
+    # a choice or another option with them.
+    assert len(tried) - len(taken) < len(tried) // 5, sorted(set(tried) - taken)
+
+
+def test_kserve_s_api_server_count_reaches_the_leader_and_spares_the_headless_workers(recorder: Path) -> None:
+    """KServe's data-parallel leaders run --api-server-count 8; vLLM refuses it on a worker started
+    --headless. The bootstrap leaves it out of the workers' argv, in either form a manifest gives it."""
+    in_template = next(r for r in every_bootstrap() if r["name"] == "dp")
+    in_template["template"]["spec"]["containers"][0]["args"] += ["--api-server-count", "8"]
+    as_leader_args = copy.deepcopy(in_template)
+    as_leader_args["name"] = "leader-args"
+    as_leader_args["template"]["spec"]["containers"][0]["args"] = ["m", "--enable-expert-parallel"]
+    as_leader_args["multinode"]["leaderArgs"] = ["--api_server_count=8"]
+    script = copy.deepcopy(as_leader_args)
+    script["name"] = "script"
+    script["template"]["spec"]["containers"][0].update(
+        command=["/bin/bash", "-c", 'export VLLM_LOGGING_LEVEL=INFO; exec vllm serve "$@"', "--"],
+        args=["m", "--enable-expert-parallel"])
+    lines = command_lines(service(in_template, as_leader_args, script), recorder)
+    answers = dict(zip(lines, engines.launch([argv[2:] for argv in lines.values()]), strict=True))
+    for role in ("dp", "leader-args", "script"):
+        assert (answers[f"{role}/0"]["launch"], answers[f"{role}/0"]["args"]["api_server_count"]) == (
+            "api-servers", 8), answers[f"{role}/0"]
+        assert answers[f"{role}/1"]["launch"] == "headless", answers[f"{role}/1"]
+    # Without the bootstrap leaving it out, vLLM's launch path refuses the worker.
+    [unprotected] = engines.launch([[*lines["dp/1"][2:], "--api-server-count", "8"]])
+    assert unprotected == {"ok": False, "error": "ValueError: --api-server-count=8 cannot be used with --headless "
+                                                 "(no API servers are started in headless mode)."}

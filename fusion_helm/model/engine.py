@@ -77,8 +77,6 @@ DATA_PARALLEL_RPC_PORT = _vllm("--data-parallel-rpc-port", "-dpp")
 DATA_PARALLEL_HYBRID_LB = _vllm("--data-parallel-hybrid-lb", "--no-data-parallel-hybrid-lb", "-dph",
                                 takes_value=False)
 API_SERVER_COUNT = _vllm("--api-server-count", "-asc")
-GRPC = _vllm("--grpc", takes_value=False)
-GRPC_PORT = _vllm("--grpc-port")
 SSL_CERTFILE = _both("--ssl-certfile")
 SSL_KEYFILE = _both("--ssl-keyfile")
 ENABLE_SSL_REFRESH = Option({Engine.VLLM: ("--enable-ssl-refresh", "--no-enable-ssl-refresh"),
@@ -87,10 +85,11 @@ DISAGGREGATION_MODE = Option({Engine.SGLANG: ("--disaggregation-mode",)})
 DISAGGREGATION_BOOTSTRAP_PORT = Option({Engine.SGLANG: ("--disaggregation-bootstrap-port",)})
 DIST_INIT_ADDR = Option({Engine.SGLANG: ("--dist-init-addr", "--nccl-init-addr")})
 
-API_SERVER_ONLY = (API_SERVER_COUNT, GRPC, GRPC_PORT)
-"""vLLM's options that only an API server takes and that its headless launch refuses: a headless worker
-(one that starts no API server) is started without them (tests/test_engines.py finds, by vLLM's own
-launch path, exactly these refused)."""
+API_SERVER_ONLY = (API_SERVER_COUNT,)
+"""vLLM's options of its API server that its headless launch refuses: a headless worker (one that starts no
+API server) is started without them. tests/test_engines.py gives every option of vLLM's API server to a
+leader and to a headless worker and finds, by vLLM's own launch path, exactly these refused on the worker
+alone (the API server's other options are ignored there)."""
 
 OPTIONS = {name: value for name, value in globals().items() if isinstance(value, Option)}
 """Every option the expansion reads or writes, by its name here."""

@@ -901,25 +901,19 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                        'no '
                                                                                                                        'server). '
                                                                                                                        "vLLM's "
-                                                                                                                       'options '
-                                                                                                                       'that '
-                                                                                                                       'only '
-                                                                                                                       'an '
-                                                                                                                       'API '
-                                                                                                                       'server '
-                                                                                                                       'takes '
-                                                                                                                       '(--api-server-count, '
-                                                                                                                       '--grpc, '
-                                                                                                                       '--grpc-port) '
-                                                                                                                       'are '
+                                                                                                                       '--api-server-count, '
+                                                                                                                       'which '
+                                                                                                                       'headless '
+                                                                                                                       'workers '
+                                                                                                                       'refuse, '
+                                                                                                                       'is '
                                                                                                                        'left '
                                                                                                                        'out '
                                                                                                                        'of '
-                                                                                                                       'headless '
-                                                                                                                       "workers' "
+                                                                                                                       'their '
                                                                                                                        'flags '
                                                                                                                        'by '
-                                                                                                                       'themselves.'}}},
+                                                                                                                       'itself.'}}},
                                                             'poolAPIVersion': {'type': 'string',
                                                                                'description': 'API of the '
                                                                                               'InferencePool '
@@ -2943,25 +2937,19 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                               'no '
                                                                                                               'server). '
                                                                                                               "vLLM's "
-                                                                                                              'options '
-                                                                                                              'that '
-                                                                                                              'only '
-                                                                                                              'an '
-                                                                                                              'API '
-                                                                                                              'server '
-                                                                                                              'takes '
-                                                                                                              '(--api-server-count, '
-                                                                                                              '--grpc, '
-                                                                                                              '--grpc-port) '
-                                                                                                              'are '
+                                                                                                              '--api-server-count, '
+                                                                                                              'which '
+                                                                                                              'headless '
+                                                                                                              'workers '
+                                                                                                              'refuse, '
+                                                                                                              'is '
                                                                                                               'left '
                                                                                                               'out '
                                                                                                               'of '
-                                                                                                              'headless '
-                                                                                                              "workers' "
+                                                                                                              'their '
                                                                                                               'flags '
                                                                                                               'by '
-                                                                                                              'themselves.'}},
+                                                                                                              'itself.'}},
                                                                  'additionalProperties': False},
                                                    'poolAPIVersion': {'type': 'string',
                                                                       'description': 'API of the InferencePool '
