@@ -45,7 +45,7 @@ SGLANG_KEYS = (
 )
 
 
-def vllm_parser():  # noqa: ANN201 - vLLM's own types, imported only in its virtualenv
+def vllm_parser():
     """`vllm`'s parser with its `serve` subcommand, as vllm/entrypoints/cli/main.py builds it."""
     os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
     from vllm.entrypoints.cli.serve import ServeSubcommand
@@ -58,7 +58,7 @@ def vllm_parser():  # noqa: ANN201 - vLLM's own types, imported only in its virt
     return parser, serve, serve_parser
 
 
-def vllm_args(argv: list[str]):  # noqa: ANN201
+def vllm_args(argv: list[str]):
     parser, serve, _ = vllm_parser()
     # FlexibleArgumentParser rewrites `--model X` into the positional only when the
     # first word is "serve", exactly as the `vllm` CLI does.
@@ -75,7 +75,7 @@ def vllm_parse(argv: list[str]) -> dict:
     return {k: getattr(args, k, None) for k in VLLM_KEYS}
 
 
-class Launched(Exception):  # noqa: N818 - not an error: where the launch path got to
+class Launched(Exception):
     """Raised where `vllm serve` would start engines or API servers: the launch path's checks all passed."""
 
 
@@ -87,7 +87,7 @@ def vllm_launch(argv: list[str]) -> dict:
     import vllm
     import vllm.entrypoints.cli.serve as launch
 
-    def stop(where: str):  # noqa: ANN202
+    def stop(where: str):
         def launched(*_: object, **__: object) -> None:
             raise Launched(where)
         return launched

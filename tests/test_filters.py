@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.errors import InvalidSpec
 from fusion_helm.filters.expand_services import ExpandServices
 from fusion_helm.filters.take_over import TakeOver
 from fusion_helm.kio.document import Document, Origin, read_documents
@@ -88,12 +87,13 @@ def test_take_over_keeps_one_whole_in_the_role_layout() -> None:
     assert kinds_and_names(out) == [("PodGroup", "w", Origin.GENERATED), ("LeaderWorkerSet", "w", Origin.GENERATED)]
 
 
-def test_take_over_refuses_a_service_selecting_what_it_renames() -> None:
+def test_take_over_carries_a_service_selecting_what_it_renames() -> None:
     selecting = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
                  "spec": {"selector": {"leaderworkerset.sigs.k8s.io/name": "w"}}}
-    with pytest.raises(InvalidSpec) as raised:
-        TakeOver(Options())(stream(lws(), selecting))
-    assert raised.value.path == "spec.selector.leaderworkerset.sigs.k8s.io/name"
+    out = TakeOver(Options())(stream(lws(), selecting))
+    [service] = [document for document in out if document.kind == "Service"]
+    assert service.generated and service.obj["spec"]["selector"] == {"fusioninfer.io/service": "w"}
+    assert [d.kind for d in out][-1] == "Service"  # where the stream had it
 
 
 def test_documents_of_data_are_filtered_as_documents_of_text() -> None:
