@@ -33,6 +33,12 @@ def test_a_taken_over_lws_installs_scales_up_and_reports_its_status(cluster: Clu
         after_pods = ready_pods(cluster, namespace, 9)
         after = pods_by_lws(after_pods)
         assert set(after) == {"svc-big-group-0", "svc-big-group-1", "svc-small"}
+        # The chart's Service on the leaders by the LeaderWorkerSet's name, carried through: every replica's
+        # leader, and nothing else.
+        selector = cluster.core.read_namespaced_service("svc-big-leader", namespace).spec.selector
+        listed = cluster.core.list_namespaced_pod(namespace, label_selector=",".join(
+            f"{key}={value}" for key, value in selector.items())).items
+        assert sorted(p.metadata.name for p in listed) == ["svc-big-group-0-0", "svc-big-group-1-0"]
         assert after["svc-big-group-0"] == before["svc-big-group-0"], "scaling up replaced a running replica"
         assert after["svc-small"] == before["svc-small"]
         assert {p.spec.scheduler_name for p in after_pods if owner(p).startswith("svc-big")} == {"volcano"}

@@ -216,7 +216,7 @@ def test_fusion_helm_takes_over_too(helm: Helm) -> None:
     assert names == ["release-big-group-0", "release-big-group-1", "release-small-group-0"]
     # Without the flag, the annotated one only: its PodGroup and two replicas.
     assert fusion_helm("validate", "-", stdin=plain).stdout == \
-        "standard input: valid (0 InferenceService(s), 3 generated object(s))\n"
+        "standard input: valid (0 InferenceService(s), 4 generated object(s))\n"  # the Service carried through
 
 
 def test_any_single_mutation_is_taken_over_or_gives_one_clear_error() -> None:

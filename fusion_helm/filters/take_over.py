@@ -67,12 +67,13 @@ def _carried_services(documents: "list[Document]", taken: set[tuple[str | None, 
         return []
     from fusion_helm.errors import InvalidSpec
     from fusion_helm.filters.expansions import Expansion
+    from fusion_helm.hooks.kinds import SERVICE
     from fusion_helm.hooks.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
     carried: list[Expansion] = []
     for document in documents:
-        if not (document.could_be(LABEL_LWS_NAME) and document.could_be("Service")) or document.kind != "Service" \
-                or document.head.get("apiVersion") != "v1":
+        if not document.could_be(SERVICE.kind, LABEL_LWS_NAME) or document.kind != SERVICE.kind \
+                or document.head.get("apiVersion") != SERVICE.api_version:
             continue
         try:
             obj = document.obj
