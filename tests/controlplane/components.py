@@ -36,6 +36,24 @@ def self_signed_cert(directory: Path, name: str) -> tuple[Path, Path]:
     return cert, key
 
 
+def ca_signed_cert(directory: Path, name: str) -> tuple[Path, Path, Path]:
+    """A certificate authority and a serving certificate for 127.0.0.1 and localhost it signs, as a
+    cluster's: clients that refuse a certificate that is its own CA (rustls, as Rust clients such as
+    SGLang's router use it) take it. Its CA, certificate and key."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ca, ca_key = directory / f"{name}-ca.crt", directory / f"{name}-ca.key"
+    cert, key, request = directory / f"{name}.crt", directory / f"{name}.key", directory / f"{name}.csr"
+    extensions = directory / f"{name}.ext"
+    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n"
+                          "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", f"/CN={name}-ca",
+            "-keyout", ca_key, "-out", ca)
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}", "-keyout", key, "-out", request)
+    openssl("x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-days", "30",
+            "-extfile", extensions, "-out", cert)
+    return ca, cert, key
+
+
 def http_ok(url: str) -> bool:
     with urllib.request.urlopen(url, timeout=2) as response:
         return bool(response.status == 200)
@@ -56,17 +74,17 @@ def etcd(cp: ControlPlane) -> None:
 
 
 def apiserver(cp: ControlPlane) -> None:
-    """kube-apiserver: one token-authenticated admin, RBAC, a serving certificate made here."""
+    """kube-apiserver: one token-authenticated admin, RBAC, a serving certificate from a CA made here."""
     pki = cp.workdir / "pki"
     pki.mkdir(exist_ok=True)
     openssl("genrsa", "-out", pki / "sa.key", "2048")
     openssl("rsa", "-in", pki / "sa.key", "-pubout", "-out", pki / "sa.pub")
     (pki / "tokens.csv").write_text(f'{TOKEN},admin,admin,"system:masters"\n')
-    cert, key = self_signed_cert(pki, "apiserver")
+    ca, cert, key = ca_signed_cert(pki, "apiserver")
     cp.ports["apiserver"] = free_port()
     cp.server = f"https://127.0.0.1:{cp.ports['apiserver']}"
-    cp.ca = cert
-    write_kubeconfig(cp.kubeconfig, cp.server, cert)
+    cp.ca = ca
+    write_kubeconfig(cp.kubeconfig, cp.server, ca)
     cp.spawn("kube-apiserver", [
         binary("kube-apiserver"), "--etcd-servers", f"http://127.0.0.1:{cp.ports['etcd']}",
         "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
@@ -90,7 +108,7 @@ def controllers(cp: ControlPlane) -> None:
               "--secure-port", "0"]
     cp.spawn("kube-controller-manager", [
         binary("kube-controller-manager"), *common, "--service-account-private-key-file", pki / "sa.key",
-        "--root-ca-file", pki / "apiserver.crt", "--use-service-account-credentials=false",
+        "--root-ca-file", pki / "apiserver-ca.crt", "--use-service-account-credentials=false",
         # No cloud and no CNI: node IPAM and the cloud controllers have nothing to do. Pods' loopback
         # addresses are refused in Endpoints and EndpointSlices: their controllers would retry for ever.
         "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle,-endpoints-controller,"
