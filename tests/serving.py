@@ -30,6 +30,7 @@ Deleting a pod stops its processes and removes its network. ``tests/test_cluster
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime
 import hashlib
@@ -40,6 +41,7 @@ import re
 import shlex
 import signal
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -75,6 +77,8 @@ FRONTEND_MODULE = "sglang_router.launch_router"
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
 VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+UNVERIFIED = ssl._create_unverified_context()
+"""How the runner asks HTTPS probes and metrics: as the kubelet, verifying no certificate."""
 
 
 def ip(*args: str, netns: str | None = None) -> None:
@@ -217,6 +221,8 @@ class ServingKubelet(threading.Thread):
         self.relay = Relay(cluster.control_plane.ports["apiserver"])
         self.relay.start()
         self.simulator_flags = _simulator_flags()
+        self.secret_mounts: dict[str, str] = {}
+        """Mount path → the Secret bound there (in the sandbox's own mount namespace)."""
 
     def served(self, namespace: str) -> list[ServedPod]:
         with self.lock:
@@ -238,6 +244,8 @@ class ServingKubelet(threading.Thread):
         for pod in pods:
             pod.stop()
         self.relay.close()
+        for path in self.secret_mounts:
+            subprocess.run(["umount", "--lazy", path], check=False)
         subprocess.run(["umount", "--lazy", str(NETNS_DIR)], check=False)
 
     def _watch(self) -> None:
@@ -294,6 +302,7 @@ class ServingKubelet(threading.Thread):
         started = _now()
         try:  # a pod deleted meanwhile ends here (its status is refused): noted in its log
             self._status(pod, served, started, ready=False)
+            self._mount_secrets(pod, served)
             if served.labels.get(LABEL_COMPONENT_TYPE) == "router":
                 self._run_picker(pod, served)
             elif served.labels.get(LABEL_COMPONENT_TYPE) == "frontend":
@@ -327,6 +336,31 @@ class ServingKubelet(threading.Thread):
             # What llm-d's manifests give the simulator from the downward API (its KV cache needs POD_IP).
             env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace, "POD_IP": served.address}
         _spawn(served, container["name"], argv, env)
+
+    def _mount_secrets(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
+        """The pod's Secret volumes, each at its containers' mount path: the Secret's keys as files, as the
+        kubelet writes them. The pods share this machine's file system, so a path is one Secret's for all
+        of them (tests give every pod the same, spec.tls's)."""
+        secrets = {volume["name"]: volume["secret"]["secretName"] for volume in served.spec.get("volumes") or []
+                   if "secret" in volume}
+        for container in [*(served.spec.get("initContainers") or []), *served.spec["containers"]]:
+            for mount in container.get("volumeMounts") or []:
+                if mount["name"] not in secrets:
+                    continue
+                name = secrets[mount["name"]]
+                with self.lock:
+                    mounted = self.secret_mounts.get(mount["mountPath"])
+                    if mounted is None:
+                        data = self.cluster.core.read_namespaced_secret(name, pod.metadata.namespace).data or {}
+                        directory = self.workdir / "secrets" / f"{pod.metadata.namespace}-{name}"
+                        directory.mkdir(parents=True, exist_ok=True)
+                        for key, value in data.items():
+                            (directory / key).write_bytes(base64.b64decode(value))
+                        Path(mount["mountPath"]).mkdir(parents=True, exist_ok=True)
+                        subprocess.run(["mount", "--bind", "-o", "ro", str(directory), mount["mountPath"]], check=True)
+                        self.secret_mounts[mount["mountPath"]] = name
+                    elif mounted != name:
+                        raise RuntimeError(f"{mount['mountPath']} holds Secret {mounted} already, not {name}")
 
     def _run_picker(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
         """An endpoint picker's pod: its container as tests.pickers runs a picker, in the pod's network,
@@ -460,8 +494,9 @@ def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, A
                 if checked.returncode == 0 and json.loads(checked.stdout)["status"] == "SERVING":
                     return
             elif "httpGet" in probe:
-                url = f"http://{served.address}:{port}{handler.get('path', '/')}"
-                with urllib.request.urlopen(url, timeout=2) as answer:
+                scheme = handler.get("scheme", "HTTP").lower()  # the kubelet verifies no certificate
+                url = f"{scheme}://{served.address}:{port}{handler.get('path', '/')}"
+                with urllib.request.urlopen(url, timeout=2, context=UNVERIFIED) as answer:
                     if 200 <= answer.status < 400:
                         return
             else:
@@ -477,9 +512,9 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def metrics(address: str, port: int) -> dict[str, float]:
+def metrics(address: str, port: int, scheme: str = "http") -> dict[str, float]:
     """A pod's Prometheus metrics: each sample's name with labels → its value."""
-    with urllib.request.urlopen(f"http://{address}:{port}/metrics", timeout=5) as answer:
+    with urllib.request.urlopen(f"{scheme}://{address}:{port}/metrics", timeout=5, context=UNVERIFIED) as answer:
         text = answer.read().decode()
     samples = {}
     for line in text.splitlines():
@@ -511,12 +546,13 @@ def _lower(headers: Any) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def gateway(grpc: str, workdir: Path) -> Iterator[str]:
+def gateway(grpc: str, workdir: Path, backends: str = "http") -> Iterator[str]:
     """The gateway stand-in (``picker-probe gateway``) in front of the picker at GRPC (or those listed in
-    the file @FILE): its HTTP address."""
+    the file @FILE), calling the pods in BACKENDS' scheme (https: as a gateway's backend TLS, not verified):
+    its HTTP address."""
     log = (workdir / "gateway.log").open("w")
-    process = subprocess.Popen([str(picker_probe()), "gateway", grpc, "127.0.0.1:0"], stdout=subprocess.PIPE,
-                               stderr=log, text=True)
+    process = subprocess.Popen([str(picker_probe()), "gateway", grpc, "127.0.0.1:0", backends],
+                               stdout=subprocess.PIPE, stderr=log, text=True)
     try:
         assert process.stdout is not None
         address = process.stdout.readline().strip()
@@ -639,7 +675,9 @@ def serving_values(base: Path, tmp_path: Path, **router: Any) -> Path:
 
 @contextlib.contextmanager
 def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, namespace: str,
-           tmp_path: Path) -> Iterator[Served]:
+           tmp_path: Path, backends: str = "http") -> Iterator[Served]:
+    """VALUES installed as release svc in NAMESPACE, its pods run, its picker run as its Deployment runs it,
+    and a gateway stand-in in front that calls the pods in BACKENDS' scheme."""
     spec = yaml.safe_load(values.read_text())
     pods = sum(r.get("replicas", 1) for r in spec["roles"] if r["componentType"] != "router")
     with release(cluster, helm, "svc", namespace) as installed:
@@ -652,7 +690,7 @@ def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, 
         kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "picker-kubeconfig")
         with running(deployment, configmap, namespace, kubeconfig, tmp_path) as picker:
             serving(picker)
-            with gateway(picker.grpc, tmp_path) as address:
+            with gateway(picker.grpc, tmp_path, backends) as address:
                 result = Served(installed, manifest, picker, address, kubelet, namespace, kubeconfig)
                 eventually("a first answer through the gateway", lambda: result.ask("hello")[0] == 200,
                            describe=lambda: f"{result.ask('hello')}")

@@ -49,7 +49,7 @@ def test_services_select_exactly_the_serving_pods(cluster: Cluster, helm: Helm, 
     namespace = f"services-helm{helm.major}"
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(values(tmp_path))
-        pods = ready_pods(cluster, namespace, 2 * 2 + 2 + 2)  # tp: 2 × 2, dp: 1 × 2, the frontend's 2
+        pods = ready_pods(cluster, namespace, 2 * 2 + 2 + 2)  # tp: 2 replicas of 2, dp: 1 of 2, the frontend: 2
         leaders = ["svc-tp-0-0", "svc-tp-1-0"]
         assert selected(cluster, namespace, "svc-tp-serving") == leaders
         assert selected(cluster, namespace, "svc-dp-serving") == ["svc-dp-0-0", "svc-dp-0-0-1"]

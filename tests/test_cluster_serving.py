@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import http.client
 import itertools
 import json
 import socket
@@ -27,6 +28,7 @@ import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
 from tests.cluster import Cluster, eventually
+from tests.controlplane.components import ca_signed_cert
 from tests.controlplane.processes import TOKEN
 from tests.helm import VALUES, Helm
 from tests.pickers import running, serving
@@ -410,3 +412,54 @@ def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm
     print(f"\nrollout under traffic (helm {helm.major}): {len(answers)} requests, {len(paired)} answered by a "
           f"prefill and a decode pod of one revision, {len(alone)} by a decode pod alone, refused: "
           f"{Counter(status for status, _, _ in refused)}")
+
+
+def serving_secret(cluster: Cluster, namespace: str, workdir: Path) -> str:
+    """A kubernetes.io/tls Secret, as cert-manager or KServe's controller writes one: a certificate for
+    localhost and 127.0.0.1 its CA (ca.crt) signs."""
+    ca, cert, key = ca_signed_cert(workdir / "serving-tls", "serving")
+    cluster.control_plane.kubectl("create", "namespace", namespace)
+    cluster.control_plane.kubectl("create", "secret", "generic", "serving-tls", "--type=kubernetes.io/tls", "-n",
+                                  namespace, f"--from-file=tls.crt={cert}", f"--from-file=tls.key={key}",
+                                  f"--from-file=ca.crt={ca}")
+    return "serving-tls"
+
+
+def test_prefill_decode_in_tls_as_kserve_runs_it(cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet,
+                                                tmp_path: Path) -> None:
+    """spec.tls: the gateway calls the decode pod's sidecar in HTTPS, the sidecar the prefill engine and its
+    own engine in HTTPS, the picker scrapes them in HTTPS; the engines serve nothing in plain HTTP. The
+    engines' KV transfer is given in vLLM's other spelling (--kv_transfer_config, as KServe's and llm-d's
+    wide-EP manifests write it): the sidecar's connector follows it all the same."""
+    namespace = f"serving-tls-helm{helm.major}"
+    values = yaml.safe_load(pd_values(tmp_path).read_text())
+    values["tls"] = {"secretName": serving_secret(cluster, namespace, tmp_path)}
+    for role in values["roles"]:
+        if role["componentType"] != "router":
+            role["replicas"] = 1 if role["componentType"] == "prefiller" else 2
+            args = role["template"]["spec"]["containers"][0]["args"]
+            args[args.index("--kv-transfer-config")] = "--kv_transfer_config"
+    path = tmp_path / "tls-values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    with served(cluster, helm, serving_kubelet, path, namespace, tmp_path, backends="https") as service:
+        [prefill] = service.pods("prefill")
+        before = total(metrics(prefill.address, engine_port(prefill), "https"), SUCCESS)
+        status, headers, answer = service.ask(LONG_PROMPT)
+        assert status == 200 and answer["choices"], answer
+        assert headers.get("x-stand-in-prefiller") == f"{prefill.address}:{service.port()}", headers
+        assert total(metrics(prefill.address, engine_port(prefill), "https"), SUCCESS) == before + 1
+        decoder = headers["x-stand-in-destination"]
+        [sidecar_pod] = [p for p in service.pods("decode") if f"{p.address}:{service.port()}" == decoder]
+        assert "--kv-connector=nixlv2" in sidecar_pod.argv["pd-sidecar"]
+        # The engines serve HTTPS alone: a plain HTTP request to either gets no metrics.
+        for pod in (prefill, sidecar_pod):
+            assert not answers_plain_http(pod.address, engine_port(pod))
+
+
+def answers_plain_http(address: str, port: int) -> bool:
+    """Whether the server at ADDRESS:PORT answers a plain HTTP GET /metrics with 200."""
+    try:
+        with urllib.request.urlopen(f"http://{address}:{port}/metrics", timeout=5) as answer:
+            return bool(answer.status == 200)
+    except (OSError, http.client.HTTPException):  # a TLS server's 400, a reset, a closed connection
+        return False

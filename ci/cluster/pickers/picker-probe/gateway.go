@@ -18,6 +18,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,8 +43,12 @@ const (
 	requestTimeout    = 5 * time.Minute
 )
 
-// serveGateway listens on LISTEN and serves until the process ends.
-func serveGateway(picker, listen string) error {
+// serveGateway listens on LISTEN and serves until the process ends, calling the pods in SCHEME: "https" as
+// a gateway's backend TLS does, the pods' certificate not verified (it names no address of the test's).
+func serveGateway(picker, listen, scheme string) error {
+	if scheme != "http" && scheme != "https" {
+		return fmt.Errorf("scheme %q: http or https", scheme)
+	}
 	pickers := &pickers{conns: map[string]*grpc.ClientConn{}}
 	if file, ok := strings.CutPrefix(picker, "@"); ok {
 		pickers.file = file
@@ -55,8 +60,10 @@ func serveGateway(picker, listen string) error {
 		return err
 	}
 	fmt.Println(listener.Addr().String()) // the address, for whoever started it
-	transport := &http.Transport{MaxIdleConnsPerHost: 256, ResponseHeaderTimeout: requestTimeout}
-	server := &http.Server{Handler: &gateway{pickers: pickers, client: &http.Client{Transport: transport}},
+	transport := &http.Transport{MaxIdleConnsPerHost: 256, ResponseHeaderTimeout: requestTimeout,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test pods' certificates
+	server := &http.Server{Handler: &gateway{pickers: pickers, scheme: scheme,
+		client: &http.Client{Transport: transport}},
 		ReadHeaderTimeout: 10 * time.Second}
 	return server.Serve(listener)
 }
@@ -107,6 +114,7 @@ func (p *pickers) choose() (string, *grpc.ClientConn, error) {
 
 type gateway struct {
 	pickers *pickers
+	scheme  string
 	client  *http.Client
 }
 
@@ -170,7 +178,7 @@ func (g *gateway) serve(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if destination == "" {
 		return errors.New("the picker named no endpoint")
 	}
-	upstream, err := http.NewRequestWithContext(ctx, r.Method, "http://"+destination+r.URL.RequestURI(),
+	upstream, err := http.NewRequestWithContext(ctx, r.Method, g.scheme+"://"+destination+r.URL.RequestURI(),
 		bytes.NewReader(forwarded))
 	if err != nil {
 		return err

@@ -6,9 +6,10 @@
 //	                                             BODY replaced by its number (0, 1, ...), one answer a line
 //	                                             ({"error": "..."} for a failed one), until standard input
 //	                                             is closed
-//	picker-probe gateway ADDR LISTEN             an HTTP gateway in front of the picker at ADDR (or the
-//	                                             pickers listed in the file @FILE), on LISTEN (gateway.go);
-//	                                             prints the address it listens on
+//	picker-probe gateway ADDR LISTEN [SCHEME]    an HTTP gateway in front of the picker at ADDR (or the
+//	                                             pickers listed in the file @FILE), on LISTEN (gateway.go),
+//	                                             calling the pods in SCHEME (http, or https without
+//	                                             verification); prints the address it listens on
 //
 // route sends one request's headers and JSON body over the ext-proc stream, as Envoy does, over TLS
 // without verification (the picker serves a self-signed certificate by default). "headers" are the
@@ -37,10 +38,14 @@ import (
 
 func main() {
 	if len(os.Args) < 4 {
-		fail(fmt.Errorf("usage: picker-probe health ADDR SERVICE | route(s) ADDR BODY [KEY=VALUE...] | gateway ADDR|@FILE LISTEN"))
+		fail(fmt.Errorf("usage: picker-probe health ADDR SERVICE | route(s) ADDR BODY [KEY=VALUE...] | gateway ADDR|@FILE LISTEN [SCHEME]"))
 	}
 	if os.Args[1] == "gateway" {
-		if err := serveGateway(os.Args[2], os.Args[3]); err != nil {
+		scheme := "http"
+		if len(os.Args) > 4 {
+			scheme = os.Args[4]
+		}
+		if err := serveGateway(os.Args[2], os.Args[3], scheme); err != nil {
 			fail(err)
 		}
 		return
