@@ -15,7 +15,8 @@ pod:
   gives for the role (latencies, KV cache). The prefill/decode sidecar (an init container of
   llm-d-router's sidecar image) runs the sidecar binary with exactly its rendered arguments, its
   ``$(VAR)`` references resolved from its env as the kubelet resolves them, and the pod's
-  ServiceAccount's token.
+  ServiceAccount's token (llm-d's older llm-d-routing-sidecar image, which the proxy does not serve, runs
+  as that binary too: a test gives it only the flags both releases take).
 - **An endpoint picker's pod** (labelled component-type router) runs the picker built for its image with
   its rendered arguments, its ConfigMap and its ServiceAccount's credentials (tests/pickers.py), in the
   pod's network.
@@ -56,6 +57,7 @@ import kubernetes
 import urllib3
 import yaml
 
+from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
 from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
 from tests import engines
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
@@ -73,6 +75,10 @@ NETNS_DIR = Path("/run/netns")
 VLLM_PORT = 8000
 """Where vLLM (and the simulator) serve without --port."""
 SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-router-disagg-sidecar[:@]")
+OLDER_SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-routing-sidecar[:@]")
+"""llm-d's routing sidecar before v0.10, which the Go module proxy does not serve: run as llm-d-router
+v0.10.0's sidecar, which takes its flags but the removed --connector and its TLS switches (a test gives it
+only flags both take) and speaks the same prefill/decode protocol."""
 FRONTEND_MODULE = "sglang_router.launch_router"
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
@@ -325,9 +331,12 @@ class ServingKubelet(threading.Thread):
     def _run(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any], sidecar: bool) -> None:
         env = _environment(pod, served.address, container)
         if sidecar:
-            if not SIDECAR_IMAGE.search(container["image"]):
+            image = container["image"]
+            if OLDER_SIDECAR_IMAGE.search(image):
+                image = str(GENERATIONS[PD_GENERATION].pd_sidecar.image)  # type: ignore[union-attr]
+            if not SIDECAR_IMAGE.search(image):
                 raise RuntimeError(f"no binary here for the sidecar image {container['image']}")
-            argv = [str(picker(container["image"])), *(_expand(arg, env) for arg in container.get("args") or [])]
+            argv = [str(picker(image)), *(_expand(arg, env) for arg in container.get("args") or [])]
             env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
         else:
             model, flags = _engine(container, env, self.simulator_flags)

@@ -463,3 +463,44 @@ def answers_plain_http(address: str, port: int) -> bool:
             return bool(answer.status == 200)
     except (OSError, http.client.HTTPException):  # a TLS server's 400, a reset, a closed connection
         return False
+
+
+def test_a_decode_pod_s_own_routing_sidecar_is_adopted_and_serves(cluster: Cluster, helm: Helm,
+                                                                  serving_kubelet: ServingKubelet,
+                                                                  tmp_path: Path) -> None:
+    """A decode template as llm-d's pd-disaggregation guide writes it — its own routing proxy a native
+    sidecar on 8000 (llm-d-routing-sidecar, before llm-d v0.10), vLLM on 8200 and probed there — is served as
+    written: one proxy on the pool's port, the engine where the proxy forwards, the pod Ready, and a long
+    prompt prefilled apart through the user's proxy. Without the adoption (the expansion before it, run on
+    this test) the service is refused for want of a targetPort, and given one, a second proxy is added:
+    two on one port, the engine moved away from the user's proxy and its probe, and the pods never Ready."""
+    namespace = f"serving-adopted-helm{helm.major}"
+    values = yaml.safe_load(pd_values(tmp_path).read_text())
+    for role in values["roles"]:
+        if role["componentType"] == "prefiller":
+            role["replicas"] = 1
+        if role["componentType"] == "decoder":
+            role["replicas"] = 2
+            spec = role["template"]["spec"]
+            engine = spec["containers"][0]
+            engine["args"] += ["--port", "8200"]
+            engine["ports"] = [{"containerPort": 8200, "name": "vllm"}]
+            for probe in ("readinessProbe", "startupProbe"):
+                engine[probe] = {"httpGet": {"path": "/health", "port": 8200}, "periodSeconds": 2}
+            spec["initContainers"] = [{
+                "name": "routing-proxy", "image": "ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0",
+                "restartPolicy": "Always",
+                "args": ["--port=8000", "--vllm-port=8200", "--secure-proxy=false"],
+                "ports": [{"containerPort": 8000, "name": "http"}]}]
+    path = tmp_path / "adopted-values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    with served(cluster, helm, serving_kubelet, path, namespace, tmp_path) as service:
+        for pod in service.pods("decode"):
+            assert sorted(pod.argv) == ["routing-proxy", "vllm"], pod.argv  # one proxy, the user's
+            assert engine_port(pod) == 8200
+        [prefill] = service.pods("prefill")
+        before = total(metrics(prefill.address, engine_port(prefill)), SUCCESS)
+        status, headers, answer = service.ask(LONG_PROMPT)
+        assert status == 200 and answer["choices"], answer
+        assert headers.get("x-stand-in-prefiller") == f"{prefill.address}:8000", headers
+        assert total(metrics(prefill.address, engine_port(prefill)), SUCCESS) == before + 1
