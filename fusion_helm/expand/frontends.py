@@ -173,7 +173,7 @@ def _listen_port(service: InferenceService, router: ServerCommand) -> int:
 
 def _with_namespace(container: Mapping[str, Any]) -> dict[str, Any]:
     """The container with its pod's namespace in POD_NAMESPACE, which its discovery flag names."""
-    env = [variable for variable in container.get("env") or [] if variable.get("name") != NAMESPACE_VARIABLE]
+    env = [variable for variable in container.get("env") or [] if variable["name"] != NAMESPACE_VARIABLE]
     return {**container, "env": [*env, {"name": NAMESPACE_VARIABLE,
                                         "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]}
 

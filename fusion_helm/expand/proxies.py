@@ -53,7 +53,7 @@ class Proxy:
 
     @property
     def words(self) -> list[str]:
-        return [str(word) for word in [*(self.container.get("command") or ()), *(self.container.get("args") or ())]]
+        return words_of(self.container)
 
     @property
     def listen_port(self) -> str:
@@ -82,7 +82,7 @@ class Proxy:
 
     def port_name(self, port: str) -> str | None:
         """The name the proxy's container declares PORT under, if any."""
-        for given in self.container.get("ports") or []:
+        for given in entries(self.container.get("ports")):
             if str(given.get("containerPort")) == port and given.get("name"):
                 return str(given["name"])
         return None
@@ -110,6 +110,18 @@ def _containers(spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any
             yield f"{field}[{index}]", container
 
 
+def entries(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of a list field of a template, as read: a malformed field or entry reads as none (the
+    schema check of the object written refuses it by field)."""
+    return [entry for entry in value if isinstance(entry, Mapping)] if isinstance(value, list) else []
+
+
+def words_of(container: Mapping[str, Any]) -> list[str]:
+    """A container's command and args, as read (a malformed one reads as none)."""
+    return [str(word) for field in ("command", "args") if isinstance(container.get(field), list)
+            for word in container[field]]
+
+
 def go_flag(words: Sequence[str], name: str) -> str | None:
     """The last value WORDS give flag NAME, as Go's flag packages read it (``-name v``, ``--name=v``; a
     flag alone is a switch turned on)."""
@@ -132,11 +144,12 @@ def taken_ports(spec: Mapping[str, Any]) -> dict[int, str]:
     port, and every port a container's flags name (any ``--…port`` flag, in either engine's spelling)."""
     taken: dict[int, str] = {}
     for field, container in _containers(spec):
-        for index, given in enumerate(container.get("ports") or []):
-            port = given.get("containerPort")
+        ports = container.get("ports")
+        for index, given in enumerate(ports if isinstance(ports, list) else []):
+            port = given.get("containerPort") if isinstance(given, Mapping) else None
             if isinstance(port, int):
                 taken.setdefault(port, f"{field}.ports[{index}]")
-        words = [str(word) for word in [*(container.get("command") or ()), *(container.get("args") or ())]]
+        words = words_of(container)
         for index, word in enumerate(words):
             flag, equals, value = word.partition("=")
             if not (flag.startswith("-") and flag.replace("_", "-").endswith("port")):
@@ -149,5 +162,5 @@ def taken_ports(spec: Mapping[str, Any]) -> dict[int, str]:
 
 
 def _word_field(container: Mapping[str, Any], index: int) -> str:
-    command = len(container.get("command") or ())
+    command = len(container["command"]) if isinstance(container.get("command"), list) else 0
     return f"command[{index}]" if index < command else f"args[{index - command}]"

@@ -9,6 +9,8 @@ runs its P/D pods: the sidecar serves and dials in TLS with the same certificate
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import InferenceService, Role
@@ -17,7 +19,6 @@ from fusion_helm.model.exposure import Tls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
 
 VOLUME = "fusioninfer-tls"
@@ -62,10 +63,24 @@ def mount() -> dict[str, Any]:
     return {"name": VOLUME, "mountPath": MOUNT_PATH, "readOnly": True}
 
 
-def with_volume(spec: Mapping[str, Any], tls: Tls) -> list[dict[str, Any]]:
-    """SPEC's volumes with the Secret's, once."""
-    volumes = [dict(given) for given in spec.get("volumes") or [] if given.get("name") != VOLUME]
-    return [*volumes, volume(tls)]
+def with_volume(spec: Mapping[str, Any], tls: Tls) -> list[Any]:
+    """SPEC's volumes with the Secret's, once (a malformed one kept, for the schema check to refuse)."""
+    return [*(given for given in spec.get("volumes") or []
+              if not (isinstance(given, Mapping) and given.get("name") == VOLUME)), volume(tls)]
+
+
+def with_mount(container: Mapping[str, Any]) -> list[Any]:
+    """CONTAINER's volume mounts with the Secret's."""
+    return [*(container.get("volumeMounts") or []), mount()]
+
+
+def check_lists(service: InferenceService, path: str, spec: Mapping[str, Any]) -> None:
+    """What TLS adds to is a list: the pod's volumes, the serving container's volume mounts."""
+    for field, value in (("volumes", spec.get("volumes")),
+                         ("containers[0].volumeMounts", spec["containers"][0].get("volumeMounts"))):
+        if value is not None and not isinstance(value, list):
+            raise InvalidSpec(service.where, f"{path}.{field}",
+                              "must be a list, to which spec.tls adds its certificate's volume")
 
 
 def https_probe(probe: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,7 +97,9 @@ def _serving(service: InferenceService, role: Role, tls: Tls, template: Mapping[
         raise InvalidSpec(service.where, f"{path}.containers[0].command",
                           "runs neither vllm nor sglang, so spec.tls cannot have it serve HTTPS; run one of them, or "
                           "leave spec.tls out")
-    if any(given.get("name") == VOLUME for given in template["spec"].get("volumes") or []):
+    check_lists(service, path, template["spec"])
+    volumes = template["spec"].get("volumes") or []
+    if any(isinstance(given, Mapping) and given.get("name") == VOLUME for given in volumes):
         raise InvalidSpec(service.where, f"{path}.volumes",
                           f"has a volume named {VOLUME}, the name of spec.tls's certificate volume; rename it")
     for option in OURS:
@@ -95,7 +112,7 @@ def _serving(service: InferenceService, role: Role, tls: Tls, template: Mapping[
     spec = template["spec"]
     engine = spec["containers"][0]
     container = {**engine, "args": list(served.words)} if launched else served.write(engine)
-    container["volumeMounts"] = [*(engine.get("volumeMounts") or []), mount()]
+    container["volumeMounts"] = with_mount(engine)
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         if isinstance(engine.get(probe), dict):
             container[probe] = https_probe(engine[probe])

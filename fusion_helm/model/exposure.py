@@ -92,8 +92,23 @@ def parse_frontend(raw: Mapping[str, Any], position: int, where: str) -> Fronten
                           "is required for componentType frontend")
     return Frontend(
         name=raw["name"], kind=FrontendKind(raw["frontend"]["kind"]), replicas=raw.get("replicas", FRONTEND_REPLICAS),
-        template=raw["template"], position=position,
+        template=_pod_template(raw["template"], f"{path}.template", where), position=position,
         service=parse_client_service(raw.get("service"), f"{path}.service", where) or ClientService(f"{path}.service"))
+
+
+def _pod_template(template: Mapping[str, Any], path: str, where: str) -> Mapping[str, Any]:
+    """A frontend's pod template, checked as the API server checks a pod template (the upstream schema of
+    one: a LeaderWorkerSet's, as a Deployment has none here) and with its null fields pruned: the
+    Deployment, the Role's subject and the Service are written from it."""
+    from fusion_helm.hooks.kinds import LEADER_WORKER_SET
+    from fusion_helm.model import upstream
+    from fusion_helm.model.validation import check, prune_nulls
+
+    schema = upstream.schema(LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind, "spec", "leaderWorkerTemplate",
+                             "workerTemplate")
+    check(where, path, schema, template)
+    pruned: Mapping[str, Any] = prune_nulls(schema, template)
+    return pruned
 
 
 @record

@@ -136,6 +136,23 @@ def seeds() -> list[dict[str, Any]]:
                           "scrapers": {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"}}},
         "replicas": 3, "failureMode": "FailOpen", "podAnnotations": {"sidecar.istio.io/inject": "false"}}
     out.append(monitored)
+    # the router example as its authors' manifests write it: in TLS, the KV transfer in vLLM's other
+    # spelling, the decode engine started from a script that execs it, a data-parallel leader's API servers,
+    # each role a Service of its own and one over both
+    authored = copy.deepcopy(routed)
+    authored["spec"]["tls"] = {"secretName": "serving-tls", "verifyPeers": True}
+    authored["spec"]["service"] = {"type": "LoadBalancer"}
+    for role in authored["spec"]["roles"]:
+        if role["componentType"] == "router":
+            continue
+        role["service"] = {"headless": role["componentType"] == "prefiller"}
+        engine = role["template"]["spec"]["containers"][0]
+        engine["args"] = [arg.replace("--kv-transfer-config", "--kv_transfer_config") for arg in engine["args"]]
+        if role["componentType"] == "decoder":
+            engine["command"] = ["/bin/bash", "-c", 'source "$BASH_ENV"; exec vllm serve "$@"', "--"]
+            role["multinode"] = {"nodeCount": 2, "bootstrap": "vllm-data-parallel", "dataParallel": {
+                "ranksPerNode": 2}, "leaderArgs": ["--api-server-count", "2"]}
+    out.append(authored)
     # a role of each multi-node bootstrap, behind a router (one role serving from every node)
     out.append({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
                 "metadata": {"name": "engines", "namespace": "llm"}, "spec": {"roles": [*every_bootstrap(), {
