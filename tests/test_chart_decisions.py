@@ -37,6 +37,16 @@ def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | 
     return out
 
 
+def frontend(replicas: int | None = None) -> dict[str, Any]:
+    """A frontend role: in front of the serving roles, never one of them (for the gang, the placement, the
+    role-change guard's count)."""
+    out: dict[str, Any] = {"name": "gateway", "componentType": "frontend", "frontend": {"kind": "sglang-router"},
+                           "template": {"spec": {"containers": [{"name": "router", "image": "i"}]}}}
+    if replicas is not None:
+        out["replicas"] = replicas
+    return out
+
+
 def router(pool: str | None = None, models: bool = False, gateway: bool = False,
            generation: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]}}
@@ -105,6 +115,9 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
         "roles": [role("p", "prefiller"), role("d", "decoder", 2, nodes=2), router()], "layout": "disaggregated",
         "monitoring": {"podMonitor": {"enabled": True, "interval": "30s"}}},
     "PodMonitors turned off": {"roles": [role("w", "worker")], "monitoring": {"podMonitor": {"enabled": False}}},
+    "a frontend of many pods before one single-pod role": {"roles": [frontend(8), role("w", "worker")]},
+    "a frontend beside a multi-node role at level group": {"roles": [role("w", "worker", 2, nodes=2), frontend()],
+                                                           "gangSchedule": {"level": "group"}},
 }
 
 
@@ -117,12 +130,14 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
         if rng.random() < 0.3:
             roles.append(router(rng.choice([None, *[str(api) for api in PoolAPI]]), rng.random() < 0.5,
                                 rng.random() < 0.5, rng.choice([None, *[str(g) for g in PickerGeneration]])))
+        if rng.random() < 0.2:
+            roles.insert(rng.randint(0, len(roles)), frontend(rng.choice([None, 1, 3])))
         values: dict[str, Any] = {"roles": roles}
         if rng.random() < 0.5:
             values["layout"] = rng.choice(["replica", "role", "disaggregated"])
             if values["layout"] != "replica":
                 for served in roles:
-                    if served["componentType"] != "router" and rng.random() < 0.6:
+                    if served["componentType"] not in ("router", "frontend") and rng.random() < 0.6:
                         served.pop("replicas", None)
                         served["autoscaling"] = {"minReplicas": rng.randint(1, 3), "maxReplicas": 4}
         if rng.random() < 0.5:
@@ -137,7 +152,7 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
         topologies = [{"mode": "none"}, {"mode": "soft"}, {"highestTierAllowed": rng.randint(1, 3)},
                       {"mode": "hard", "highestTierName": rng.choice(["rack", "spine"])}]
         for served in roles:
-            if served["componentType"] != "router" and rng.random() < 0.2:
+            if served["componentType"] not in ("router", "frontend") and rng.random() < 0.2:
                 served["networkTopology"] = rng.choice(topologies)
         if rng.random() < 0.3:
             gang = values.setdefault("gangSchedule", {})
