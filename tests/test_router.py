@@ -402,7 +402,7 @@ ERRORS = {
         "is required under a router when the container runs neither vllm nor sglang"),
     "a vllm port that is not a port": (
         [role("w", "worker", args=["--model", "m", "--port", "80800"]), router()],
-        "spec.roles[0].template.spec.containers[0].args[2]", "must give vllm a port number (1 to 65535)"),
+        "spec.roles[0].template.spec.containers[0].args[2]", "must give a port number (1 to 65535) to be routed to"),
     "a route with nowhere to attach": (
         [WORKER, {"name": "router", "componentType": "router"}], "spec.roles[1].httproute.parentRefs",
         "is required without a gateway"),

@@ -147,6 +147,24 @@ build_vllm() {
   log "vllm $VLLM_VERSION built in $(( $(now) - t0 ))s, $(du -sh "$VLLM_VENV" | cut -f1)"
 }
 
+# A virtualenv at $1 that sees the vllm venv's packages after its own (a .pth file): torch, transformers,
+# fastapi, uvicorn, aiohttp … without a second copy.
+venv_over_vllm() {
+  local vsite
+  rm -rf "$1"
+  "$PYTHON" -m venv "$1"
+  vsite=$("$VLLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$vsite" >"$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-fusion-vllm-site.pth"
+}
+
+# Lock file $1 holding the lines after it, rewritten only when they change (what download_lock fetched for
+# it is stamped by its time).
+write_lock() {
+  local lock=$1; shift
+  printf '%s\n' "$@" >"$lock.new"
+  if cmp -s "$lock.new" "$lock"; then rm -f "$lock.new"; else mv "$lock.new" "$lock"; fi
+}
+
 # SGLang: only its server-argument parser is needed.  sglang itself is installed with
 # --no-deps; the rest (torch, transformers, fastapi, ...) comes from the vllm venv through a
 # .pth file (appended after the sglang venv's own site-packages), plus the few pure-Python
@@ -156,17 +174,13 @@ build_vllm() {
 SGLANG_EXTRA=(orjson==3.13.0 ipython==9.18.1 traitlets==5.16.1)
 build_sglang() {
   if [[ -f $SGLANG_VENV/$STAMP ]]; then log "sglang $SGLANG_VERSION: ready ($SGLANG_VENV)"; return; fi
-  local t0 whl vsite lock=$WHEELS/sglang-$SGLANG_VERSION.lock
+  local t0 whl lock=$WHEELS/sglang-$SGLANG_VERSION.lock
   whl=$(fetch_wheel "sglang==$SGLANG_VERSION")
-  printf '%s\n' "${SGLANG_EXTRA[@]}" >"$lock.new"
-  if cmp -s "$lock.new" "$lock"; then rm -f "$lock.new"; else mv "$lock.new" "$lock"; fi
+  write_lock "$lock" "${SGLANG_EXTRA[@]}"
   download_lock "$whl" "$lock"
   t0=$(now)
   log "creating $SGLANG_VENV (sharing $VLLM_VENV's site-packages)"
-  rm -rf "$SGLANG_VENV"
-  "$PYTHON" -m venv "$SGLANG_VENV"
-  vsite=$("$VLLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  echo "$vsite" >"$("$SGLANG_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-fusion-vllm-site.pth"
+  venv_over_vllm "$SGLANG_VENV"
   offline_install "$SGLANG_VENV" "$whl"
   offline_install "$SGLANG_VENV" -r "$lock"
   log "checking: SGLang server parser"
@@ -183,16 +197,12 @@ build_sglang_router() {
   if [[ -f $SGLANG_ROUTER_VENV/$STAMP ]]; then
     log "sglang-router $SGLANG_ROUTER_VERSION: ready ($SGLANG_ROUTER_VENV)"; return
   fi
-  local t0 whl vsite lock=$WHEELS/sglang-router-$SGLANG_ROUTER_VERSION.lock
+  local t0 whl lock=$WHEELS/sglang-router-$SGLANG_ROUTER_VERSION.lock
   whl=$(fetch_wheel "sglang-router==$SGLANG_ROUTER_VERSION")
-  printf '%s\n' "${SGLANG_ROUTER_EXTRA[@]}" >"$lock.new"
-  if cmp -s "$lock.new" "$lock"; then rm -f "$lock.new"; else mv "$lock.new" "$lock"; fi
+  write_lock "$lock" "${SGLANG_ROUTER_EXTRA[@]}"
   download_lock "$whl" "$lock"
   t0=$(now)
-  rm -rf "$SGLANG_ROUTER_VENV"
-  "$PYTHON" -m venv "$SGLANG_ROUTER_VENV"
-  vsite=$("$VLLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  echo "$vsite" >"$("$SGLANG_ROUTER_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-fusion-vllm-site.pth"
+  venv_over_vllm "$SGLANG_ROUTER_VENV"
   offline_install "$SGLANG_ROUTER_VENV" "$whl"
   offline_install "$SGLANG_ROUTER_VENV" -r "$lock"
   log "checking: the router's launcher"
@@ -205,12 +215,9 @@ build_sglang_router() {
 # transformers) like SGLang; what it needs besides is resolved once, against them, into a lock.
 build_guidellm() {
   if [[ -f $GUIDELLM_VENV/$STAMP ]]; then log "guidellm $GUIDELLM_VERSION: ready ($GUIDELLM_VENV)"; return; fi
-  local t0 vsite report lock=$WHEELS/guidellm-$GUIDELLM_VERSION.lock
+  local t0 report lock=$WHEELS/guidellm-$GUIDELLM_VERSION.lock
   t0=$(now)
-  rm -rf "$GUIDELLM_VENV"
-  "$PYTHON" -m venv "$GUIDELLM_VENV"
-  vsite=$("$VLLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  echo "$vsite" >"$("$GUIDELLM_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-fusion-vllm-site.pth"
+  venv_over_vllm "$GUIDELLM_VENV"
   if [[ ! -s $lock ]]; then
     log "resolving guidellm $GUIDELLM_VERSION against the vllm venv's packages"
     report=$(mktemp)

@@ -13,7 +13,7 @@ on. Its flags are argparse's, as SGLang's are.
 
 from __future__ import annotations
 
-from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import frontend_name
 from fusion_helm.expand.pods import RoleTemplates
@@ -78,7 +78,8 @@ def frontend_templates(service: InferenceService, templates: Mapping[str, RoleTe
         return result
     for role in service.roles:
         if role.component_type is ComponentType.PREFILLER:
-            port = _bootstrap_port(service, role.server(service.where))
+            port = role.server(service.where).port(DISAGGREGATION_BOOTSTRAP_PORT, SGLANG_BOOTSTRAP_PORT,
+                                                   "for the frontend to reach the prefill's bootstrap server")
             current = templates[role.name]
             result[role.name] = current.with_servers(
                 _annotated(current.leader, port) if current.leader is not None else None, current.leader_server,
@@ -106,7 +107,7 @@ def frontend_objects(service: InferenceService, frontend: Frontend) -> list[dict
     # An image's entrypoint is not SGLang's router's unless the template says so: its command is written.
     router = server_command({**container, "command": container.get("command") or list(SGLANG_ROUTER_COMMAND)},
                             (), service.where, f"{path}.containers[0]").as_engine(Engine.SGLANG)
-    port = _listen_port(service, router)
+    port = router.port(PORT, SGLANG_ROUTER_PORT, "for the frontend's Service")
     discovering = router.appended(_discovery_flags(service, frontend, router), "the frontend finds its workers")
     template_metadata = frontend.template.get("metadata") or {}
     pod_spec = {**spec, "serviceAccountName": account or name,
@@ -161,32 +162,11 @@ def _pairs(labels: Mapping[str, str]) -> list[str]:
     return [f"{key}={value}" for key, value in labels.items()]
 
 
-def _listen_port(service: InferenceService, router: ServerCommand) -> int:
-    value, occurrence = router.value(PORT)
-    if occurrence is None:
-        return SGLANG_ROUTER_PORT
-    if value is None or not (value.isascii() and value.isdigit() and 1 <= int(value) <= 65535):
-        raise InvalidSpec(service.where, router.field(occurrence),
-                          f"must give the frontend a port number (1 to 65535) for its Service, got {show(value)}")
-    return int(value)
-
-
 def _with_namespace(container: Mapping[str, Any]) -> dict[str, Any]:
     """The container with its pod's namespace in POD_NAMESPACE, which its discovery flag names."""
     env = [variable for variable in container.get("env") or [] if variable["name"] != NAMESPACE_VARIABLE]
     return {**container, "env": [*env, {"name": NAMESPACE_VARIABLE,
                                         "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]}
-
-
-def _bootstrap_port(service: InferenceService, server: ServerCommand) -> int:
-    value, occurrence = server.value(DISAGGREGATION_BOOTSTRAP_PORT)
-    if occurrence is None:
-        return SGLANG_BOOTSTRAP_PORT
-    if value is None or not (value.isascii() and value.isdigit() and 1 <= int(value) <= 65535):
-        raise InvalidSpec(service.where, server.field(occurrence),
-                          f"must be a port number for the frontend to reach the prefill's bootstrap server, got "
-                          f"{show(value)}")
-    return int(value)
 
 
 def _annotated(template: Mapping[str, Any], port: int) -> dict[str, Any]:

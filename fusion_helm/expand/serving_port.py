@@ -7,14 +7,13 @@ from collections.abc import Mapping
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.proxies import routing_proxy
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import PORT
+from fusion_helm.model.engine import MAX_PORT, PORT
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_PORT = 65535
 
 
 @record
@@ -86,11 +85,5 @@ def _engine_port(service: InferenceService, role: Role, use: PortUse) -> int:
     if server.engine is None:
         raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].ports",
                           f"is required {use.needed} when the container runs neither vllm nor sglang: {use.remedy}")
-    value, occurrence = server.value(PORT)
-    if occurrence is None:
-        return server.engine.default_port
-    if value is None or not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_PORT):
-        raise InvalidSpec(service.where, server.field(occurrence),
-                          f"must give {server.engine} a port number (1 to {MAX_PORT}) to be {use.verb}, got "
-                          f"{show(value)}; or declare the port in the container's ports")
-    return int(value)
+    return server.port(PORT, server.engine.default_port,
+                       f"to be {use.verb} (or declare the port in the container's ports)")

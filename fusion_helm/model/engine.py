@@ -20,13 +20,16 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
+
+
+MAX_PORT = 65535
 
 
 class Engine(StrEnum):
@@ -201,6 +204,17 @@ class ServerCommand:
         """OPTION's value as the engine takes it (the last one given; dotted keys aside), and where."""
         whole = [o for o in self.occurrences(option) if o.key is None]
         return (whole[-1].value, whole[-1]) if whole else (None, None)
+
+    def port(self, option: Option, default: int, what: str) -> int:
+        """OPTION's value as a port number, DEFAULT where not given; refused by field where it is none (a
+        shell expansion, a word), WHAT saying what the port is for."""
+        value, occurrence = self.value(option)
+        if occurrence is None:
+            return default
+        if value is None or not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_PORT):
+            raise InvalidSpec(self.where, self.field(occurrence),
+                              f"must give a port number (1 to {MAX_PORT}) {what}, got {show(value)}")
+        return int(value)
 
     def json_value(self, option: Option) -> tuple[Any, Occurrence | None]:
         """A JSON option as vLLM assembles it — its dotted keys merged (vLLM puts them last, so they win),
