@@ -1,6 +1,6 @@
 """Writes the artifacts derived from schema sources: from the API's, the CRD and the chart's values
-schema; from the upstream CRDs (``../shared/crds``, or ``$FUSION_SHARED_CRDS``), the schemas the
-package validates what it writes against.
+schema; from the upstream CRDs (``../shared/crds``, or ``$FUSION_SHARED_CRDS``; a few from release
+sources or Go modules, below), the schemas the package validates what it writes against.
 
     python -m fusion_helm.schemagen [--check] [CHART_DIR]
 
@@ -15,6 +15,7 @@ import io
 import json
 import os
 import pprint
+import subprocess
 import sys
 import tarfile
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 import yaml
 
 from fusion_helm.hooks.kinds import (
+    CERTIFICATE,
     DISAGGREGATED_SET,
     GATEWAY,
     HTTP_ROUTE,
@@ -47,13 +49,18 @@ UPSTREAM_KINDS = tuple((kind.api_version, kind.kind) for kind in (
     LEADER_WORKER_SET, DISAGGREGATED_SET, POD_GROUP, GATEWAY, HTTP_ROUTE,
     *(inference_pool(api) for api in (POOL_V1, POOL_V1ALPHA2)),
     *(reads.model for reads in PICKERS.values()),
-    POD_MONITOR))
+    POD_MONITOR, CERTIFICATE))
 """Every kind the expansion writes or takes over, at the versions it uses."""
 VENDORED_CRDS = {"LLMD_ROUTER": "config/crd/bases/llm-d.ai_inferenceobjectives.yaml"}
 """CRDs of kinds we write that ../shared/crds lacks, read from the release sources in ../shared/vendor
 (``<release>-<version>.tar.gz``, its version and sha256 as ci/cluster/versions.env pins them): the
 key names the release there (``LLMD_ROUTER_VERSION``, ``LLMD_ROUTER_SHA256``)."""
 VENDORED_RELEASES = {"LLMD_ROUTER": "llm-d-router"}
+MODULE_CRDS = {"CERT_MANAGER": ("github.com/cert-manager/cert-manager",
+                                "deploy/crds/cert-manager.io_certificates.yaml")}
+"""CRDs of kinds we write that neither ../shared/crds nor ../shared/vendor holds, read from their release's
+Go module at the version ci/cluster/versions.env pins (``<KEY>_VERSION``): `go mod download` fetches it
+from the Go module proxy into Go's module cache, checked against the checksum database."""
 
 HEADER = f"# Generated from fusion_helm/model/schemas/{SOURCE} by `make generate`; do not edit.\n"
 
@@ -165,7 +172,21 @@ def upstream_crds(crds: Path | None = None, vendor: Path | None = None) -> list[
             extracted = archive.extractfile(f"{name}/{member}")
             assert extracted is not None, member
             texts.append(extracted.read())
+    for release, (module, member) in MODULE_CRDS.items():
+        texts.append(module_file(module, pins[release + "_VERSION"], member))
     return [yaml.load(text.decode("utf-8"), Loader=yaml.CSafeLoader) for text in texts]
+
+
+def module_file(module: str, version: str, member: str) -> bytes:
+    """MEMBER of Go module MODULE at VERSION, from Go's module cache (downloaded into it first if absent)."""
+    assert module == module.lower(), "the module cache escapes upper-case letters: not done here"
+    cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
+    path = Path(cache) / f"{module}@{version}" / member
+    if not path.is_file():
+        done = subprocess.run(["go", "mod", "download", f"{module}@{version}"], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"go mod download {module}@{version} failed: {done.stderr.strip()}")
+    return path.read_bytes()
 
 
 def upstream_schemas(crds: list[dict[str, Any]]) -> dict[str, Any]:

@@ -116,6 +116,10 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
         "monitoring": {"podMonitor": {"enabled": True, "interval": "30s"}}},
     "PodMonitors turned off": {"roles": [role("w", "worker")], "monitoring": {"podMonitor": {"enabled": False}}},
     "a frontend of many pods before one single-pod role": {"roles": [frontend(8), role("w", "worker")]},
+    "TLS from a Secret": {"roles": [role("p", "prefiller"), role("d", "decoder"), router()],
+                          "tls": {"secretName": "s"}},
+    "TLS from cert-manager": {"roles": [role("w", "worker"), router()], "service": {},
+                              "tls": {"certManager": {"issuerRef": {"name": "ca", "kind": "ClusterIssuer"}}}},
     "a frontend beside a multi-node role at level group": {"roles": [role("w", "worker", 2, nodes=2), frontend()],
                                                            "gangSchedule": {"level": "group"}},
 }
@@ -173,7 +177,7 @@ CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUE
          **generated(120)}
 
 
-SPEC_FIELDS = ("roles", "layout", "schedulingStrategy", "gangSchedule", "monitoring")
+SPEC_FIELDS = ("roles", "layout", "schedulingStrategy", "gangSchedule", "monitoring", "service", "tls")
 
 
 def spec_of(values: dict[str, Any]) -> dict[str, Any]:
@@ -209,6 +213,7 @@ def written(objects: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, An
                                                               "/inferencemodels", "/inferenceobjectives"))],
         "layout": sorted(api for api in resources if api.startswith("disaggregatedset.x-k8s.io/")),
         "monitoring": sorted(api for api in resources if api.startswith("monitoring.coreos.com/")),
+        "tls": sorted(api for api in resources if api.startswith("cert-manager.io/")),
         "placement": needs.Placement((podgroup or {}).get("queue"),
                                      (spec.get("schedulingStrategy") or {}).get("priorityClassName"), tuple(tiers)),
     }
@@ -218,7 +223,7 @@ def decided(spec: dict[str, Any]) -> dict[str, Any]:
     """The same, as the check Job decides it from the spec alone."""
     return {"gang": needs.gang_minimum(spec) is not None, "router": needs.router_apis(spec),
             "layout": sorted(needs.layout_apis(spec)), "monitoring": sorted(needs.monitoring_apis(spec)),
-            "placement": needs.placement(spec)}
+            "tls": sorted(needs.tls_apis(spec)), "placement": needs.placement(spec)}
 
 
 def test_the_check_decides_from_the_spec_as_the_expansion_writes() -> None:

@@ -11,14 +11,19 @@ from typing import Any
 
 import yaml
 
+from ci.tools import read_env
+from fusion_helm.schemagen import VERSIONS as VERSIONS_FILE
+from fusion_helm.schemagen import module_file
 from tests.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.builds import shared_crd
-from tests.helm import CHART, VALUES, Helm
+from tests.helm import CHART, ROOT, VALUES, Helm
 from tests.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
 from tests.support import rendered_spec
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
 PICKER = "qwen-pd-router-epp"
+CERTIFICATES = ("cert-manager.io", "v1", "certificates")
+VERSIONS = read_env(ROOT / VERSIONS_FILE)
 MONITOR_CRDS = ("monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_servicemonitors.yaml")
 POD_MONITORS = ("monitoring.coreos.com", "v1", "podmonitors")
 
@@ -121,4 +126,33 @@ def test_pod_monitors_need_their_api_and_apply_as_rendered(
             assert {name: o["spec"] for name, o in live.items()} == {name: o["spec"] for name, o in rendered.items()}
     finally:
         kubectl("delete", "--ignore-not-found", "--wait", *(arg for crd in crds for arg in ("-f", crd)), check=False)
+        kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def test_a_cert_manager_certificate_needs_its_api_and_applies_as_rendered(
+        cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    """spec.tls.certManager: without cert-manager's API the check names it; with its CRD (cert-manager's own,
+    from its Go module) the Certificate is stored as rendered, for the Services' names."""
+    namespace = f"cert-manager-helm{helm.major}"
+    kubectl = cluster.control_plane.kubectl
+    values = with_values(tmp_path, "certificate", tls={"certManager": {"issuerRef": {
+        "name": "cluster-ca", "kind": "ClusterIssuer"}, "duration": "2160h"}})
+    crd = tmp_path / "certificates.yaml"
+    crd.write_bytes(module_file("github.com/cert-manager/cert-manager", VERSIONS["CERT_MANAGER_VERSION"],
+                                "deploy/crds/cert-manager.io_certificates.yaml"))
+    try:
+        check = run_check(cluster, tmp_path / "check", rendered_spec(helm, values))
+        assert check.returncode == 1
+        assert "certificates (cert-manager.io/v1) is not served, and spec.tls.certManager has a Certificate write " \
+               "the serving certificate" in check.stderr
+        kubectl("apply", "--server-side", "-f", str(crd))
+        kubectl("wait", "--for", "condition=Established", "crd/certificates.cert-manager.io", "--timeout", "60s")
+        with release(cluster, helm, "svc", namespace) as installed:
+            installed.install(values)
+            [rendered] = [o for o in installed.manifest() if o["kind"] == "Certificate"]
+            [live] = cluster.custom(CERTIFICATES, namespace)
+            assert live["spec"] == rendered["spec"]
+            assert (live["spec"]["secretName"], live["spec"]["dnsNames"][0]) == ("qwen-pd-serving-tls", "localhost")
+    finally:
+        kubectl("delete", "--ignore-not-found", "--wait", "-f", str(crd), check=False)
         kubectl("delete", "namespace", namespace, "--wait=false", check=False)

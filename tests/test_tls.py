@@ -12,6 +12,7 @@ import yaml
 
 from fusion_helm.errors import InvalidSpec
 from tests.builders import NIXL, render, role, service
+from tests.schemas import Validators, errors
 from tests.support import router
 
 TLS = {"secretName": "serving-tls"}
@@ -133,3 +134,21 @@ def test_tls_mistakes_are_refused_by_field(roles: list[dict[str, Any]], tls: dic
         render(service(*roles, tls=tls))
     assert error.value.path == path
     assert message in str(error.value)
+
+
+def test_cert_manager_writes_the_secret_for_the_names_the_pods_are_reached_by(validators: Validators) -> None:
+    objects = render(service({**role("w", "worker", ports=PORTS), "service": {}}, router(), service={},
+                             tls={"certManager": {"issuerRef": {"name": "ca", "kind": "ClusterIssuer"},
+                                                  "renewBefore": "360h"}}))
+    certificate = objects["Certificate/svc-serving-tls"]
+    assert errors(validators(certificate["apiVersion"], certificate["kind"]), certificate) == []
+    assert certificate["spec"] == {
+        "secretName": "svc-serving-tls", "issuerRef": {"name": "ca", "kind": "ClusterIssuer"},
+        "dnsNames": ["localhost", "svc-w-serving", "svc-serving", "svc-w-serving.llm.svc", "svc-serving.llm.svc"],
+        "ipAddresses": ["127.0.0.1"], "usages": ["server auth", "digital signature", "key encipherment"],
+        "privateKey": {"rotationPolicy": "Always"}, "renewBefore": "360h"}
+    spec = pod(objects, "svc-w-0")
+    assert spec["volumes"] == [{"name": "fusioninfer-tls", "secret": {"secretName": "svc-serving-tls"}}]
+    named = render(service(role("w", "worker"), tls={"secretName": "mine", "certManager": {"issuerRef": {
+        "name": "ca"}}}))
+    assert named["Certificate/svc-serving-tls"]["spec"]["secretName"] == "mine"

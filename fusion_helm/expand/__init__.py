@@ -3,7 +3,7 @@
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
 by role order and replica index (layout role: the role's one, and its autoscaler; layout
 disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects, then each
-frontend's, then the Services over serving pods, then the PodMonitors.
+frontend's, then the Services over serving pods, then spec.tls's Certificate, then the PodMonitors.
 Generated objects may share unchanged sub-structures (a role's pod spec is the same object in all
 its replicas): treat the result as read-only.
 """
@@ -82,6 +82,10 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.services import client_services
 
         objects += client_services(service)
+    if service.tls is not None and service.tls.cert_manager is not None:
+        from fusion_helm.expand.tls import certificate
+
+        objects.append(certificate(service))
     if service.monitoring is not None:
         from fusion_helm.expand.monitoring import pod_monitors
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.hooks.kinds import LEADER_WORKER_SET
 from fusion_helm.model import InferenceService, Layout, Role
+from fusion_helm.model.inference_service import TLS_SECRET_SUFFIX
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 
 TYPE_CHECKING = False
@@ -102,6 +103,11 @@ def role_service_name(service: str, role: str) -> str:
 def service_service_name(service: str) -> str:
     """The Service over every serving role's serving pods (``spec.service``)."""
     return f"{service}{SERVING_SUFFIX}"
+
+
+def certificate_name(service: str) -> str:
+    """spec.tls.certManager's Certificate (and, by default, the Secret it writes)."""
+    return f"{service}{TLS_SECRET_SUFFIX}"
 
 
 def frontend_name(service: str, frontend: str) -> str:

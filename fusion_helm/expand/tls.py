@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.labelling import object_metadata
+from fusion_helm.expand.names import certificate_name, role_service_name, service_service_name
 from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.hooks.kinds import CERTIFICATE
+from fusion_helm.hooks.labels import LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.engine import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE, ServerCommand
 from fusion_helm.model.exposure import Tls
@@ -23,8 +27,8 @@ if TYPE_CHECKING:
 
 VOLUME = "fusioninfer-tls"
 MOUNT_PATH = "/var/run/fusioninfer/tls"
-CERTIFICATE = f"{MOUNT_PATH}/tls.crt"
-KEY = f"{MOUNT_PATH}/tls.key"
+CERTIFICATE_FILE = f"{MOUNT_PATH}/tls.crt"
+KEY_FILE = f"{MOUNT_PATH}/tls.key"
 CA = "ca.crt"
 """The Secret's key a verifying peer trusts (cert-manager's, KServe's); else the certificate itself."""
 HTTPS = "HTTPS"
@@ -53,6 +57,32 @@ def with_tls(service: InferenceService, templates: Mapping[str, RoleTemplates]) 
         else:
             result[role.name] = current.with_servers(leader, served_leader, current.worker, current.worker_server)
     return result
+
+
+def certificate(service: InferenceService) -> dict[str, Any]:
+    """spec.tls.certManager's Certificate: the Secret the serving pods mount, for the names they are
+    reached by — localhost (the sidecar's own engine), 127.0.0.1, and the service's Services."""
+    tls = service.tls
+    assert tls is not None and tls.cert_manager is not None
+    services = [role_service_name(service.name, role.name) for role in service.roles if role.service is not None]
+    if service.service is not None:
+        services.append(service_service_name(service.name))
+    qualified = [f"{name}.{service.namespace}.svc" for name in services] if service.namespace else []
+    spec: dict[str, Any] = {
+        "secretName": tls.secret_name,
+        "issuerRef": dict(tls.cert_manager["issuerRef"]),
+        "dnsNames": ["localhost", *services, *qualified],
+        "ipAddresses": ["127.0.0.1"],
+        "usages": ["server auth", "digital signature", "key encipherment"],
+        # A renewal makes a new key too: the engines and the sidecar read both again.
+        "privateKey": {"rotationPolicy": "Always"},
+    }
+    for field in ("duration", "renewBefore"):
+        if field in tls.cert_manager:
+            spec[field] = tls.cert_manager[field]
+    return {"apiVersion": CERTIFICATE.api_version, "kind": CERTIFICATE.kind,
+            "metadata": object_metadata(service, certificate_name(service.name), {LABEL_SERVICE: service.name}),
+            "spec": spec}
 
 
 def volume(tls: Tls) -> dict[str, Any]:
@@ -106,8 +136,8 @@ def _serving(service: InferenceService, role: Role, tls: Tls, template: Mapping[
         for occurrence in server.occurrences(option):
             raise InvalidSpec(service.where, server.field(occurrence),
                               f"{occurrence.written} is spec.tls's: the engine serves with its certificate; remove it")
-    served = server.appended([f"{SSL_CERTFILE.name(server.engine)}={CERTIFICATE}",
-                              f"{SSL_KEYFILE.name(server.engine)}={KEY}", ENABLE_SSL_REFRESH.name(server.engine)],
+    served = server.appended([f"{SSL_CERTFILE.name(server.engine)}={CERTIFICATE_FILE}",
+                              f"{SSL_KEYFILE.name(server.engine)}={KEY_FILE}", ENABLE_SSL_REFRESH.name(server.engine)],
                              "spec.tls gives it its certificate")
     spec = template["spec"]
     engine = spec["containers"][0]

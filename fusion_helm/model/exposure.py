@@ -117,11 +117,17 @@ class Tls:
 
     secret_name: str
     verify_peers: bool = False
+    cert_manager: Mapping[str, Any] | None = None
+    """``certManager`` as given: a Certificate of cert-manager's writes the Secret."""
 
 
-def parse_tls(raw: Mapping[str, Any] | None, where: str) -> Tls | None:
+def parse_tls(raw: Mapping[str, Any] | None, default_secret: str, where: str) -> Tls | None:
+    """``spec.tls``; DEFAULT_SECRET: the Secret certManager writes unless secretName names one."""
     if raw is None:
         return None
-    if "secretName" not in raw:
-        raise InvalidSpec(where, "spec.tls.secretName", "is required: the Secret the serving pods serve HTTPS with")
-    return Tls(raw["secretName"], raw.get("verifyPeers", False))
+    cert_manager = raw.get("certManager")
+    if "secretName" not in raw and cert_manager is None:
+        raise InvalidSpec(where, "spec.tls.secretName",
+                          "is required: the Secret the serving pods serve HTTPS with (or certManager, which writes "
+                          "one)")
+    return Tls(raw.get("secretName", default_secret), raw.get("verifyPeers", False), cert_manager)

@@ -42,6 +42,9 @@ API_VERSION = f"{API_GROUP}/{api_source()['version']}"
 KIND: str = api_source()["kind"]
 
 DEFAULT_SERVING_COMMAND = VLLM_SERVING_COMMAND
+TLS_SECRET_SUFFIX = "-serving-tls"
+"""The Secret spec.tls.certManager's Certificate writes by default: ``<service>-serving-tls``, the
+Certificate's own name (expand/names.certificate_name)."""
 ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
                       "gateway", "httproute", "models")
 
@@ -283,7 +286,7 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         monitoring=_parse_monitoring(spec.get("monitoring"), where),
         service=parse_client_service(spec.get("service"), "spec.service", where),
         frontends=frontends,
-        tls=parse_tls(spec.get("tls"), where),
+        tls=parse_tls(spec.get("tls"), f"{name}{TLS_SECRET_SUFFIX}", where),
     )
 
 

@@ -1973,10 +1973,81 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                  'properties': {'secretName': {'type': 'string',
                                                                'description': 'The Secret holding the serving '
                                                                               "certificate, in the service's "
-                                                                              'namespace (required).',
+                                                                              'namespace: required, unless '
+                                                                              'certManager writes it (then default '
+                                                                              '<service>-serving-tls).',
                                                                'minLength': 1,
                                                                'maxLength': 253,
                                                                'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                'certManager': {'type': 'object',
+                                                                'description': 'A cert-manager Certificate '
+                                                                               '(cert-manager.io/v1) writes the '
+                                                                               'Secret, from the issuer named '
+                                                                               'here, for localhost, 127.0.0.1 and '
+                                                                               "the service's Services, and renews "
+                                                                               'it (the engines and the sidecar '
+                                                                               'read a renewed certificate without '
+                                                                               'a restart). The pre-install check '
+                                                                               'requires its API.',
+                                                                'required': ['issuerRef'],
+                                                                'properties': {'issuerRef': {'type': 'object',
+                                                                                             'description': 'The '
+                                                                                                            'Issuer '
+                                                                                                            'or '
+                                                                                                            'ClusterIssuer '
+                                                                                                            'that '
+                                                                                                            'signs '
+                                                                                                            'it.',
+                                                                                             'required': ['name'],
+                                                                                             'properties': {'name': {'type': 'string',
+                                                                                                                     'minLength': 1},
+                                                                                                            'kind': {'type': 'string',
+                                                                                                                     'description': 'Issuer '
+                                                                                                                                    '(the '
+                                                                                                                                    'default) '
+                                                                                                                                    'or '
+                                                                                                                                    'ClusterIssuer.',
+                                                                                                                     'enum': ['Issuer',
+                                                                                                                              'ClusterIssuer']},
+                                                                                                            'group': {'type': 'string',
+                                                                                                                      'description': 'The '
+                                                                                                                                     "issuer's "
+                                                                                                                                     'API '
+                                                                                                                                     'group '
+                                                                                                                                     '(default '
+                                                                                                                                     'cert-manager.io).',
+                                                                                                                      'minLength': 1}}},
+                                                                               'duration': {'type': 'string',
+                                                                                            'description': 'How '
+                                                                                                           'long a '
+                                                                                                           'certificate '
+                                                                                                           'is '
+                                                                                                           'valid, '
+                                                                                                           'a Go '
+                                                                                                           'duration '
+                                                                                                           'such '
+                                                                                                           'as '
+                                                                                                           '2160h '
+                                                                                                           '(the '
+                                                                                                           "issuer's "
+                                                                                                           'default).',
+                                                                                            'minLength': 1},
+                                                                               'renewBefore': {'type': 'string',
+                                                                                               'description': 'How '
+                                                                                                              'long '
+                                                                                                              'before '
+                                                                                                              'it '
+                                                                                                              'expires '
+                                                                                                              'it '
+                                                                                                              'is '
+                                                                                                              'renewed '
+                                                                                                              "(cert-manager's "
+                                                                                                              'default, '
+                                                                                                              'a '
+                                                                                                              'third '
+                                                                                                              'of '
+                                                                                                              'it).',
+                                                                                               'minLength': 1}}},
                                                 'verifyPeers': {'type': 'boolean',
                                                                 'description': "The sidecar verifies the engines' "
                                                                                "certificates against the Secret's "
@@ -3952,10 +4023,65 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                        'backend-TLS setting names it (docs/router.md).',
                         'properties': {'secretName': {'type': 'string',
                                                       'description': 'The Secret holding the serving certificate, '
-                                                                     "in the service's namespace (required).",
+                                                                     "in the service's namespace: required, unless "
+                                                                     'certManager writes it (then default '
+                                                                     '<service>-serving-tls).',
                                                       'minLength': 1,
                                                       'maxLength': 253,
                                                       'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                       'certManager': {'type': 'object',
+                                                       'description': 'A cert-manager Certificate '
+                                                                      '(cert-manager.io/v1) writes the Secret, '
+                                                                      'from the issuer named here, for localhost, '
+                                                                      "127.0.0.1 and the service's Services, and "
+                                                                      'renews it (the engines and the sidecar read '
+                                                                      'a renewed certificate without a restart). '
+                                                                      'The pre-install check requires its API.',
+                                                       'required': ['issuerRef'],
+                                                       'properties': {'issuerRef': {'type': 'object',
+                                                                                    'description': 'The Issuer or '
+                                                                                                   'ClusterIssuer '
+                                                                                                   'that signs it.',
+                                                                                    'required': ['name'],
+                                                                                    'properties': {'name': {'type': 'string',
+                                                                                                            'minLength': 1},
+                                                                                                   'kind': {'type': 'string',
+                                                                                                            'description': 'Issuer '
+                                                                                                                           '(the '
+                                                                                                                           'default) '
+                                                                                                                           'or '
+                                                                                                                           'ClusterIssuer.',
+                                                                                                            'enum': ['Issuer',
+                                                                                                                     'ClusterIssuer']},
+                                                                                                   'group': {'type': 'string',
+                                                                                                             'description': 'The '
+                                                                                                                            "issuer's "
+                                                                                                                            'API '
+                                                                                                                            'group '
+                                                                                                                            '(default '
+                                                                                                                            'cert-manager.io).',
+                                                                                                             'minLength': 1}},
+                                                                                    'additionalProperties': False},
+                                                                      'duration': {'type': 'string',
+                                                                                   'description': 'How long a '
+                                                                                                  'certificate is '
+                                                                                                  'valid, a Go '
+                                                                                                  'duration such '
+                                                                                                  'as 2160h (the '
+                                                                                                  "issuer's "
+                                                                                                  'default).',
+                                                                                   'minLength': 1},
+                                                                      'renewBefore': {'type': 'string',
+                                                                                      'description': 'How long '
+                                                                                                     'before it '
+                                                                                                     'expires it '
+                                                                                                     'is renewed '
+                                                                                                     "(cert-manager's "
+                                                                                                     'default, a '
+                                                                                                     'third of '
+                                                                                                     'it).',
+                                                                                      'minLength': 1}},
+                                                       'additionalProperties': False},
                                        'verifyPeers': {'type': 'boolean',
                                                        'description': "The sidecar verifies the engines' "
                                                                       "certificates against the Secret's ca.crt "

@@ -202,6 +202,10 @@ def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_confi
                 "the Prometheus Operator (its CRDs), or set monitoring.podMonitor.enabled=false "
                 "(docs/monitoring.md)"
                 for group_version, resource in _unserved(kube, needs.monitoring_apis(spec))]
+    missing += [f"{resource} ({group_version}) is not served, and spec.tls.certManager has a Certificate write the "
+                "serving certificate: install cert-manager, or name a Secret of yours in spec.tls.secretName "
+                "(docs/router.md)"
+                for group_version, resource in _unserved(kube, needs.tls_apis(spec))]
     if gang and lws_config and (gang_on := lws_gang_scheduling(kube, lws_config)):
         missing.append(gang_on)
     placement = needs.placement(spec)

@@ -53,6 +53,7 @@ HTTP_ROUTE = Kind("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes")
 INFERENCE_POOL = "InferencePool"
 """At the pool API a router names (InferencePool v1 or v1alpha2): ``inference_pool(api_version)``."""
 POD_MONITOR = Kind("monitoring.coreos.com", "v1", "PodMonitor", "podmonitors")
+CERTIFICATE = Kind("cert-manager.io", "v1", "Certificate", "certificates")
 HORIZONTAL_POD_AUTOSCALER = Kind("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers")
 
 POD = Kind("", "v1", "Pod", "pods")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from fusion_helm.hooks.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, POD_MONITOR, ROLE_SCALER, Kind
+from fusion_helm.hooks.kinds import CERTIFICATE, DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, POD_MONITOR, ROLE_SCALER, Kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the post-renderer 2.3 ms to import, and it decides by these rules
@@ -150,6 +150,8 @@ LAYOUT_APIS: Mapping[str, tuple[str, ...]] = {"disaggregated": (DISAGGREGATED_SE
 autoscaler scales, and what the status reads)."""
 MONITORING_APIS = (POD_MONITOR.resource,)
 """What a service with PodMonitors needs served."""
+TLS_APIS = (CERTIFICATE.resource,)
+"""What a service whose certificate cert-manager writes (spec.tls.certManager) needs served."""
 
 
 class PickerReads:
@@ -226,3 +228,7 @@ def layout_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
 
 def monitoring_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
     return MONITORING_APIS if ((spec.get("monitoring") or {}).get("podMonitor") or {}).get("enabled") else ()
+
+
+def tls_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    return TLS_APIS if (spec.get("tls") or {}).get("certManager") else ()
