@@ -120,3 +120,70 @@ def test_validate_warns_on_standard_error_and_still_passes(tmp_path: Path) -> No
     [line] = result.stderr.splitlines()
     assert line.startswith(f"fusion-helm: warning: {path}: InferenceService svc: "
                            "spec.roles[0].template.spec.containers[0].readinessProbe: not set, though the router")
+
+
+# Every command answers --version, a closed output ends it quietly, a silent API server is one line.
+
+def test_every_command_tells_its_version() -> None:
+    from importlib.metadata import version
+
+    for command in ("fusion-helm", "fusion-postrender", "fusion-krm"):
+        answer = run(command, "--version")
+        assert (answer.returncode, answer.stdout, answer.stderr) == (0, f"{command} {version('fusioninfer-helm')}\n",
+                                                                     ""), command
+
+
+def closed_output(*args: str, stdin: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """ARGS run with standard output a pipe nobody reads any more (`… | head` once head has exited)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        with open(stdin or os.devnull) as given:
+            return subprocess.run(list(args), stdin=given, stdout=write, stderr=subprocess.PIPE, text=True,
+                                  env={"PATH": tool_path()})
+    finally:
+        os.close(write)
+
+
+def test_a_reader_that_goes_away_ends_a_command_quietly(tmp_path: Path) -> None:
+    """`fusion-helm plan -o json | head` once head has read enough: no BrokenPipeError traceback, and the
+    status a shell gives a command SIGPIPE stopped."""
+    story = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
+    stream = tmp_path / "resource-list.yaml"
+    stream.write_text(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": []}))
+    for args, given in ((("fusion-helm", "plan", str(story), "--gpus", "64", "-o", "json"), None),
+                        (("fusion-helm", "render", str(story)), None), (("fusion-postrender",), story),
+                        (("fusion-krm",), stream)):
+        ended = closed_output(*args, stdin=given)
+        assert (ended.returncode, ended.stderr) == (141, ""), args
+
+
+def test_status_of_an_api_server_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u", "namespace": "llm"}}]}))
+    answer = run("fusion-helm", "status", "qwen", "--kubeconfig", str(kubeconfig))
+    assert (answer.returncode, answer.stdout) == (1, "")
+    assert answer.stderr == "fusion-helm: cannot reach the API server at https://127.0.0.1:1: [Errno 111] " \
+                            "Connection refused\n"
+
+
+def test_shell_completion_offers_commands_flags_and_choices(tmp_path: Path) -> None:
+    script = run("fusion-helm", "completion", "bash").stdout
+
+    def completed(*words: str) -> list[str]:
+        probe = tmp_path / "probe.sh"
+        probe.write_text(f'{script}\nCOMP_WORDS=({" ".join(repr(w) for w in words)})\n'
+                         f"COMP_CWORD={len(words) - 1}\n_fusion_helm\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n")
+        done = subprocess.run(["bash", str(probe)], capture_output=True, text=True, check=True, cwd=tmp_path)
+        return done.stdout.split()
+
+    assert completed("fusion-helm", "pl") == ["plan", "plugin-dir"]
+    assert completed("fusion-helm", "plan", "--g") == ["--gpus", "--gpus-per-node"]
+    assert completed("fusion-helm", "plan", "-o", "") == ["tree", "json"]
+    assert completed("fusion-helm", "validate", "--take-over-layout", "r") == ["replica", "role"]
+    assert completed("fusion-helm", "completion", "") == ["bash", "zsh"]
+    assert run("fusion-helm", "completion", "zsh").stdout.startswith("autoload -U +X bashcompinit")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import kubernetes
+import urllib3
 
 from fusion_helm.cli.io import InputError
 from fusion_helm.hooks import status
@@ -44,8 +45,8 @@ class ClusterClient:
             if error.status == 404:
                 return None
             raise _failure("get_namespaced_custom_object", error) from None
-        except OSError as error:
-            raise _unreachable(error) from None
+        except (OSError, urllib3.exceptions.HTTPError) as error:
+            raise _unreachable(self.api, error) from None
 
     def items(self, kind: Kind, namespace: str, label_selector: str) -> list[dict[str, Any]]:
         """The objects of KIND in NAMESPACE that LABEL_SELECTOR selects."""
@@ -64,23 +65,27 @@ class ClusterClient:
         self._call(kubernetes.client.CustomObjectsApi(self.api).patch_namespaced_custom_object_status,
                    kind.group, kind.version, namespace, kind.plural, service, status.as_patch(body))
 
-    @staticmethod
-    def _call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """One API call; its failure becomes one line naming the call and the server's answer."""
+    def _call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """One API call; its failure becomes one line naming the call and the server's answer (or why none
+        came)."""
         try:
             return method(*args, **kwargs)
         except kubernetes.client.ApiException as error:
             raise _failure(method.__name__, error) from None
-        except OSError as error:
-            raise _unreachable(error) from None
+        except (OSError, urllib3.exceptions.HTTPError) as error:
+            raise _unreachable(self.api, error) from None
 
 
 def _failure(call: str, error: kubernetes.client.ApiException) -> InputError:
     return InputError(f"{call}: {error.status} {error.reason}")
 
 
-def _unreachable(error: OSError) -> InputError:
-    return InputError(f"cannot reach the cluster: {error}")
+def _unreachable(api: kubernetes.client.ApiClient, error: Exception) -> InputError:
+    """The API server did not answer: the urllib3 retries' last reason (a refused connection, a name that
+    does not resolve, a certificate it would not take), not their whole chain."""
+    reason = getattr(error, "reason", None) or error
+    detail = str(reason).rpartition(": ")[2] if isinstance(reason, urllib3.exceptions.HTTPError) else str(reason)
+    return InputError(f"cannot reach the API server at {api.configuration.host}: {detail}")
 
 
 def _current_namespace(kubeconfig: str | None, context: str | None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from fusion_helm.cli.io import InputError, fail, read_input
+from fusion_helm.cli.io import InputError, fail, output_closed, read_input, version
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.hooks.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.options import LAYOUT_KEY, TAKE_OVER_KEY, from_function_config
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from fusion_helm.kio.resource_list import ResourceList
 
 PROG = "fusion-krm"
-HELP = f"""usage: {PROG} [-h]
+HELP = f"""usage: {PROG} [-h] [--version]
 
 A KRM function: expand every InferenceService (fusioninfer.io/v1alpha1) among the items of the
 config.kubernetes.io/v1 ResourceList on standard input into its LeaderWorkerSets and Volcano PodGroup,
@@ -47,8 +47,11 @@ def run(argv: list[str] | None = None) -> int:
     if args and args[0] in ("-h", "--help"):
         sys.stdout.write(HELP)
         return 0
+    if args == ["--version"]:
+        sys.stdout.write(version(PROG))
+        return 0
     if args:
-        print(f"usage: {PROG} [-h]\n{PROG}: error: unrecognized argument: {args[0]}", file=sys.stderr)
+        print(f"usage: {PROG} [-h] [--version]\n{PROG}: error: unrecognized argument: {args[0]}", file=sys.stderr)
         return 2
     try:
         text = read_input("-")
@@ -56,7 +59,11 @@ def run(argv: list[str] | None = None) -> int:
         sys.stdout.write(_failure(None, error))
         return fail(PROG, error)
     output, refused = respond(text)
-    sys.stdout.write(output)
+    try:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return output_closed()
     return 0 if refused is None else fail(PROG, refused)
 
 

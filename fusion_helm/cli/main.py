@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_helm import advice, diff
-from fusion_helm.cli.io import InputError, fail, read_input, stream_name
+from fusion_helm.cli.io import InputError, fail, output_closed, read_input, stream_name, version
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.hooks import status
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from fusion_helm.cli.cluster import ClusterClient
 
 PROG = "fusion-helm"
+COMPLETION_SHELLS = ("bash", "zsh")
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 """The helm plugins, shipped inside the package."""
 T = TypeVar("T")
@@ -163,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="FusionInfer InferenceServices outside Helm: expand and check them, preview their "
                     "placement and upgrades, report a release's status.",
     )
+    parser.add_argument("--version", action=_Version, help="show the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, run: Callable[[argparse.Namespace], int], summary: str, description: str,
@@ -229,6 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
                     'helm plugin install "$(fusion-helm plugin-dir fusion-postrender)"')
     plugin_cmd.add_argument("plugin", choices=sorted(path.name for path in PLUGINS.iterdir() if path.is_dir()))
     plugin_cmd.set_defaults(run=_plugin_dir)
+    completion_cmd = commands.add_parser(
+        "completion", help="a shell's completion of fusion-helm's commands and flags",
+        description="Print the completion script of fusion-helm for SHELL: its commands, their flags and the "
+                    "choices of those that take one, files elsewhere. For example, in ~/.bashrc: "
+                    'eval "$(fusion-helm completion bash)"; in ~/.zshrc: eval "$(fusion-helm completion zsh)".')
+    completion_cmd.add_argument("shell", choices=COMPLETION_SHELLS)
+    completion_cmd.set_defaults(run=lambda args: _completion(parser, args.shell))
     size = plan_cmd.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
     size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
@@ -239,6 +248,25 @@ def build_parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
     plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``, its line read from the installed package only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(version(PROG))
+        parser.exit()
+
+
+def _completion(parser: argparse.ArgumentParser, shell: str) -> int:
+    from fusion_helm.cli.completion import script
+
+    sys.stdout.write(script(PROG, parser, shell))
+    return 0
 
 
 def _plugin_dir(args: argparse.Namespace) -> int:
@@ -260,8 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result: int = args.run(args)
+        sys.stdout.flush()
     except (InputError, InvalidSpec) as error:
         return fail(PROG, error)
+    except BrokenPipeError:
+        return output_closed()
     return result
 
 

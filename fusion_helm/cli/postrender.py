@@ -8,7 +8,7 @@ when the stream has something for them.
 import os
 import sys
 
-from fusion_helm.cli.io import InputError, fail, read_input
+from fusion_helm.cli.io import InputError, fail, output_closed, read_input, version
 from fusion_helm.hooks.kinds import TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
@@ -48,6 +48,7 @@ Either:  --post-renderer-args {TAKE_OVER_FLAG} --post-renderer-args {LAYOUT_FLAG
 
 options:
   -h, --help            show this help message and exit
+  --version             show the installed version and exit
   {TAKE_OVER_FLAG}       take over every LeaderWorkerSet in the stream, annotated or not
   {LAYOUT_FLAG} {{{','.join(TAKE_OVER_LAYOUTS)}}}
                         the layout of a taken-over LeaderWorkerSet without the annotation
@@ -60,6 +61,9 @@ def run(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if "-h" in args or "--help" in args:
         sys.stdout.write(_help())
+        return 0
+    if "--version" in args:
+        sys.stdout.write(version(PROG))
         return 0
     options = None  # the defaults: without flags, the options module need not be loaded
     if args:
@@ -75,7 +79,11 @@ def run(argv: list[str] | None = None) -> int:
         output = render(read_input("-"), options)
     except _refusals() as error:
         return fail(PROG, error)
-    sys.stdout.write(output)
+    try:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return output_closed()
     return 0
 
 
