@@ -166,7 +166,24 @@ def test_the_sidecar_may_read_its_pool_and_pods_with_the_decoders_service_accoun
     binding = objects["RoleBinding/svc-router-pd-sidecar"]
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "engine", "namespace": "llm"}]
     assert binding["roleRef"]["name"] == "svc-router-pd-sidecar"
-    assert pd()["RoleBinding/svc-router-pd-sidecar"]["subjects"][0]["name"] == "default"
+    assert "ServiceAccount/svc-router-pd-sidecar" not in objects
+
+
+def test_decode_pods_that_name_no_account_get_one_of_their_own_never_default() -> None:
+    """Every pod of the namespace that names no account runs as ``default``: bound to the pool-reading Role,
+    all of them could list the pods and pools (checkov CKV_K8S_42). The decode pods get their own."""
+    objects = pd()
+    assert objects["ServiceAccount/svc-router-pd-sidecar"]["metadata"]["labels"]["fusioninfer.io/role-name"] == \
+        "router"
+    assert objects["RoleBinding/svc-router-pd-sidecar"]["subjects"] == [
+        {"kind": "ServiceAccount", "name": "svc-router-pd-sidecar", "namespace": "llm"}]
+    for lws in templates(objects, "d"):
+        assert lws["workerTemplate"]["spec"]["serviceAccountName"] == "svc-router-pd-sidecar"
+    for lws in templates(objects, "p"):  # the prefill pods read nothing
+        assert "serviceAccountName" not in lws["workerTemplate"]["spec"]
+    adopted = pd(guide_decoder("--port=8000", "--vllm-port=8200", "--enable-ssrf-protection",
+                               "--inference-pool-name=svc-router"))
+    assert templates(adopted, "d")[0]["workerTemplate"]["spec"]["serviceAccountName"] == "svc-router-pd-sidecar"
 
 
 @pytest.mark.parametrize("where", ["initContainers", "containers"])

@@ -98,8 +98,9 @@ def test_pool_route_picker_and_models_name_the_same_pool_api(rendered: list[dict
     assert {p["port"] for p in service_object["spec"]["ports"]} >= {9002}
     assert service_object["spec"]["selector"] == picker["spec"]["template"]["metadata"]["labels"]
     binding = picker_role(rendered, "RoleBinding")
+    [account] = [o for o in of_kind(rendered, "ServiceAccount") if o["metadata"]["name"].endswith("-epp")]
     assert binding["subjects"][0]["name"] == picker["spec"]["template"]["spec"]["serviceAccountName"] \
-        == one(rendered, "ServiceAccount")["metadata"]["name"]
+        == account["metadata"]["name"]
 
 
 def test_pool_selects_the_serving_pods_not_the_picker(rendered: list[dict[str, Any]]) -> None:
@@ -249,6 +250,7 @@ def test_a_router_leaves_the_gang_and_the_serving_roles_alone() -> None:
             template = copy.deepcopy(routed[name]["spec"]["leaderWorkerTemplate"]["workerTemplate"])
             assert template["metadata"]["labels"].pop("llm-d.ai/role") in ("prefill", "decode")
             if name.startswith("LeaderWorkerSet/svc-d-"):
+                assert template["spec"].pop("serviceAccountName") == "svc-router-pd-sidecar"  # its own, to read
                 [sidecar] = template["spec"].pop("initContainers")
                 assert sidecar["name"] == "pd-sidecar" and "--model-server-port=8200" in sidecar["args"]
                 engine = template["spec"]["containers"][0]

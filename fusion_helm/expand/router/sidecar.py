@@ -15,7 +15,7 @@ is the user's wiring and is left alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand import tls
@@ -25,7 +25,7 @@ from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.expand.proxies import Proxy, routing_proxy, taken_ports
 from fusion_helm.expand.router.generations import Generation, Sidecar
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
-from fusion_helm.hooks.kinds import POD, inference_pool
+from fusion_helm.hooks.kinds import POD, SERVICE_ACCOUNT, inference_pool
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
 from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, NOT_JSON, PORT, ServerCommand
 
@@ -78,17 +78,33 @@ def with_pd_sidecars(service: InferenceService, router: Router, generation: Gene
 def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
                  ) -> list[dict[str, Any]]:
     """Read access to the pool and its pods for the ServiceAccounts of the pods that run a sidecar with SSRF
-    protection (ours, or a user's adopted), which reads them: a Role and its RoleBinding, none where no pod
-    runs one."""
+    protection (ours, or a user's adopted), which reads them: a Role and its RoleBinding, and the decode pods'
+    own ServiceAccount where their template names none (never the namespace's ``default``, which every other
+    pod of it runs as); none where no pod runs one."""
+    name = pd_sidecar_name(service.name, router.name)
     accounts = sorted({_service_account(template) for role in service.roles
                        if role.component_type is ComponentType.DECODER
                        for template in _serving(role, templates[role.name]) if _reads_pool(template)})
     if not accounts:
         return []
-    name = pd_sidecar_name(service.name, router.name)
     labels = role_labels(service, router)
+
+    def metadata() -> dict[str, Any]:
+        return object_metadata(service, name, labels)
+
     rules = [reads_kind(inference_pool(router.pool_api)), reads_kind(POD)]
-    return reader_role(name, lambda: object_metadata(service, name, labels), rules, accounts, service.namespace)
+    own = [{"apiVersion": SERVICE_ACCOUNT.api_version, "kind": SERVICE_ACCOUNT.kind, "metadata": metadata()}] \
+        if name in accounts else []
+    return [*own, *reader_role(name, metadata, rules, accounts, service.namespace)]
+
+
+def with_own_account(service: InferenceService, router: Router, template: Mapping[str, Any]) -> dict[str, Any]:
+    """A decode pod's template that reads the pool (its sidecar's SSRF protection) with a ServiceAccount of its
+    own where it names none."""
+    spec = template["spec"]
+    if spec.get("serviceAccountName") or spec.get("serviceAccount"):
+        return dict(template)
+    return {**template, "spec": {**spec, "serviceAccountName": pd_sidecar_name(service.name, router.name)}}
 
 
 def _decoder_templates(service: InferenceService, router: Router, sidecar: Sidecar, role: Role, port: int,
@@ -98,20 +114,28 @@ def _decoder_templates(service: InferenceService, router: Router, sidecar: Sidec
     if any(proxy is not None for _, proxy in proxies):
         for template, proxy in proxies:
             _check_adopted(service, router, role, port, template, proxy)
-        return templates  # the user's own wiring, adopted
+        # The user's own wiring, adopted as written, but for an account of its own to read the pool with.
+        return _serving_mapped(role, templates, lambda template, _: with_own_account(service, router, template)
+                               if _reads_pool(template) else dict(template))
+    return _serving_mapped(role, templates, lambda template, server: with_own_account(service, router, _with_sidecar(
+        service, router, sidecar, role, port, connector, template, server, templates.launched)))
 
-    def add(template: Mapping[str, Any], server: ServerCommand | None) -> dict[str, Any]:
+
+def _serving_mapped(role: Role, templates: RoleTemplates,
+                    change: Callable[[Mapping[str, Any], ServerCommand], dict[str, Any]]) -> RoleTemplates:
+    """TEMPLATES with CHANGE made to each template of pods the pool selects (given its server's command line)."""
+    def changed(template: Mapping[str, Any], server: ServerCommand | None) -> dict[str, Any]:
         assert server is not None, "a serving pod runs a server"
-        return _with_sidecar(service, router, sidecar, role, port, connector, template, server, templates.launched)
+        return change(template, server)
 
     if not role.spans_nodes:
-        return templates.with_servers(None, None, add(templates.worker, templates.worker_server),
+        return templates.with_servers(None, None, changed(templates.worker, templates.worker_server),
                                       templates.worker_server)
     if templates.leader is None:
-        leader = add(templates.worker, templates.worker_server)
+        leader = changed(templates.worker, templates.worker_server)
     else:
-        leader = add(templates.leader, templates.leader_server)
-    worker = add(templates.worker, templates.worker_server) if role.every_node_serves else templates.worker
+        leader = changed(templates.leader, templates.leader_server)
+    worker = changed(templates.worker, templates.worker_server) if role.every_node_serves else templates.worker
     return templates.with_servers(leader, templates.leader_server, worker, templates.worker_server)
 
 
@@ -349,4 +373,4 @@ def _reads_pool(template: Mapping[str, Any]) -> bool:
 
 def _service_account(template: Mapping[str, Any]) -> str:
     spec = template["spec"]
-    return str(spec.get("serviceAccountName") or spec.get("serviceAccount") or "default")
+    return str(spec.get("serviceAccountName") or spec.get("serviceAccount"))
