@@ -1,9 +1,14 @@
 """Advice on a valid service: what renders and installs, but would serve badly. ``fusion-helm validate``
 prints it as warnings; nothing refuses it (the user may know better).
 
-One piece today: a pod the InferencePool selects should say when its model has loaded. Without a
-readiness probe on its engine the pod is Ready, and routed to, as soon as its containers start — minutes
-before the engine answers."""
+- A pod the InferencePool selects should say when its model has loaded. Without a readiness probe on its
+  engine the pod is Ready, and routed to, as soon as its containers start — minutes before the engine
+  answers.
+- Prefill and decode come in pairs: a prefiller without a decoder (or the reverse) serves as a worker
+  would; an engine of either that moves no KV cache cannot hand over a prefill; prefill and decode roles
+  with neither a router nor a frontend have nothing to send a request's prefill and decode apart.
+- An engine whose parallelism asks for fewer GPUs than its replica has leaves the others idle (one that
+  asks for more is refused: it cannot start)."""
 
 from __future__ import annotations
 
@@ -18,6 +23,46 @@ WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)
 
 
 def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per thing to fix, naming its InferenceService and the field: each service's serving mistakes,
+    then each role whose routed pods have no readiness probe, in the order of the services and their roles."""
+    return [*(line for obj in objects if obj.get("kind") == INFERENCE_SERVICE.kind for line in _serving(obj)),
+            *_unprobed(objects)]
+
+
+def _serving(obj: Mapping[str, Any]) -> Iterator[str]:
+    from fusion_helm.model import DISAGGREGATED, ComponentType, parse_inference_service
+    from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, Engine, moves_kv
+    from fusion_helm.model.parallelism import gpu_fit
+
+    service = parse_inference_service(obj)
+    kinds = {role.component_type for role in service.roles}
+    for role in service.roles:
+        if role.component_type in DISAGGREGATED:
+            [other] = DISAGGREGATED - {role.component_type}
+            if other not in kinds:
+                missing = "nothing prefills for it" if other is ComponentType.PREFILLER else \
+                    "nothing decodes its prefills"
+                yield (f"{service.where}: {role.path}.componentType: a {role.component_type} and no {other}: "
+                       f"{missing}, and it serves whole requests as a worker would; add a {other} role, or make it "
+                       "componentType worker")
+            server = role.server(service.where)
+            if server.engine is not None and not moves_kv(server):
+                yield (f"{service.where}: {role.template_path}.spec.containers[0].args: a {role.component_type} "
+                       "whose engine moves no KV cache cannot hand a prefill to a decode; give vLLM "
+                       f"{KV_TRANSFER_CONFIG.name(Engine.VLLM)} (a kv_connector) or SGLang "
+                       f"{DISAGGREGATION_MODE.name(Engine.SGLANG)}")
+        fit = gpu_fit(role, service.where)
+        if fit is not None and fit.asked < fit.has:
+            yield (f"{service.where}: {fit.field}: {fit.asks_by} asks for {fit.asked} GPUs, and a replica has "
+                   f"{fit.has} ({fit.has_by}): {fit.has - fit.asked} of them idle; raise its parallelism, or give "
+                   "the replica fewer GPUs")
+    if service.disaggregated and service.router is None and not service.frontends:
+        yield (f"{service.where}: spec.roles: prefill and decode roles with no router or frontend: nothing sends "
+               "a request's prefill and its decode to different pods unless a router of your own does; add a "
+               "role of componentType router (or frontend)")
+
+
+def _unprobed(objects: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per role whose routed pods have no readiness probe, naming its InferenceService and the
     field to set, in the order of the services and their roles."""
     roles = {(obj["metadata"]["name"], role.get("name")): index for obj in objects

@@ -89,6 +89,7 @@ CASES = {
         "last (exec vllm serve … \"$@\"), and flags given as the script's arguments reach it"),
     "bad quantity": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                                                       "args": ["m", "--kv-transfer-config.kv_connector", "Nixl"],
                                                        "resources": {"requests": {"cpu": "lots"}}}]),
         "InferenceService qwen: spec.roles[1].template.spec.containers[0].resources.requests.cpu: not a quantity: "
         "'lots'"),

@@ -89,9 +89,9 @@ def written_options(multinode: MultiNode) -> tuple[Option, ...]:
     match multinode.bootstrap:
         case Bootstrap.VLLM:
             return (NNODES, NODE_RANK, MASTER_ADDR, MASTER_PORT, HEADLESS)
-        case Bootstrap.VLLM_DATA_PARALLEL:
-            return (DATA_PARALLEL_SIZE, DATA_PARALLEL_SIZE_LOCAL, DATA_PARALLEL_START_RANK, DATA_PARALLEL_ADDRESS,
-                    DATA_PARALLEL_RPC_PORT, DATA_PARALLEL_HYBRID_LB, HEADLESS)
+        case Bootstrap.VLLM_DATA_PARALLEL:  # its --data-parallel-size-local is dataParallel.ranksPerNode's own
+            return (DATA_PARALLEL_SIZE, DATA_PARALLEL_START_RANK, DATA_PARALLEL_ADDRESS, DATA_PARALLEL_RPC_PORT,
+                    DATA_PARALLEL_HYBRID_LB, HEADLESS)
         case Bootstrap.SGLANG:
             return (DIST_INIT_ADDR, NNODES, NODE_RANK)
     return ()
@@ -122,8 +122,10 @@ def _run(multinode: MultiNode, server: ServerCommand, worker: bool) -> Launch:
                 script += f' --data-parallel-start-rank "$((LWS_WORKER_INDEX * {ranks:d}))"'
             mode = [DATA_PARALLEL_HYBRID_LB.name(server.engine)] if hybrid \
                 else [HEADLESS.name(server.engine)] if worker else []
-            server = server.appended([DATA_PARALLEL_SIZE_LOCAL.name(server.engine), str(ranks),
-                                      DATA_PARALLEL_RPC_PORT.name(server.engine), str(multinode.port), *mode], why)
+            local = [] if server.given(DATA_PARALLEL_SIZE_LOCAL) else [DATA_PARALLEL_SIZE_LOCAL.name(server.engine),
+                                                                       str(ranks)]
+            server = server.appended([*local, DATA_PARALLEL_RPC_PORT.name(server.engine), str(multinode.port), *mode],
+                                     why)
             return Launch(Command([SHELL, "-c", script, name], list(server.words)), server)
         case Bootstrap.SGLANG:
             script = (f'exec "$@" --dist-init-addr "$LWS_LEADER_ADDRESS:{multinode.port:d}" '

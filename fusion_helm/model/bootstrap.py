@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
-from fusion_helm.model.engine import Engine, server_command
+from fusion_helm.model.engine import DATA_PARALLEL_SIZE_LOCAL, Engine, server_command
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -97,8 +97,8 @@ def parse_multinode(raw: Mapping[str, Any], template: Mapping[str, Any], path: s
     for field, wanted in (("dataParallel", Bootstrap.VLLM_DATA_PARALLEL), ("workerTemplate", Bootstrap.CUSTOM)):
         if field in raw and bootstrap is not wanted:
             raise InvalidSpec(where, f"{path}.{field}", f"only applies to bootstrap {wanted}, not {bootstrap}")
-        if field not in raw and bootstrap is wanted:
-            raise InvalidSpec(where, f"{path}.{field}", f"is required with bootstrap {wanted}")
+    if "workerTemplate" not in raw and bootstrap is Bootstrap.CUSTOM:
+        raise InvalidSpec(where, f"{path}.workerTemplate", f"is required with bootstrap {Bootstrap.CUSTOM}")
     if bootstrap is Bootstrap.CUSTOM:
         for field in ("servingCommand", "rendezvousPort", "leaderArgs", "workerArgs"):
             if field in raw:
@@ -108,16 +108,40 @@ def parse_multinode(raw: Mapping[str, Any], template: Mapping[str, Any], path: s
         raise InvalidSpec(where, f"{path}.workerArgs",
                           "does not apply to bootstrap ray: its workers run Ray, not the server (the leader's server "
                           "runs on every node through Ray)")
-    parallel = raw.get("dataParallel")
     return MultiNode(
         bootstrap=bootstrap,
         port=raw.get("rendezvousPort", bootstrap.default_port),
-        data_parallel=None if parallel is None else DataParallel(
-            parallel["ranksPerNode"], parallel.get("hybridLoadBalancing", False)),
+        data_parallel=_data_parallel(raw, template, path, where) if bootstrap is Bootstrap.VLLM_DATA_PARALLEL
+        else None,
         worker_template=raw.get("workerTemplate"),
         leader_args=tuple(raw.get("leaderArgs") or ()),
         worker_args=tuple(raw.get("workerArgs") or ()),
     )
+
+
+def _data_parallel(raw: Mapping[str, Any], template: Mapping[str, Any], path: str, where: str) -> DataParallel:
+    """``dataParallel``, its ranks a node read off the engine's own --data-parallel-size-local where it gives it
+    (as llm-d's wide-EP manifests do): it must agree with ranksPerNode, or stand for it."""
+    given = raw.get("dataParallel")
+    server = server_command(template["spec"]["containers"][0], raw.get("servingCommand") or VLLM_SERVING_COMMAND,
+                            where, f"{path.rpartition('.')[0]}.template.spec.containers[0]").as_engine(Engine.VLLM)
+    value, occurrence = server.value(DATA_PARALLEL_SIZE_LOCAL)
+    if occurrence is None:
+        if given is None or "ranksPerNode" not in given:
+            field = "dataParallel" if given is None else "dataParallel.ranksPerNode"
+            raise InvalidSpec(where, f"{path}.{field}",
+                              f"is required with bootstrap {Bootstrap.VLLM_DATA_PARALLEL} (the ranks a node), unless "
+                              f"the engine gives {DATA_PARALLEL_SIZE_LOCAL.name(Engine.VLLM)}")
+        return DataParallel(given["ranksPerNode"], given.get("hybridLoadBalancing", False))
+    if value is None or not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise InvalidSpec(where, server.field(occurrence),
+                          f"must give a number of data-parallel ranks a node, which bootstrap "
+                          f"{Bootstrap.VLLM_DATA_PARALLEL} reads as dataParallel.ranksPerNode, got {show(value)}")
+    if given is not None and "ranksPerNode" in given and given["ranksPerNode"] != int(value):
+        raise InvalidSpec(where, server.field(occurrence),
+                          f"{occurrence.written} {value} and {path}.dataParallel.ranksPerNode "
+                          f"{given['ranksPerNode']} disagree; give the ranks a node once")
+    return DataParallel(int(value), (given or {}).get("hybridLoadBalancing", False))
 
 
 def implied_bootstrap(raw: Mapping[str, Any], template: Mapping[str, Any], path: str, where: str) -> Bootstrap:

@@ -21,7 +21,7 @@ import os
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
-from fusion_helm.records import record
+from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,10 +45,12 @@ class Engine(StrEnum):
 @record
 class Option:
     """One option of the engines' command lines: the spellings each engine's parser takes for it (its
-    option strings), whether it takes a value, and whether it configures only an API server."""
+    option strings, and the abbreviations argparse resolves to it that manifests write, such as SGLang's
+    ``--tp``), and whether it takes a value."""
 
     spellings: Mapping[Engine, tuple[str, ...]]
     takes_value: bool = True
+    abbreviations: Mapping[Engine, tuple[str, ...]] = EMPTY  # type: ignore[assignment]  # (an empty mapping)
 
     def name(self, engine: Engine | None) -> str:
         """How errors and written flags spell it: the engine's first spelling."""
@@ -65,6 +67,12 @@ def _both(*spellings: str, sglang: tuple[str, ...] | None = None) -> Option:
 
 
 PORT = _both("--port")
+TENSOR_PARALLEL_SIZE = Option({Engine.VLLM: ("--tensor-parallel-size", "-tp"),
+                               Engine.SGLANG: ("--tp-size", "--tensor-parallel-size")},
+                              abbreviations={Engine.SGLANG: ("--tp",)})
+PIPELINE_PARALLEL_SIZE = Option({Engine.VLLM: ("--pipeline-parallel-size", "-pp"),
+                                 Engine.SGLANG: ("--pp-size", "--pipeline-parallel-size")})
+SGLANG_DATA_PARALLEL_SIZE = Option({Engine.SGLANG: ("--dp-size", "--data-parallel-size")})
 KV_TRANSFER_CONFIG = _vllm("--kv-transfer-config")
 DISTRIBUTED_EXECUTOR_BACKEND = _vllm("--distributed-executor-backend")
 NNODES = _both("--nnodes", "-n", sglang=("--nnodes",))
@@ -104,6 +112,12 @@ SGLANG_MODULES = frozenset({"sglang.launch_server"})
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 ARGUMENTS = "$@"
 """A shell's word for all of its script's arguments (``"$@"`` in the script)."""
+
+
+def moves_kv(server: ServerCommand) -> bool:
+    """The engine moves a prefill's KV cache to its decode (or takes it): vLLM's --kv-transfer-config (whole or
+    by its keys), SGLang's --disaggregation-mode."""
+    return server.given(KV_TRANSFER_CONFIG) or server.given(DISAGGREGATION_MODE)
 
 
 def engine_of(words: Sequence[str]) -> Engine | None:
@@ -414,7 +428,7 @@ def _find(words: Sequence[str], option: Option, engine: Engine | None) -> list[O
     """OPTION's occurrences in WORDS as ENGINE's parser reads them (an unknown engine's as vLLM's, the most
     lenient); the word after an option that takes a value is that value, never read as an option."""
     read = engine or Engine.VLLM
-    spellings = option.spellings.get(read)
+    spellings = (*option.spellings.get(read, ()), *option.abbreviations.get(read, ()))
     if not spellings:
         return []
     found = []

@@ -18,6 +18,7 @@ from fusion_helm.model.exposure import (
     parse_tls,
 )
 from fusion_helm.model.metadata import check_dns_label, check_metadata
+from fusion_helm.model.parallelism import check_gpu_fit
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
     LWS_ROLLOUT_DEFAULTS,
@@ -263,6 +264,8 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
                   if raw["componentType"] not in NOT_SERVING)
     router = _parse_router(spec["roles"], bool(roles), where)
     frontends = _parse_frontends(spec["roles"], bool(roles), where)
+    for role in roles:
+        check_gpu_fit(role, where)
     _check_layout(layout, roles, router, where)
     gang_schedule = _parse_gang_schedule(spec.get("gangSchedule"), roles, where)
     if gang_schedule is not None and gang_schedule.level is GangLevel.GROUP:

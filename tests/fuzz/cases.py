@@ -151,7 +151,7 @@ def seeds() -> list[dict[str, Any]]:
         if role["componentType"] == "decoder":
             engine["command"] = ["/bin/bash", "-c", 'source "$BASH_ENV"; exec vllm serve "$@"', "--"]
             role["multinode"] = {"nodeCount": 2, "bootstrap": "vllm-data-parallel", "dataParallel": {
-                "ranksPerNode": 2}, "leaderArgs": ["--api-server-count", "2"]}
+                "ranksPerNode": 1}, "leaderArgs": ["--api-server-count", "2"]}
     out.append(authored)
     # a role of each multi-node bootstrap, behind a router (one role serving from every node)
     out.append({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",

@@ -718,11 +718,20 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                          'dataParallel': {'type': 'object',
                                                                                                           'description': 'Bootstrap '
                                                                                                                          'vllm-data-parallel '
-                                                                                                                         'only '
-                                                                                                                         '(and '
+                                                                                                                         'only, '
+                                                                                                                         'and '
                                                                                                                          'then '
-                                                                                                                         'required).',
-                                                                                                          'required': ['ranksPerNode'],
+                                                                                                                         'required '
+                                                                                                                         'unless '
+                                                                                                                         'the '
+                                                                                                                         "engine's "
+                                                                                                                         'own '
+                                                                                                                         '--data-parallel-size-local '
+                                                                                                                         'gives '
+                                                                                                                         'its '
+                                                                                                                         'ranks '
+                                                                                                                         'a '
+                                                                                                                         'node.',
                                                                                                           'properties': {'ranksPerNode': {'type': 'integer',
                                                                                                                                           'format': 'int32',
                                                                                                                                           'description': 'Data-parallel '
@@ -745,7 +754,18 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                          'is '
                                                                                                                                                          'ranksPerNode '
                                                                                                                                                          'x '
-                                                                                                                                                         'nodeCount.',
+                                                                                                                                                         'nodeCount. '
+                                                                                                                                                         'Default: '
+                                                                                                                                                         'the '
+                                                                                                                                                         "engine's "
+                                                                                                                                                         '--data-parallel-size-local '
+                                                                                                                                                         '(which '
+                                                                                                                                                         'must '
+                                                                                                                                                         'agree '
+                                                                                                                                                         'where '
+                                                                                                                                                         'both '
+                                                                                                                                                         'are '
+                                                                                                                                                         'given).',
                                                                                                                                           'minimum': 1,
                                                                                                                                           'maximum': 1024},
                                                                                                                          'hybridLoadBalancing': {'type': 'boolean',
@@ -2839,11 +2859,20 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                 'dataParallel': {'type': 'object',
                                                                                                  'description': 'Bootstrap '
                                                                                                                 'vllm-data-parallel '
-                                                                                                                'only '
-                                                                                                                '(and '
+                                                                                                                'only, '
+                                                                                                                'and '
                                                                                                                 'then '
-                                                                                                                'required).',
-                                                                                                 'required': ['ranksPerNode'],
+                                                                                                                'required '
+                                                                                                                'unless '
+                                                                                                                'the '
+                                                                                                                "engine's "
+                                                                                                                'own '
+                                                                                                                '--data-parallel-size-local '
+                                                                                                                'gives '
+                                                                                                                'its '
+                                                                                                                'ranks '
+                                                                                                                'a '
+                                                                                                                'node.',
                                                                                                  'properties': {'ranksPerNode': {'type': 'integer',
                                                                                                                                  'description': 'Data-parallel '
                                                                                                                                                 'ranks '
@@ -2865,7 +2894,18 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                                 'is '
                                                                                                                                                 'ranksPerNode '
                                                                                                                                                 'x '
-                                                                                                                                                'nodeCount.',
+                                                                                                                                                'nodeCount. '
+                                                                                                                                                'Default: '
+                                                                                                                                                'the '
+                                                                                                                                                "engine's "
+                                                                                                                                                '--data-parallel-size-local '
+                                                                                                                                                '(which '
+                                                                                                                                                'must '
+                                                                                                                                                'agree '
+                                                                                                                                                'where '
+                                                                                                                                                'both '
+                                                                                                                                                'are '
+                                                                                                                                                'given).',
                                                                                                                                  'minimum': 1,
                                                                                                                                  'maximum': 1024},
                                                                                                                 'hybridLoadBalancing': {'type': 'boolean',
