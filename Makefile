@@ -100,15 +100,16 @@ generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
 	$(BIN)/python ci/chart_readme.py
 
-## dist: the release: the wheel and sdist (python -m build) and both charts' packages, into dist/; built
-## with the virtualenv's pinned backend rather than one fetched for each build, so it runs offline (the tests)
+## dist: the release, into dist/: the wheel and sdist (python -m build, with the virtualenv's pinned backend
+## rather than one fetched for each build, so it runs offline: the tests) and both charts' packages, each
+## with the docs and example values its README names
 DIST ?= dist
 dist: setup
 	# setuptools adds the files its last build listed (egg-info's SOURCES.txt): none, for an sdist of
 	# exactly what MANIFEST.in says
 	rm -rf $(DIST) fusioninfer_helm.egg-info
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
-	$(HELM4) package charts/fusioninfer-crds charts/fusioninfer --destination $(DIST)
+	$(BIN)/python ci/chart_package.py --helm $(HELM4) --destination $(DIST) charts/fusioninfer-crds charts/fusioninfer
 	@ls -1 $(DIST)
 
 ## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4)

@@ -35,6 +35,7 @@ from fusion_helm.hooks.kinds import (
 )
 from fusion_helm.hooks.needs import PICKERS, POOL_V1, POOL_V1ALPHA2
 from fusion_helm.kio.write import dump
+from fusion_helm.model.inference_service import DISAGGREGATED, ComponentType, Layout
 from fusion_helm.model.schema import (
     DRAFT_07,
     SOURCE,
@@ -153,7 +154,22 @@ def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
             },
             "global": {"type": "object"},
         },
+        "allOf": [_ROUTED_PREFILL_DECODE_LAYOUTS],
     }
+
+
+_ROUTED_PREFILL_DECODE_LAYOUTS = {
+    "$comment": "The role layout rolls prefill and decode apart, so a router would pair a prefill and a decode "
+                "of different revisions; the post-renderer refuses it too, and helm here before it renders.",
+    "if": {
+        "required": ["layout", "roles"],
+        "properties": {"roles": {"allOf": [
+            {"contains": {"required": ["componentType"], "properties": {"componentType": {"const": kind}}}}
+            for kind in sorted(kind.value for kind in {ComponentType.ROUTER, *DISAGGREGATED})
+        ]}},
+    },
+    "then": {"properties": {"layout": {"enum": [layout.value for layout in Layout if layout is not Layout.ROLE]}}},
+}
 
 
 def upstream_crds(crds: Path | None = None, vendor: Path | None = None) -> list[dict[str, Any]]:

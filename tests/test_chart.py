@@ -127,6 +127,30 @@ def test_helm_refuses_a_strategy_of_neither_form_by_the_values_schema(helm: Helm
         assert "strategy" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("example", ["router-pd-qwen3-8b.yaml", "story2-pd-qwen3-8b.yaml",
+                                     "story1-monolithic-qwen3-8b.yaml"])
+@pytest.mark.parametrize("layout", ["replica", "role", "disaggregated"])
+def test_helm_refuses_by_the_values_schema_the_layouts_the_post_renderer_refuses_for_a_router(
+        helm: Helm, tmp_path: Path, example: str, layout: str) -> None:
+    """A router pairing prefill and decode in layout role is refused before anything renders; the schema
+    and the post-renderer agree on every other combination (layout disaggregated needs prefill and decode,
+    which the schema does not judge: it lets the post-renderer say so)."""
+    values = {**yaml.safe_load((VALUES / example).read_text()), "layout": layout}
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    by_schema = helm.template(path, post_render=False, check=False)
+    rendered = helm.template(path, check=False)
+    if example == "router-pd-qwen3-8b.yaml" and layout == "role":
+        assert by_schema.returncode != 0 and not by_schema.stdout
+        assert "layout" in by_schema.stderr and "disaggregated" in by_schema.stderr, by_schema.stderr
+        unchecked = helm.template(path, check=False, extra=("--skip-schema-validation",))
+        assert unchecked.returncode != 0 and not unchecked.stdout  # and the post-renderer, without the schema
+        assert "spec.layout" in unchecked.stderr or helm.major == 4, unchecked.stderr
+    else:
+        assert by_schema.returncode == 0, by_schema.stderr
+        assert (rendered.returncode == 0) == (layout != "disaggregated" or "pd" in example), rendered.stderr
+
+
 # Release names Helm takes (DNS labels) that YAML reads, unquoted, as something other than a string.
 NOT_STRINGS_UNQUOTED = ["03", "1e3", "0x1f", "on", "no", "true", "null", "123"]
 

@@ -1,8 +1,8 @@
 """The release as users get it, from `make dist`: the wheel installed into a fresh virtualenv
 post-renders a story with its own commands (Helm 3) and its own Helm 4 plugin, as the working tree's
 install does; its commands are our scripts, not an installer's wrappers; the chart packages carry
-their README, metadata and nothing else. (Installing the packages from an OCI registry:
-tests/test_cluster_release.py.)"""
+their README, metadata, the documents and examples the README names and nothing else. (Installing the
+packages from an OCI registry: tests/test_cluster_release.py.)"""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ci.chart_package import Unshippable, named_files
 from fusion_helm.expand.router.generations import GENERATIONS
 from tests.controlplane.builds import shared_crds
 from tests.helm import CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm, plugins_of
@@ -68,6 +69,12 @@ def test_the_chart_packages_carry_their_readme_and_metadata(dist: Path, helm: He
     package = dist / f"{chart.name}-{version()}.tgz"
     with tarfile.open(package) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames()}
+        # what `helm show readme` names is in the package, as in the project (and what that names)
+        named = named_files(chart / "README.md")
+        assert {"docs/lifecycle.md" if chart == CRD_CHART else "values/router-pd-qwen3-8b.yaml"} <= set(named)
+        for name in named:
+            member = archive.extractfile(f"{chart.name}/{name}")
+            assert member is not None and member.read() == (ROOT / name).read_bytes(), name
     assert "README.md" in names and "Chart.yaml" in names
     assert not {name for name in names if name.endswith(".in") or "__pycache__" in name}, names
     assert helm.run("show", "readme", package).stdout.strip() == (chart / "README.md").read_text().strip()
@@ -78,6 +85,13 @@ def test_the_chart_packages_carry_their_readme_and_metadata(dist: Path, helm: He
     assert metadata["annotations"]["artifacthub.io/license"] == "Apache-2.0"
     lint = helm.run("lint", "--strict", package, check=False)
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_a_chart_readme_naming_a_file_the_project_lacks_is_not_packaged(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("Examples: values/router-pd-qwen3-8b.yaml and [the layouts](docs/no-such-doc.md).\n")
+    with pytest.raises(Unshippable, match=r"names docs/no-such-doc\.md, which is no file"):
+        named_files(readme)
 
 
 def test_the_chart_lists_the_images_it_runs() -> None:

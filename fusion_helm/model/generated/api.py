@@ -55,13 +55,15 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                        'frontend']},
                                                             'replicas': {'type': 'integer',
                                                                          'format': 'int32',
-                                                                         'description': 'Independent instances of '
-                                                                                        'the role, one '
-                                                                                        'LeaderWorkerSet each '
-                                                                                        '(default 1, at most '
+                                                                         'description': 'Serving instances of the '
+                                                                                        'role (default 1, at most '
                                                                                         '10000; not on a router; a '
                                                                                         "frontend's pods, default "
-                                                                                        '2).',
+                                                                                        '2): in layout replica one '
+                                                                                        'LeaderWorkerSet each, in '
+                                                                                        'role and disaggregated '
+                                                                                        "the groups of the role's "
+                                                                                        'LeaderWorkerSet.',
                                                                          'minimum': 0,
                                                                          'maximum': 10000},
                                                             'rollout': {'type': 'object',
@@ -2086,16 +2088,16 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                      "role, scraping vLLM's "
                                                                                      '/metrics on the serving port '
                                                                                      "of each replica's leader "
-                                                                                     "(the pod that runs vLLM's "
-                                                                                     'API server: a multi-node '
-                                                                                     "replica's other pods run Ray "
-                                                                                     'workers, which serve none), '
-                                                                                     "and one for a router's "
-                                                                                     'endpoint picker (its metrics '
-                                                                                     "port, 9090). The pods' "
-                                                                                     'service, role and '
-                                                                                     'component-type labels become '
-                                                                                     "the metrics' labels.",
+                                                                                     '(the pod that runs the '
+                                                                                     "engine's API server: a "
+                                                                                     "multi-node replica's other "
+                                                                                     'pods serve none), and one '
+                                                                                     "for a router's endpoint "
+                                                                                     'picker (its metrics port, '
+                                                                                     "9090). The pods' service, "
+                                                                                     'role and component-type '
+                                                                                     "labels become the metrics' "
+                                                                                     'labels.',
                                                                       'properties': {'enabled': {'type': 'boolean',
                                                                                                  'description': 'Create '
                                                                                                                 'the '
@@ -2252,10 +2254,13 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                               'router',
                                                                               'frontend']},
                                                    'replicas': {'type': 'integer',
-                                                                'description': 'Independent instances of the role, '
-                                                                               'one LeaderWorkerSet each (default '
-                                                                               '1, at most 10000; not on a router; '
-                                                                               "a frontend's pods, default 2).",
+                                                                'description': 'Serving instances of the role '
+                                                                               '(default 1, at most 10000; not on '
+                                                                               "a router; a frontend's pods, "
+                                                                               'default 2): in layout replica one '
+                                                                               'LeaderWorkerSet each, in role and '
+                                                                               'disaggregated the groups of the '
+                                                                               "role's LeaderWorkerSet.",
                                                                 'minimum': 0,
                                                                 'maximum': 10000},
                                                    'rollout': {'type': 'object',
@@ -4139,13 +4144,13 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                              'description': 'One PodMonitor per serving role, '
                                                                             "scraping vLLM's /metrics on the "
                                                                             "serving port of each replica's leader "
-                                                                            "(the pod that runs vLLM's API server: "
-                                                                            "a multi-node replica's other pods run "
-                                                                            'Ray workers, which serve none), and '
-                                                                            "one for a router's endpoint picker "
-                                                                            "(its metrics port, 9090). The pods' "
-                                                                            'service, role and component-type '
-                                                                            "labels become the metrics' labels.",
+                                                                            "(the pod that runs the engine's API "
+                                                                            "server: a multi-node replica's other "
+                                                                            'pods serve none), and one for a '
+                                                                            "router's endpoint picker (its metrics "
+                                                                            "port, 9090). The pods' service, role "
+                                                                            'and component-type labels become the '
+                                                                            "metrics' labels.",
                                                              'properties': {'enabled': {'type': 'boolean',
                                                                                         'description': 'Create the '
                                                                                                        'PodMonitors. '
