@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.helm import VALUES, Helm, postrender, tool_path
+from tests.helm import CHART, CLI_PLUGIN, PLUGIN, VALUES, Helm, make_helm, postrender, tool_path
 
 STORY4 = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
 
@@ -165,23 +167,75 @@ def test_chart_values_schema_rejects_bad_values(helm: Helm, tmp_path, values, me
     assert "values don't meet the specifications of the schema" in result.stderr
 
 
-def test_helm_applies_nothing_when_the_post_renderer_fails(helm: Helm, tmp_path) -> None:
+BROKEN_STORY4_MESSAGE = ("InferenceService deepseek-r1-disagg: spec.roles[1].template.spec.containers[0].args[0]: "
+                         "bootstrap ray gives it flags of its own, but the script cannot pass flags to its engine")
+
+
+def broken_story4(tmp_path: Path) -> Path:
+    """Story 4 with a decode command the post-renderer refuses (and the values schema takes)."""
     values = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
     values["roles"][1]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c"]
     path = tmp_path / "values.yaml"
     path.write_text(yaml.safe_dump(values))
-    message = ("InferenceService deepseek-r1-disagg: spec.roles[1].template.spec.containers[0].args[0]: "
-               "bootstrap ray gives it flags of its own, but the script cannot pass flags to its engine")
-    result = helm.template(path, check=False)
+    return path
+
+
+def test_helm_applies_nothing_when_the_post_renderer_fails_and_shows_its_reason(helm: Helm, tmp_path: Path) -> None:
+    """Helm 3 shows a post-renderer's standard error; Helm 4.1 keeps a plugin's to itself, and the plugin
+    hands it on to helm's."""
+    result = helm.template(broken_story4(tmp_path), check=False)
     assert result.returncode != 0
     assert result.stdout == ""
-    if helm.major == 3:
-        assert message in result.stderr
-        return
-    # Helm 4.1 drops a post-renderer plugin's standard error; the README's way to read it:
+    assert f"fusion-postrender: {BROKEN_STORY4_MESSAGE}" in result.stderr, result.stderr
+    if helm.major == 4:
+        assert result.stderr.index(BROKEN_STORY4_MESSAGE) < result.stderr.index(
+            'plugin "fusion-postrender" exited with error')
+
+
+def test_without_the_plugin_handing_it_on_helm_4_shows_no_reason(tmp_path: Path) -> None:
+    """The protection above, taken away: the plugin running the post-renderer bare."""
+    plugins = tmp_path / "plugins"
+    shutil.copytree(PLUGIN, plugins / PLUGIN.name)
+    shutil.copytree(CLI_PLUGIN, plugins / CLI_PLUGIN.name)
+    (plugins / PLUGIN.name / "fusion-postrender.sh").write_text('#!/bin/sh\nexec fusion-postrender "$@"\n')
+    bare = make_helm(4, tmp_path / "home", plugins=plugins)
+    result = bare.template(broken_story4(tmp_path), check=False)
+    assert result.returncode != 0 and result.stdout == ""
     assert 'plugin "fusion-postrender" exited with error' in result.stderr
-    raw = helm.template(path, post_render=False).stdout
+    assert BROKEN_STORY4_MESSAGE not in result.stderr
+
+
+def test_helm_4_s_message_is_whole_when_its_standard_error_is_a_file(helm4: Helm, tmp_path: Path) -> None:
+    """A file helm writes at its own offset gets no second writer: helm's message stays as helm wrote it.
+    (Helm 3 shows the post-renderer's standard error itself.)"""
+    helm = helm4
+    args = ["template", "release", CHART, "--no-hooks", "-f", broken_story4(tmp_path),
+            "--post-renderer", "fusion-postrender"]
+    errors = tmp_path / "errors.txt"
+    with errors.open("w") as file:
+        result = subprocess.run([str(helm.path), *map(str, args)], env=helm.env(), stdout=subprocess.PIPE,
+                                stderr=file, stdin=subprocess.DEVNULL, start_new_session=True)
+    assert result.returncode != 0 and result.stdout == b""
+    written = errors.read_text()
+    assert written.startswith("Error: error while running post render on files: "), written
+    assert written.endswith("Use --debug flag to render out invalid YAML\n"), written  # nothing of ours after
+
+
+def test_the_readme_s_way_to_read_a_refusal_without_the_post_renderer(helm: Helm, tmp_path: Path) -> None:
+    raw = helm.template(broken_story4(tmp_path), post_render=False).stdout
     validated = subprocess.run(["fusion-helm", "validate", "-"], input=raw, text=True,
                                capture_output=True, env={"PATH": tool_path()})
-    assert validated.returncode == 1
-    assert validated.stderr.startswith(f"fusion-helm: standard input: {message}")
+    assert validated.returncode == 1 and validated.stdout == ""
+    assert validated.stderr.startswith(f"fusion-helm: standard input: {BROKEN_STORY4_MESSAGE}: ")
+
+
+def test_validate_given_nothing_says_so_rather_than_valid(helm: Helm, tmp_path: Path) -> None:
+    """Helm refusing the values prints nothing; the validator after the pipe must not call that valid."""
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump({"roles": [{"name": "a", "componentType": "worker", "replicas": -1}]}))
+    shell = f"{helm.path} template release {CHART} -f {path} | fusion-helm validate -"
+    result = subprocess.run(["sh", "-c", shell], text=True, capture_output=True, env=helm.env())
+    assert result.returncode == 1 and result.stdout == ""
+    assert "values don't meet the specifications of the schema" in result.stderr
+    assert result.stderr.endswith("fusion-helm: standard input: no YAML documents to validate (if this is a pipe, "
+                                  "the command before it printed nothing: read its error above)\n"), result.stderr

@@ -57,6 +57,9 @@ def _validate(args: argparse.Namespace) -> int:
     reports = []
     for name in args.files:
         documents = _in_file(name, read_documents, read_input(name))
+        if not documents:  # `helm template … | fusion-helm validate -` where helm failed: no verdict on nothing
+            raise InputError(f"{stream_name(name)}: no YAML documents to validate (if this is a pipe, the "
+                             f"command before it printed nothing: read its error above)")
         expanded = _in_file(name, lambda docs: apply(docs, _options(args)), documents)
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
