@@ -145,7 +145,7 @@ def test_helm_refuses_by_the_values_schema_the_layouts_the_post_renderer_refuses
         assert "layout" in by_schema.stderr and "disaggregated" in by_schema.stderr, by_schema.stderr
         unchecked = helm.template(path, check=False, extra=("--skip-schema-validation",))
         assert unchecked.returncode != 0 and not unchecked.stdout  # and the post-renderer, without the schema
-        assert "spec.layout" in unchecked.stderr or helm.major == 4, unchecked.stderr
+        assert "spec.layout" in unchecked.stderr, unchecked.stderr
     else:
         assert by_schema.returncode == 0, by_schema.stderr
         assert (rendered.returncode == 0) == (layout != "disaggregated" or "pd" in example), rendered.stderr
