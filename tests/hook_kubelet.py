@@ -115,6 +115,7 @@ class HookKubelet(threading.Thread):
         assert python == "python", container.command  # the image's; here this interpreter
         argv = [arg.replace(f"{mount.mount_path}/", f"{directory}/") for arg in argv]
         workdir = directory / Path(container.working_dir).relative_to(mount.mount_path)
+        logs = self._logs_file(pod, container.name, directory)
         started = _now()
         self._status(pod, "Running", {"running": {"startedAt": started}}, started)
         env = hook_environment(self.cluster, namespace, spec.service_account_name, directory)
@@ -125,10 +126,30 @@ class HookKubelet(threading.Thread):
             result = subprocess.CompletedProcess(argv, 137, str(expired.stdout or ""), "deadline exceeded")
         with self.lock:
             self.ran[key] = result
-        phase = "Succeeded" if result.returncode == 0 else "Failed"
-        self._status(pod, phase, {"terminated": {
-            "exitCode": result.returncode, "reason": "Completed" if result.returncode == 0 else "Error",
-            "startedAt": started, "finishedAt": _now()}}, started)
+        finished = _now()
+        logs.write_text("".join(f"{finished} {stream} F {line}\n" for stream, text in (
+            ("stdout", result.stdout), ("stderr", result.stderr)) for line in text.splitlines()))
+        terminated = {"exitCode": result.returncode, "reason": "Completed" if result.returncode == 0 else "Error",
+                      "startedAt": started, "finishedAt": finished}
+        if result.returncode != 0 and container.termination_message_policy == "FallbackToLogsOnError":
+            # a kubelet's, for a container that wrote no terminationMessagePath of its own (ours write
+            # none): the log's last 80 lines, at most 2048 bytes
+            tail = "\n".join((result.stdout + result.stderr).splitlines()[-80:]).encode()[-2048:]
+            terminated["message"] = tail.decode(errors="ignore")
+        self._status(pod, "Succeeded" if result.returncode == 0 else "Failed", {"terminated": terminated}, started)
+
+    def _logs_file(self, pod: kubernetes.client.V1Pod, container: str, directory: Path) -> Path:
+        """Where the container's log goes, in the CRI format, named to kwok by a Logs object the pod owns:
+        kwok serves it as the pod's node would (`kubectl logs`, Helm's hook output)."""
+        path = directory / f"{container}.log"
+        path.write_text("")
+        kubernetes.client.CustomObjectsApi(self.cluster.api).create_namespaced_custom_object(
+                "kwok.x-k8s.io", "v1alpha1", pod.metadata.namespace, "logs", {
+            "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs",
+            "metadata": {"name": pod.metadata.name, "ownerReferences": [{
+                "apiVersion": "v1", "kind": "Pod", "name": pod.metadata.name, "uid": pod.metadata.uid}]},
+            "spec": {"logs": [{"containers": [container], "logsFile": str(path)}]}})
+        return path
 
     def _status(self, pod: kubernetes.client.V1Pod, phase: str, state: dict[str, Any], started: str) -> None:
         [container] = pod.spec.containers

@@ -275,3 +275,27 @@ def test_the_crd_chart_takes_over_an_operator_s_crd_only_when_told(cluster: Clus
         assert install_crd_chart(cluster, helm).returncode == 0  # ours now: upgrades need no flag
     finally:
         install_crd_chart(cluster, helm, "--set", "adoptForeignCRD=true")
+
+
+def test_a_failed_check_says_why_where_helm_and_kubectl_show_it(cluster: Cluster, helm: Helm,
+                                                                hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    """The check's one line is the hook pod's termination message (`kubectl describe pod`), its log
+    (`kubectl logs job/<service>-hooks-check`, as docs/lifecycle.md says), and, on Helm 4, part of what
+    `helm install` prints (helm.sh/hook-output-log-policy); Helm 3 names only the Job."""
+    namespace = f"failed-check-helm{helm.major}"
+    reason = "queue no-such-queue does not exist"
+    broken = values(tmp_path, "broken", schedulingStrategy={"queue": "no-such-queue"},
+                    hooks={"ttlSecondsAfterFinished": 600})
+    kubectl = cluster.control_plane.kubectl
+    with release(cluster, helm, "svc", namespace):
+        failed = helm_in(helm, cluster, namespace, "install", "svc", CHART, "-f", broken, "--create-namespace",
+                         "--post-renderer", "fusion-postrender", check=False)
+        assert failed.returncode != 0 and f"{SERVICE}-hooks-check" in failed.stderr, failed.stderr
+        assert (reason in failed.stderr) == (helm.major >= 4), failed.stderr
+        [pod] = [pod for pod in cluster.pods(namespace) if pod.metadata.name.startswith(f"{SERVICE}-hooks-check")]
+        [container] = pod.status.container_statuses
+        assert reason in container.state.terminated.message, container.state.terminated
+        assert reason in kubectl("describe", "pod", "-l", f"job-name={SERVICE}-hooks-check", "-n", namespace).stdout
+        assert reason in kubectl("logs", f"job/{SERVICE}-hooks-check", "-n", namespace).stdout
+        # a failed hook Job stays for ttlSecondsAfterFinished, to be read; no release owns it
+        kubectl("delete", "job", f"{SERVICE}-hooks-check", "-n", namespace, "--cascade=foreground", "--wait")

@@ -118,7 +118,7 @@ for component in $components; do
       share "kwok-$KWOK_VERSION" "$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")" kustomize/stage/node/fast/node-initialize.yaml \
         kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
         kustomize/stage/pod/fast/pod-ready.yaml kustomize/stage/pod/fast/pod-complete.yaml \
-        kustomize/stage/pod/fast/pod-delete.yaml ;;
+        kustomize/stage/pod/fast/pod-delete.yaml kustomize/crd/bases/kwok.x-k8s.io_logs.yaml ;;
     lws)
       # The main module of its release source: its own go.mod and go.sum, dependencies from the proxy.
       src=$(vendored "lws-$LWS_VERSION" "$LWS_SHA256")

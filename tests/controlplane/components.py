@@ -19,6 +19,8 @@ POD_CIDR, NODE_IP = "127.244.0.1/16", "127.0.1.1"
 machine's own on Linux, so that whatever dials a pod (a picker scraping its endpoints, a sidecar, a probe)
 stays on the machine. (Loopback addresses are refused in Endpoints and EndpointSlices: nothing here
 relies on them, the pickers watch pods.)"""
+KWOK_LOGS_CRD = "kwok.x-k8s.io_logs.yaml"
+"""kwok's Logs: which file holds a pod's container logs, as its kubelet API serves them."""
 SERVICE_CIDR = "10.96.0.0/16"
 """Service cluster IPs are allocated from here and never routed: nothing may dial one."""
 
@@ -122,7 +124,7 @@ def controllers(cp: ControlPlane) -> None:
 
 def crds(cp: ControlPlane) -> None:
     """The upstream CRDs of every kind the control plane serves (ours come with `helm install`)."""
-    upstream = [shared_crd("scheduling.volcano.sh_podgroups.yaml"),
+    upstream = [shared_crd("scheduling.volcano.sh_podgroups.yaml"), shared("kwok", KWOK_LOGS_CRD),
                 *sorted(shared_crds().glob("leaderworkerset.x-k8s.io_*.yaml")),
                 *sorted(shared_crds().glob("disaggregatedset.x-k8s.io_*.yaml"))]
     upstream += sorted(p for p in shared_dir("volcano").glob("*.yaml") if p.name != upstream[0].name)
@@ -138,16 +140,21 @@ def crds(cp: ControlPlane) -> None:
 def kwok(cp: ControlPlane) -> None:
     """kwok manages the nodes annotated kwok.x-k8s.io/node=fake: they turn Ready and renew their
     leases, so the node lifecycle controller lifts their not-ready taint; their pods turn Ready, but
-    for those annotated kwok.x-k8s.io/status: custom (tests.hook_kubelet runs them)."""
+    for those annotated kwok.x-k8s.io/status: custom (tests.hook_kubelet runs them). It serves the
+    nodes' kubelet API at their address: a pod's logs (`kubectl logs`, Helm's hook output) are the file
+    a kwok Logs object names (tests.hook_kubelet writes both)."""
     stages = [shared("kwok", name).read_text() for name in (
         "node-initialize.yaml", "node-heartbeat-with-lease.yaml", "pod-ready.yaml", "pod-complete.yaml",
         "pod-delete.yaml")]
     config = cp.workdir / "kwok.yaml"
     config.write_text("\n---\n".join(stages))
+    cert, key = self_signed_cert(cp.workdir / "pki", "kubelet")  # the API server does not verify a kubelet's
+    kubelet_port = free_port()
     cp.spawn("kwok", [
         binary("kwok"), "--kubeconfig", cp.kubeconfig, "--config", config, "--manage-all-nodes=false",
-        "--manage-nodes-with-annotation-selector", f"{KWOK_NODE_ANNOTATION}=fake",
-        "--server-address", f"127.0.0.1:{free_port()}", "--cidr", POD_CIDR, "--node-ip", NODE_IP,
+        "--manage-nodes-with-annotation-selector", f"{KWOK_NODE_ANNOTATION}=fake", "--enable-crds", "Logs",
+        "--server-address", f"{NODE_IP}:{kubelet_port}", "--node-port", str(kubelet_port),
+        "--tls-cert-file", cert, "--tls-private-key-file", key, "--cidr", POD_CIDR, "--node-ip", NODE_IP,
         "--node-lease-duration-seconds", "40",
         # Pods so annotated are tests.hook_kubelet's to run (hook Jobs whose code really runs).
         "--disregard-status-with-annotation-selector", "kwok.x-k8s.io/status=custom",
