@@ -18,10 +18,15 @@ BIN := $(VENV)/bin
 STORY ?= values/story2-pd-qwen3-8b.yaml
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-fast test-setup lint bench bench-serving fuzz generate dist helm4-plugin helm-plugin setup cluster-build engines-build cluster-up cluster-down clean
+.PHONY: help demo test test-fast test-setup lint bench bench-serving fuzz generate dist helm4-plugin helm-plugin setup venv cluster-build engines-build cluster-up cluster-down clean
 
-## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster)
-demo: setup
+## help: this list
+help:
+	@sed -n 's/^## \([a-z0-9-]*\):/\1:/p; s/^## /    /p' $(MAKEFILE_LIST)
+
+## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster); installs
+## the package and helm 3 alone
+demo: $(VENV)/.installed $(HELM3)
 	@$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
 
 ## test: linters, generated-artifact check and the test suite against helm 3 and 4, cluster tests
@@ -54,13 +59,15 @@ engines-build:
 cluster-build:
 	ci/cluster/build.sh
 
-## cluster-up: start the test control plane in .cluster/ with ten 8-GPU nodes; cluster-down stops it
+## cluster-up: start the test control plane in .cluster/ with ten 8-GPU nodes
 cluster-up: setup cluster-build
 	@$(BIN)/python -m tests.controlplane up .cluster
 
+## cluster-down: stop the control plane cluster-up started
 cluster-down: setup
 	@$(BIN)/python -m tests.controlplane down .cluster
 
+## lint: ruff, the import contracts, mypy, the generated files' and READMEs' checks, checkov's scan
 lint: setup $(CHECKOV)
 	$(BIN)/ruff check fusion_helm charts/fusioninfer/files tests ci
 	$(BIN)/lint-imports
@@ -112,25 +119,49 @@ dist: setup
 	$(BIN)/python ci/chart_package.py --helm $(HELM4) --destination $(DIST) charts/fusioninfer-crds charts/fusioninfer
 	@ls -1 $(DIST)
 
-## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4)
-helm4-plugin: setup
-	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/fusion_helm/plugins/fusion-postrender
+## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4), in a plugin folder
+## of Helm 4's own (HELM4_DATA_HOME, default ~/.local/share/helm4), where a Helm 3 sharing the default
+## folder does not trip over its format; prints the HELM_PLUGINS to run Helm 4 with
+HELM4_DATA_HOME ?= $(HOME)/.local/share/helm4
+helm4-plugin: $(VENV)/.installed $(HELM4)
+	HELM_DATA_HOME=$(HELM4_DATA_HOME) $(or $(HELM),$(HELM4)) plugin install $(CURDIR)/fusion_helm/plugins/fusion-postrender
+	@echo "Run Helm 4 with:"
+	@echo "  export HELM_PLUGINS=\"\$$($(or $(HELM),$(HELM4)) env HELM_PLUGINS):$(HELM4_DATA_HOME)/plugins\""
 
 ## helm-plugin: install `helm fusion` (the fusion-helm CLI) into your helm 3 or 4 (HELM=path/to/helm)
-helm-plugin: setup
+helm-plugin: $(VENV)/.installed $(HELM4)
 	$(or $(HELM),$(HELM4)) plugin install $(CURDIR)/fusion_helm/plugins/fusion
 
-setup: $(VENV)/.installed $(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM)
+## setup: the virtualenv with the package and the project's tools, and the helm binaries
+setup: $(VENV)/.dev $(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM)
 
-# A regular (not editable) install: what users get, and an editable one's import hook costs start-up
-# time on every helm call. Reinstalled whenever the package changes.
+# The virtualenv, made by PYTHON (3.11 or newer): one made by another Python (an older one, or one a
+# failed run left) is made anew.
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null)
+VENV_MADE := $(VENV)/.made-by-python-$(PYTHON_VERSION)
+## venv: the virtualenv alone (PYTHON, 3.11 or newer)
+venv: $(VENV_MADE)
+$(VENV_MADE):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "make: this project needs Python 3.11 or newer; $(PYTHON) is $(or $(PYTHON_VERSION),not found)." \
+	       "Name one with PYTHON=, e.g. make PYTHON=python3.11" >&2; exit 1; }
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	touch $@
+
+# A regular (not editable) install of the package alone: what users get (an editable one's import hook
+# costs start-up time on every helm call). Reinstalled whenever the package changes.
 PACKAGE_FILES := $(shell find -L fusion_helm bin -type f -not -path '*/__pycache__/*')
 
-$(VENV)/.installed: pyproject.toml $(PACKAGE_FILES)
-	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)
+$(VENV)/.installed: pyproject.toml $(PACKAGE_FILES) $(VENV_MADE)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --group dev .
+	$(BIN)/pip install --quiet .
 	rm -rf build
+	touch $@
+
+# The project's own tools and tests (pyproject's dev group), beside the package.
+$(VENV)/.dev: pyproject.toml $(VENV_MADE) | $(VENV)/.installed
+	$(BIN)/pip install --quiet --group dev
 	touch $@
 
 # fetch-helm.sh leaves a binary of the right version as it is: touched, it is not looked at again until
@@ -139,5 +170,6 @@ $(HELM3) $(HELM4) $(HELM_BELOW_MINIMUM): ci/fetch-helm.sh ci/tools.env
 	ci/fetch-helm.sh
 	touch $@
 
+## clean: remove the virtualenv and what the tools leave in the clone (the cache stays)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache *.egg-info .fuzz dist build
