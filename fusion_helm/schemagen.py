@@ -106,6 +106,37 @@ def crd(api: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
+def object_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole InferenceService as a draft-07 JSON schema, for validators of rendered manifests such as
+    kubeconform: the spec as the post-renderer validates it (unknown fields refused, a template's fields
+    left to the pod's own schema), where a converter of the CRD's OpenAPI schema would close every
+    object, the pod templates the CRD leaves open included."""
+    api = api or api_source()
+    spec = draft07_spec(api)
+    del spec["$schema"]
+    return {
+        "$schema": DRAFT_07,
+        "title": f"{api['kind']} {api['group']}/{api['version']}",
+        "description": f"{api['kind']} declares an LLM serving topology of roles (generated from {SOURCE}).",
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "additionalProperties": False,
+        "properties": {
+            "apiVersion": {"type": "string", "enum": [f"{api['group']}/{api['version']}"]},
+            "kind": {"type": "string", "enum": [api["kind"]]},
+            "metadata": {"type": "object"},
+            "spec": spec,
+            "status": {"type": "object"},
+        },
+    }
+
+
+def object_schema_path(api: dict[str, Any]) -> Path:
+    """Where the CRD's chart holds it, as kubeconform's schema locations name a schema:
+    ``{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json``."""
+    return Path("schemas", str(api["group"]), f"{api['kind'].lower()}_{api['version']}.json")
+
+
 def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     """The chart's values are the InferenceService spec plus the chart's own settings."""
     spec = spec_schema() if api is None else draft07_spec(api)
@@ -308,6 +339,7 @@ def artifacts(chart: Path, package: Path) -> dict[Path, str]:
     return {
         package / "model" / "generated" / "api.py": api_module(api),
         chart.parent / CRD_CHART / "templates" / f"{api['group']}_{api['plural']}.yaml": HEADER + dump(definition),
+        chart.parent / CRD_CHART / object_schema_path(api): json.dumps(object_schema(api), indent=2) + "\n",
         chart / "files" / "crd-fields.json": json.dumps(served_fields_schema(definition), sort_keys=True) + "\n",
         chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
         package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(upstream_crds())),

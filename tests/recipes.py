@@ -17,7 +17,7 @@ from tests.helm import ROOT, Helm
 DOC = ROOT / "docs" / "pipelines.md"
 _FILE = re.compile(r"^File `([^`]+)`:$")
 _FENCE = re.compile(r"^```(\w*)$")
-TOOLS = {"kustomize": "KUSTOMIZE", "helmfile": "HELMFILE", "kpt": "KPT"}
+TOOLS = {"kustomize": "KUSTOMIZE", "helmfile": "HELMFILE", "kpt": "KPT", "kubeconform": "KUBECONFORM"}
 """Commands a recipe runs → their version in ci/cluster/versions.env (built by build.sh pipelines)."""
 
 
@@ -71,7 +71,7 @@ def tool(name: str) -> Path:
 
 class Workspace:
     """A scratch directory standing in for the root of a clone (chart, stories and plugins linked), with
-    a `bin` of the tools the recipes name: helm (the given major), kustomize, kpt, helmfile."""
+    a `bin` of the tools the recipes name: helm (the given major), kustomize, kpt, kubeconform, helmfile."""
 
     def __init__(self, root: Path, helm: Helm) -> None:
         self.root = root

@@ -7,22 +7,31 @@ Application's parameters as environment variables."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.helm import CHART, ROOT, VALUES, Helm
+from tests.controlplane.builds import shared_crds, shared_dir
+from tests.helm import CHART, CRD, CRD_CHART, ROOT, VALUES, Helm
 from tests.recipes import Workspace, expected_output, section, sections
 from tests.support import DOC_STORY, LWS_CHART, by_key, objects
 
 RECIPES = sections()
 STORIES = sorted(path.name for path in VALUES.glob("*.yaml"))
 KUBE_VERSION = "1.35.3"
+PUBLISHED = CRD_CHART / "schemas" / "{{ .Group }}" / "{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
+"""The InferenceService's schema the CRD's chart publishes, as a kubeconform schema location."""
+CORE_KINDS = {"Service", "ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Deployment", "Secret",
+              "HorizontalPodAutoscaler", "PodDisruptionBudget", "ClusterRole", "ClusterRoleBinding", "Job",
+              "NetworkPolicy"}
 
 
 @pytest.fixture
@@ -68,6 +77,71 @@ def test_kpt_expands_a_package_in_place_and_again_changes_nothing(workspace: Wor
     assert by_key(found) == post_rendered(workspace.helm, VALUES / DOC_STORY)
     workspace.run(f"kpt fn eval {package.name} --exec fusion-krm")
     assert {path.name: path.read_text() for path in package.iterdir()} == files
+
+
+KUBECONFORM_LOCATION = "{{ .Group }}_{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
+"""Where the converted upstream CRDs' schemas are, as kubeconform names a schema."""
+
+
+def kubeconform_schemas(crds: list[Path], into: Path) -> Path:
+    """The JSON schemas kubeconform's own converter (its openapi2jsonschema.py) makes of CRDS, in INTO."""
+    into.mkdir()
+    converter = shared_dir("kubeconform") / "openapi2jsonschema.py"
+    subprocess.run([sys.executable, converter, *crds], cwd=into, check=True, capture_output=True,
+                   env={"FILENAME_FORMAT": "{fullgroup}_{kind}_{version}", "PATH": os.environ["PATH"]})
+    return into
+
+
+def kubeconform(workspace: Workspace, manifest: Path, *locations: str) -> list[dict[str, Any]]:
+    """Each resource of MANIFEST as kubeconform -strict judges it against the schemas at LOCATIONS."""
+    args = [arg for location in locations for arg in ("-schema-location", location)]
+    done = workspace.run(" ".join(["kubeconform", "-strict", "-output", "json", "-verbose", "-ignore-missing-schemas",
+                                   *map(shlex.quote, args), str(manifest)]), check=False)
+    resources: list[dict[str, Any]] = json.loads(done.stdout)["resources"]
+    return resources
+
+
+def test_the_kubeconform_recipe_validates_the_service_as_written(workspace: Workspace) -> None:
+    [commands] = section("kubeconform").commands
+    printed = workspace.run(commands).stdout
+    assert printed.splitlines() == expected_output(commands)
+
+
+@pytest.fixture(scope="module")
+def upstream_schemas(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The upstream CRDs' kinds as kubeconform's converter makes their schemas."""
+    return kubeconform_schemas(sorted(shared_crds().glob("*.yaml")), tmp_path_factory.mktemp("kubeconform") / "crds")
+
+
+@pytest.mark.parametrize("story", STORIES)
+def test_kubeconform_finds_every_rendered_object_valid_with_the_published_schema(
+        workspace: Workspace, upstream_schemas: Path, story: str) -> None:
+    upstream = upstream_schemas
+    rendered = workspace.root / "rendered.yaml"
+    rendered.write_text(workspace.helm.template(VALUES / story).stdout)
+    judged = kubeconform(workspace, rendered, str(PUBLISHED), str(upstream / KUBECONFORM_LOCATION))
+    assert [r for r in judged if r["status"] != "statusValid" and r["status"] != "statusSkipped"] == []
+    # every kind checked but Kubernetes' own, whose schemas (kubeconform's default location) are on the network
+    checked = {r["kind"] for r in judged if r["status"] == "statusValid"}
+    assert "InferenceService" in checked and checked == {r["kind"] for r in judged} - CORE_KINDS
+
+
+def test_kubeconform_s_converter_refuses_every_service_and_the_published_schema_refuses_a_bad_one(
+        workspace: Workspace) -> None:
+    converted = kubeconform_schemas([CRD], workspace.root.parent / "converted")
+    rendered = workspace.root / "rendered.yaml"
+    rendered.write_text(workspace.helm.template(VALUES / DOC_STORY).stdout)
+    [service] = [r for r in kubeconform(workspace, rendered, str(converted / KUBECONFORM_LOCATION))
+                 if r["kind"] == "InferenceService"]
+    assert service["status"] == "statusInvalid" and "template/spec/containers/0" in service["msg"], service
+    [published] = [r for r in kubeconform(workspace, rendered, str(PUBLISHED)) if r["kind"] == "InferenceService"]
+    assert published["status"] == "statusValid", published
+    bad = workspace.root / "bad.yaml"
+    obj = next(o for o in objects(rendered.read_text()) if o["kind"] == "InferenceService")
+    obj["spec"]["roles"][0]["replicas"] = "two"
+    bad.write_text(yaml.safe_dump(obj))
+    [refused] = kubeconform(workspace, bad, str(PUBLISHED))
+    assert refused["status"] == "statusInvalid" and "/spec/roles/0/replicas" in refused["msg"], refused
 
 
 def test_kpt_reports_the_functions_result(workspace: Workspace) -> None:

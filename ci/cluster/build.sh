@@ -170,7 +170,12 @@ for component in $components; do
       share "helm-diff-$HELM_DIFF_VERSION" "$(module_dir "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION")" plugin.yaml
       src="$cache/src/kpt-$KPT_VERSION"
       [ -f "$src/go.mod" ] || wrapper "$src" github.com/GoogleContainerTools/kpt "$KPT_VERSION"
-      build "$src" "kpt-$KPT_VERSION" github.com/GoogleContainerTools/kpt ;;
+      build "$src" "kpt-$KPT_VERSION" github.com/GoogleContainerTools/kpt
+      src="$cache/src/kubeconform-$KUBECONFORM_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/yannh/kubeconform "$KUBECONFORM_VERSION"
+      build "$src" "kubeconform-$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform
+      share "kubeconform-$KUBECONFORM_VERSION" "$(module_dir "github.com/yannh/kubeconform@$KUBECONFORM_VERSION")" \
+        scripts/openapi2jsonschema.py ;;
     registry)
       # Upstream's registry with the one storage driver the tests use (registry/main.go, ours).
       src="$cache/src/registry-$REGISTRY_VERSION"
