@@ -1,7 +1,8 @@
 """Installed as users install it, helm 3 and 4: `make dist`'s chart packages pushed to an OCI registry
 (the CNCF distribution registry, run locally) and installed from oci:// onto the control plane by the
 commands the chart's README gives, the CRD chart first, rendered by the post-renderer of the wheel
-installed into a fresh virtualenv (Helm 4: its plugin)."""
+installed into a fresh virtualenv (Helm 4: its plugin); then pulled and installed from its own files,
+the example values the package holds, as the README's next block says."""
 
 from __future__ import annotations
 
@@ -67,3 +68,18 @@ def test_the_chart_readme_s_install_commands_work(cluster: Cluster, helm: Helm, 
         lws = {o["metadata"]["name"] for o in cluster.custom(LWS, "llm")}
         assert lws == {"qwen-inference-inference-0"}, lws
         ready_pods(cluster, "llm", want=1)
+
+    # The README's block for the documents and examples the package holds: pulled and installed as written.
+    block = readme.split("```bash\n")[3].split("```", 1)[0]
+    assert "helm pull oci://REGISTRY/charts/fusioninfer" in block, block
+    with release(cluster, user, "qwen", "llm"):
+        for words in (shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines()):
+            words = [word.replace("REGISTRY", registry) for word in words]
+            flags = ["--plain-http"] if words[1] == "pull" else ["--kubeconfig", str(cluster.kubeconfig)]
+            done = subprocess.run([str(user.path), *words[1:], *flags], cwd=tmp_path, env=user.env(), text=True,
+                                  capture_output=True)
+            assert done.returncode == 0, done.stderr
+        assert (tmp_path / "fusioninfer" / "docs" / "router.md").read_bytes() == (
+            VALUES.parent / "docs" / "router.md").read_bytes()
+        pools = cluster.control_plane.items("inferencepools.inference.networking.k8s.io", "llm")
+        assert [pool["metadata"]["name"] for pool in pools] == ["qwen-pd-router"], pools
