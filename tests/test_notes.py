@@ -76,3 +76,15 @@ def test_an_autoscaled_role_shows_its_bounds_and_a_multinode_one_its_nodes(helm4
     text = notes(helm4, path)
     assert "  prefill (prefiller): 1 replica(s) of 2 node(s)\n" in text
     assert "  decode (decoder): 1 to 3 replicas, autoscaled\n" in text
+
+
+def test_a_route_to_a_gateway_of_the_user_s_names_that_gateway(helm4: Helm, tmp_path: Path) -> None:
+    values = yaml.safe_load((VALUES / "router-pd-qwen3-8b.yaml").read_text())
+    router = values["roles"][-1]
+    del router["gateway"]
+    router["httproute"]["parentRefs"] = [{"name": "shared", "namespace": "gateways"}]
+    path = tmp_path / "values.yaml"
+    path.write_text(yaml.safe_dump(values))
+    text = notes(helm4, path)
+    assert "ADDRESS=$(kubectl get gateway shared -n gateways -o jsonpath='{.status.addresses[0].value}')" in text
+    assert "  curl http://$ADDRESS/v1/completions \\\n" in text
