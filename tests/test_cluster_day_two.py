@@ -102,14 +102,14 @@ def test_an_older_crd_is_refused_then_upgraded_and_no_field_is_lost(
     server-side apply, a field manager Helm 4's apply conflicts with."""
     namespace = f"crd-upgrade-helm{helm.major}"
     kubectl = cluster.control_plane.kubectl
-    kubectl("delete", "crd", "inferenceservices.fusioninfer.io", "--wait")
-    if helm.major == 3:
-        kubectl("create", "-f", str(OLD_CRD))
-    else:
-        kubectl("apply", "--server-side", "-f", str(OLD_CRD))
-    kubectl("wait", "--for", "condition=Established", "crd/inferenceservices.fusioninfer.io", "--timeout", "60s")
     by_role = values(tmp_path, "role", layout="role")
-    try:
+    try:  # whatever fails here, the next test gets the chart's CRD (finally)
+        kubectl("delete", "crd", "inferenceservices.fusioninfer.io", "--wait")
+        if helm.major == 3:
+            kubectl("create", "-f", str(OLD_CRD))
+        else:
+            kubectl("apply", "--server-side", "-f", str(OLD_CRD))
+        cluster.control_plane.established("inferenceservices.fusioninfer.io")
         with release(cluster, helm, "svc", namespace) as installed:
             refused = helm_in(helm, cluster, namespace, "install", "svc", CHART, "-f", by_role, "--post-renderer",
                               "fusion-postrender", "--create-namespace", "--wait", check=False)

@@ -189,8 +189,7 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
             f"no matches for {V1ALPHA2}" in exited.stdout + exited.stderr, (exited.stdout + exited.stderr)[-2000:]
     finally:
         cluster.control_plane.apply(shared_crd(filename).read_text())
-        cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
-                                      f"crd/{crd}.inference.networking.x-k8s.io")
+        cluster.control_plane.established(f"{crd}.inference.networking.x-k8s.io")
 
 
 def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:

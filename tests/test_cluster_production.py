@@ -117,8 +117,7 @@ def test_pod_monitors_need_their_api_and_apply_as_rendered(
 
             for crd in crds:
                 kubectl("apply", "--server-side", "-f", crd)
-            kubectl("wait", "--for", "condition=Established", "crd/podmonitors.monitoring.coreos.com",
-                    "--timeout", "60s")
+            cluster.control_plane.established("podmonitors.monitoring.coreos.com")
             installed.install(monitored)
             rendered = {o["metadata"]["name"]: o for o in installed.manifest() if o["kind"] == "PodMonitor"}
             assert sorted(rendered) == ["qwen-pd-decode", "qwen-pd-prefill", "qwen-pd-router-epp"]
@@ -146,7 +145,7 @@ def test_a_cert_manager_certificate_needs_its_api_and_applies_as_rendered(
         assert "certificates (cert-manager.io/v1) is not served, and spec.tls.certManager has a Certificate write " \
                "the serving certificate" in check.stderr
         kubectl("apply", "--server-side", "-f", str(crd))
-        kubectl("wait", "--for", "condition=Established", "crd/certificates.cert-manager.io", "--timeout", "60s")
+        cluster.control_plane.established("certificates.cert-manager.io")
         with release(cluster, helm, "svc", namespace) as installed:
             installed.install(values)
             [rendered] = [o for o in installed.manifest() if o["kind"] == "Certificate"]

@@ -64,8 +64,7 @@ def test_the_api_server_takes_strategy_as_a_word_or_an_object(cluster: Cluster) 
     from fusion_helm.schemagen import crd
 
     cluster.control_plane.apply(yaml.safe_dump(crd()))
-    cluster.control_plane.kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
-                                  "crd/inferenceservices.fusioninfer.io")
+    cluster.control_plane.established("inferenceservices.fusioninfer.io")
     example = yaml.safe_load((Path(__file__).parent / "fixtures" / "design" / "router-monolithic.yaml").read_text())
     for strategy in ("prefix-cache", {"scorers": [{"type": "queue-size", "weight": 2}]}):
         example["spec"]["roles"][0]["strategy"] = strategy

@@ -134,7 +134,7 @@ def crds(cp: ControlPlane) -> None:
                         *shared_dir("llmd-router").glob("llm-d.ai_*.yaml")])
     for path in upstream:
         cp.apply(path.read_text())
-    cp.kubectl("wait", "--for", "condition=Established", "--timeout", "60s", "crd", "--all")
+    cp.established()
 
 
 def kwok(cp: ControlPlane) -> None:

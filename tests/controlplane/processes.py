@@ -130,6 +130,23 @@ class ControlPlane:
             raise ControlPlaneError(f"kubectl {' '.join(args)} failed:\n{result.stderr}")
         return result
 
+    def established(self, *crds: str, timeout: float = 60) -> None:
+        """Wait until the API server serves each of CRDS (by name; none: every CRD). Polled, not
+        `kubectl wait`: that fails at once on a CRD whose status has no conditions yet, as one just
+        created may not."""
+        deadline = time.monotonic() + timeout
+        while True:
+            listed = json.loads(self.kubectl("get", "crd", *crds, "-o", "json").stdout)
+            found = listed.get("items", [listed])
+            waiting = [crd["metadata"]["name"] for crd in found if not any(
+                condition["type"] == "Established" and condition["status"] == "True"
+                for condition in (crd.get("status") or {}).get("conditions") or [])]
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise ControlPlaneError(f"CRDs not established after {timeout:.0f}s: {waiting}")
+            time.sleep(0.2)
+
     def apply(self, objects: list[dict[str, Any]] | str) -> None:
         text = objects if isinstance(objects, str) else yaml.safe_dump_all(objects)
         self.kubectl("apply", "--server-side", "--force-conflicts", "--field-manager", "fusioninfer-test",
