@@ -149,10 +149,15 @@ def test_a_replica_no_rack_can_take_waits_whole_or_spans_racks_when_soft(
 def test_a_role_s_own_topology_and_one_opting_out_are_each_placed_as_they_say(
         cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
     """Story 4 with decode bound to a rack (the service's default) and prefill opting out: each decode
-    replica lies within one rack; prefill's pods go wherever there is room."""
+    replica lies within one rack; prefill's pods go wherever there is room. Decode replicas of two
+    8-GPU nodes serve at tensor parallelism 16, which they have GPUs for."""
     namespace = f"topology-override-helm{helm.major}"
+    decode_template = yaml.safe_load(STORY4.read_text())["roles"][1]["template"]
+    engine_args = decode_template["spec"]["containers"][0]["args"]
+    engine_args[engine_args.index("--tensor-parallel-size") + 1] = "16"
     path = values(tmp_path / "values.yaml", STORY4, roles=[
-        {"multinode": {"nodeCount": 3}, "networkTopology": {"mode": "none"}}, {"multinode": {"nodeCount": 2}}],
+        {"multinode": {"nodeCount": 3}, "networkTopology": {"mode": "none"}},
+        {"multinode": {"nodeCount": 2}, "template": decode_template}],
         gangSchedule={"networkTopology": RACK})
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(path)
