@@ -23,7 +23,8 @@ staging_minor() { echo "v0.${1#v1.}"; }   # v1.35.3 -> v0.35.3
 
 # wrapper DIR MODULE VERSION [LOCAL=VERSION ...]: a module in DIR that requires MODULE@VERSION and
 # keeps its replace directives: `=> ./staging/src/k8s.io/x` becomes k8s.io/x at the release's v0.Y.Z,
-# other local replaces take the LOCAL=VERSION given (LOCAL=- drops one), pinned replaces (grpc, otel, ...) are kept as is.
+# other local replaces take the LOCAL=VERSION given (LOCAL=- drops one), pinned replaces (grpc, otel, ...) are kept as is,
+# of every version or of the one they name.
 wrapper() {
   local dir=$1 module=$2 version=$3
   shift 3
@@ -37,6 +38,7 @@ wrapper() {
     sed -n '/^replace (/,/^)/p; /^replace [^(]/p' "$gomod" | sed 's/^replace //' |
       awk -v staging="$(staging_minor "$KUBERNETES_VERSION")" -v locals="$*" '
         BEGIN { n = split(locals, pairs, " "); for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); local[kv[1]] = kv[2] } }
+        $3 == "=>" && NF >= 5 { print "replace " $1 " " $2 " => " $4 " " $5; next }   # one version replaced
         $2 != "=>" { next }
         $3 ~ /^\.\/staging\/src\/k8s\.io\// { print "replace " $1 " => " $1 " " staging; next }
         $3 ~ /^\./ { if (!($1 in local)) { print "wrapper: no version for local replace " $1 > "/dev/stderr"; exit 1 }
@@ -176,6 +178,18 @@ for component in $components; do
       build "$src" "kubeconform-$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform
       share "kubeconform-$KUBECONFORM_VERSION" "$(module_dir "github.com/yannh/kubeconform@$KUBECONFORM_VERSION")" \
         scripts/openapi2jsonschema.py ;;
+    elastic)
+      src="$cache/src/keda-$KEDA_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/kedacore/keda/v2 "$KEDA_VERSION"
+      build "$src" "keda-operator-$KEDA_VERSION" github.com/kedacore/keda/v2/cmd/operator
+      build "$src" "keda-adapter-$KEDA_VERSION" github.com/kedacore/keda/v2/cmd/adapter
+      # The operator watches these too and will not start without them (../shared/crds has the rest).
+      share "keda-$KEDA_VERSION" "$(module_dir "github.com/kedacore/keda/v2@$KEDA_VERSION")" \
+        config/crd/bases/keda.sh_scaledjobs.yaml 'config/crd/bases/eventing.keda.sh_*.yaml'
+      src="$cache/src/prometheus-$PROMETHEUS_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" github.com/prometheus/prometheus "$PROMETHEUS_VERSION"
+      (export GOFLAGS="$GOFLAGS -tags=remove_all_sd,enable_kubernetes_sd"
+       build "$src" "prometheus-$PROMETHEUS_VERSION" github.com/prometheus/prometheus/cmd/prometheus) ;;
     registry)
       # Upstream's registry with the one storage driver the tests use (registry/main.go, ours).
       src="$cache/src/registry-$REGISTRY_VERSION"
