@@ -18,7 +18,8 @@ COMPONENTS = {
     "etcd": "ETCD", "kube-apiserver": "KUBERNETES", "kube-controller-manager": "KUBERNETES",
     "kube-scheduler": "KUBERNETES", "kubectl": "KUBERNETES", "kwok": "KWOK", "lws-controller": "LWS",
     "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO", "registry": "REGISTRY",
-    "llm-d-inference-sim": "INFERENCE_SIM",
+    "llm-d-inference-sim": "INFERENCE_SIM", "keda-operator": "KEDA", "keda-adapter": "KEDA",
+    "prometheus": "PROMETHEUS",
 }
 
 

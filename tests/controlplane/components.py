@@ -22,6 +22,10 @@ relies on them, the pickers watch pods.)"""
 KWOK_LOGS_CRD = "kwok.x-k8s.io_logs.yaml"
 """kwok's Logs: which file holds a pod's container logs, as its kubelet API serves them."""
 SERVICE_CIDR = "10.96.0.0/16"
+FRONT_PROXY_CLIENT = "front-proxy-client"
+KEDA_NAMESPACE = "keda"
+KEDA_METRICS_SERVER = "keda-metrics-apiserver"
+EXTERNAL_METRICS = "v1beta1.external.metrics.k8s.io"
 """Service cluster IPs are allocated from here and never routed: nothing may dial one."""
 
 
@@ -38,16 +42,18 @@ def self_signed_cert(directory: Path, name: str) -> tuple[Path, Path]:
     return cert, key
 
 
-def ca_signed_cert(directory: Path, name: str) -> tuple[Path, Path, Path]:
-    """A certificate authority and a serving certificate for 127.0.0.1 and localhost it signs, as a
-    cluster's: clients that refuse a certificate that is its own CA (rustls, as Rust clients such as
-    SGLang's router use it) take it. Its CA, certificate and key."""
+def ca_signed_cert(directory: Path, name: str, dns: tuple[str, ...] = ("localhost",),
+                   usage: str = "serverAuth") -> tuple[Path, Path, Path]:
+    """A certificate authority and a certificate for 127.0.0.1 and DNS it signs, as a cluster's: clients
+    that refuse a certificate that is its own CA (rustls, as Rust clients such as SGLang's router use it)
+    take it. USAGE: serverAuth, clientAuth or both. Its CA, certificate and key."""
     directory.mkdir(parents=True, exist_ok=True)
     ca, ca_key = directory / f"{name}-ca.crt", directory / f"{name}-ca.key"
     cert, key, request = directory / f"{name}.crt", directory / f"{name}.key", directory / f"{name}.csr"
     extensions = directory / f"{name}.ext"
-    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n"
-                          "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
+    names = ",".join(["IP:127.0.0.1", *(f"DNS:{name}" for name in dns)])
+    extensions.write_text(f"subjectAltName={names}\nbasicConstraints=CA:FALSE\n"
+                          f"keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage={usage}\n")
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", f"/CN={name}-ca",
             "-keyout", ca_key, "-out", ca)
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}", "-keyout", key, "-out", request)
@@ -83,6 +89,7 @@ def apiserver(cp: ControlPlane) -> None:
     openssl("rsa", "-in", pki / "sa.key", "-pubout", "-out", pki / "sa.pub")
     (pki / "tokens.csv").write_text(f'{TOKEN},admin,admin,"system:masters"\n')
     ca, cert, key = ca_signed_cert(pki, "apiserver")
+    front_proxy_ca, front_proxy_cert, front_proxy_key = ca_signed_cert(pki, FRONT_PROXY_CLIENT, usage="clientAuth")
     cp.ports["apiserver"] = free_port()
     cp.server = f"https://127.0.0.1:{cp.ports['apiserver']}"
     cp.ca = ca
@@ -97,6 +104,12 @@ def apiserver(cp: ControlPlane) -> None:
         "--service-cluster-ip-range", SERVICE_CIDR, "--allow-privileged=true",
         # Its own address, 127.0.0.1, is refused in the kubernetes Service's Endpoints: nothing to reconcile.
         "--endpoint-reconciler-type", "none",
+        # The aggregation layer: requests it proxies to an extension API server (KEDA's metrics server)
+        # carry the user in headers, vouched for by this client certificate.
+        "--requestheader-client-ca-file", front_proxy_ca, "--requestheader-allowed-names", FRONT_PROXY_CLIENT,
+        "--requestheader-username-headers", "X-Remote-User", "--requestheader-group-headers", "X-Remote-Group",
+        "--requestheader-extra-headers-prefix", "X-Remote-Extra-",
+        "--proxy-client-cert-file", front_proxy_cert, "--proxy-client-key-file", front_proxy_key,
     ])
     cp.wait("kube-apiserver /readyz", lambda: cp.get("/readyz")[0] == 200, "kube-apiserver")
 
@@ -228,3 +241,50 @@ def volcano(cp: ControlPlane) -> None:
     ])
     cp.wait("Volcano's default queue", lambda: cp.get(
         "/apis/scheduling.volcano.sh/v1beta1/queues/default")[0] == 200, "vc-scheduler")
+
+
+def keda(cp: ControlPlane) -> None:
+    """KEDA's operator and metrics API server, the latter registered as the external metrics API. An
+    APIService names a Service, and Endpoints refuse loopback addresses: the aggregator dials an
+    ExternalName Service's name and port as they are, so the Service is ExternalName 127.0.0.1."""
+    pki = cp.workdir / "pki"
+    # One certificate, as KEDA's own rotation makes it: the operator's gRPC server and its client, the
+    # adapter, and the metrics server the aggregator verifies by its Service's name.
+    ca, cert, key = ca_signed_cert(pki, "keda", usage="serverAuth,clientAuth", dns=(
+        f"keda-operator.{KEDA_NAMESPACE}.svc", f"{KEDA_METRICS_SERVER}.{KEDA_NAMESPACE}.svc"))
+    certs = cp.workdir / "keda-certs"  # the names KEDA reads from its certificate directory
+    certs.mkdir(exist_ok=True)
+    for source, name in ((ca, "ca.crt"), (cert, "tls.crt"), (key, "tls.key")):
+        (certs / name).write_bytes(source.read_bytes())
+    crds = [shared_crd(f"keda.sh_{kind}.yaml") for kind in
+            ("scaledobjects", "triggerauthentications", "clustertriggerauthentications")]
+    crds += sorted(shared_dir("keda").glob("*.yaml"))
+    cp.kubectl("apply", "--server-side", *(arg for crd in crds for arg in ("-f", str(crd))))
+    cp.established(*(yaml.safe_load(crd.read_text())["metadata"]["name"] for crd in crds))
+    cp.apply(f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {KEDA_NAMESPACE}}}\n")
+    grpc, adapter = free_port(), free_port()
+    cp.ports["keda-operator"], cp.ports["keda-adapter"] = grpc, adapter
+    env = {"WATCH_NAMESPACE": "", "POD_NAMESPACE": KEDA_NAMESPACE}
+    cp.spawn("keda-operator", [
+        binary("keda-operator"), "--kubeconfig", cp.kubeconfig, "--cert-dir", certs,
+        "--metrics-bind-address", f"127.0.0.1:{free_port()}", "--health-probe-bind-address", f"127.0.0.1:{free_port()}",
+        "--metrics-service-bind-address", f"127.0.0.1:{grpc}", "--enable-webhook-patching=false",
+        "--enable-apiservice-patching=false"], env=env)
+    cp.spawn("keda-adapter", [
+        binary("keda-adapter"), *(arg for flag in ("--kubeconfig", "--lister-kubeconfig", "--authentication-kubeconfig",
+                                                   "--authorization-kubeconfig") for arg in (flag, cp.kubeconfig)),
+        "--cert-dir", certs, "--tls-cert-file", certs / "tls.crt", "--tls-private-key-file", certs / "tls.key",
+        "--bind-address", "127.0.0.1", "--secure-port", str(adapter),
+        "--metrics-service-address", f"127.0.0.1:{grpc}",
+        "--metrics-service-grpc-authority", f"keda-operator.{KEDA_NAMESPACE}.svc"], env=env)
+    cp.apply([
+        {"apiVersion": "v1", "kind": "Service",
+         "metadata": {"name": KEDA_METRICS_SERVER, "namespace": KEDA_NAMESPACE},
+         "spec": {"type": "ExternalName", "externalName": "127.0.0.1", "ports": [{"name": "https", "port": adapter}]}},
+        {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": EXTERNAL_METRICS},
+         "spec": {"service": {"name": KEDA_METRICS_SERVER, "namespace": KEDA_NAMESPACE, "port": adapter},
+                  "group": "external.metrics.k8s.io", "version": "v1beta1",
+                  "caBundle": base64.b64encode(ca.read_bytes()).decode(),
+                  "groupPriorityMinimum": 100, "versionPriority": 100}}])
+    cp.wait("the external metrics API (KEDA's metrics server)",
+            lambda: cp.get("/apis/external.metrics.k8s.io/v1beta1")[0] == 200, "keda-adapter")
