@@ -264,7 +264,7 @@ def keda(cp: ControlPlane) -> None:
     cp.apply(f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {KEDA_NAMESPACE}}}\n")
     grpc, adapter = free_port(), free_port()
     cp.ports["keda-operator"], cp.ports["keda-adapter"] = grpc, adapter
-    env = {"WATCH_NAMESPACE": "", "POD_NAMESPACE": KEDA_NAMESPACE}
+    env = {"WATCH_NAMESPACE": "", "POD_NAMESPACE": KEDA_NAMESPACE, "KEDA_CLUSTER_OBJECT_NAMESPACE": KEDA_NAMESPACE}
     cp.spawn("keda-operator", [
         binary("keda-operator"), "--kubeconfig", cp.kubeconfig, "--cert-dir", certs,
         "--metrics-bind-address", f"127.0.0.1:{free_port()}", "--health-probe-bind-address", f"127.0.0.1:{free_port()}",
@@ -288,3 +288,18 @@ def keda(cp: ControlPlane) -> None:
                   "groupPriorityMinimum": 100, "versionPriority": 100}}])
     cp.wait("the external metrics API (KEDA's metrics server)",
             lambda: cp.get("/apis/external.metrics.k8s.io/v1beta1")[0] == 200, "keda-adapter")
+
+
+def prometheus(cp: ControlPlane, scrape_configs: list[dict[str, Any]]) -> str:
+    """A Prometheus on loopback scraping as SCRAPE_CONFIGS say (Kubernetes discovery reads the API server
+    with the admin's token); its address."""
+    port = free_port()
+    config = cp.workdir / "prometheus.yml"
+    config.write_text(yaml.safe_dump({"global": {"scrape_interval": "2s", "evaluation_interval": "2s"},
+                                      "scrape_configs": scrape_configs}))
+    cp.spawn("prometheus", [
+        binary("prometheus"), "--config.file", config, "--storage.tsdb.path", cp.workdir / "prometheus",
+        "--web.listen-address", f"127.0.0.1:{port}"])
+    address = f"http://127.0.0.1:{port}"
+    cp.wait("Prometheus", lambda: http_ok(f"{address}/-/ready"), "prometheus")
+    return address
