@@ -11,7 +11,7 @@ import pytest
 
 from fusion_helm.schemagen import upstream_crds as read_upstream_crds
 from tests.cluster import GPU_NODES, Cluster, install_crd_chart
-from tests.controlplane import set_gpu_nodes, start
+from tests.controlplane import components, set_gpu_nodes, start
 from tests.controlplane.builds import COMPONENTS, SHARED_CRDS, binary, shared_crds
 from tests.goyaml import GoYAML, built
 from tests.helm import CACHE, ROOT, Helm, make_helm
@@ -129,6 +129,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             yield cluster
     finally:
         control_plane.stop()
+
+
+@pytest.fixture(scope="session")
+def keda(cluster: Cluster) -> Cluster:
+    """The control plane with KEDA's operator and metrics server (the external metrics API), started when
+    a test first asks; stopped with the control plane."""
+    components.keda(cluster.control_plane)
+    return cluster
 
 
 @pytest.fixture(scope="session")
