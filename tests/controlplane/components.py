@@ -290,16 +290,17 @@ def keda(cp: ControlPlane) -> None:
             lambda: cp.get("/apis/external.metrics.k8s.io/v1beta1")[0] == 200, "keda-adapter")
 
 
-def prometheus(cp: ControlPlane, scrape_configs: list[dict[str, Any]]) -> str:
-    """A Prometheus on loopback scraping as SCRAPE_CONFIGS say (Kubernetes discovery reads the API server
-    with the admin's token); its address."""
-    port = free_port()
-    config = cp.workdir / "prometheus.yml"
+def prometheus(cp: ControlPlane, name: str, scrape_configs: list[dict[str, Any]]) -> str:
+    """A Prometheus of its own NAME on loopback scraping as SCRAPE_CONFIGS say (Kubernetes discovery reads
+    the API server with the admin's token); its address."""
+    port, workdir = free_port(), cp.workdir / f"prometheus-{name}"
+    workdir.mkdir()
+    config = workdir / "prometheus.yml"
     config.write_text(yaml.safe_dump({"global": {"scrape_interval": "2s", "evaluation_interval": "2s"},
                                       "scrape_configs": scrape_configs}))
-    cp.spawn("prometheus", [
-        binary("prometheus"), "--config.file", config, "--storage.tsdb.path", cp.workdir / "prometheus",
+    cp.spawn(f"prometheus-{name}", [
+        binary("prometheus"), "--config.file", config, "--storage.tsdb.path", workdir / "data",
         "--web.listen-address", f"127.0.0.1:{port}"])
     address = f"http://127.0.0.1:{port}"
-    cp.wait("Prometheus", lambda: http_ok(f"{address}/-/ready"), "prometheus")
+    cp.wait(f"Prometheus {name}", lambda: http_ok(f"{address}/-/ready"), f"prometheus-{name}")
     return address
