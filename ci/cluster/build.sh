@@ -97,7 +97,7 @@ vendored() {
   echo "$dir"
 }
 
-components=${*:-etcd kubernetes kwok lws volcano pickers serving pipelines registry}
+components=${*:-etcd kubernetes kwok lws volcano pickers serving pipelines registry elastic}
 for component in $components; do
   case $component in
     etcd)
