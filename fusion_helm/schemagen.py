@@ -31,6 +31,8 @@ from fusion_helm.hooks.kinds import (
     LEADER_WORKER_SET,
     POD_GROUP,
     POD_MONITOR,
+    SCALED_OBJECT,
+    TRIGGER_AUTHENTICATION,
     inference_pool,
 )
 from fusion_helm.hooks.needs import PICKERS, POOL_V1, POOL_V1ALPHA2
@@ -50,7 +52,7 @@ UPSTREAM_KINDS = tuple((kind.api_version, kind.kind) for kind in (
     LEADER_WORKER_SET, DISAGGREGATED_SET, POD_GROUP, GATEWAY, HTTP_ROUTE,
     *(inference_pool(api) for api in (POOL_V1, POOL_V1ALPHA2)),
     *(reads.model for reads in PICKERS.values()),
-    POD_MONITOR, CERTIFICATE))
+    POD_MONITOR, CERTIFICATE, SCALED_OBJECT, TRIGGER_AUTHENTICATION))
 """Every kind the expansion writes or takes over, at the versions it uses."""
 VENDORED_CRDS = {"LLMD_ROUTER": "config/crd/bases/llm-d.ai_inferenceobjectives.yaml"}
 """CRDs of kinds we write that ../shared/crds lacks, read from the release sources in ../shared/vendor

@@ -63,6 +63,7 @@ CASES = {
     "unknown field": (
         with_role_change("replica", 2),
         "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, componentType, "
+        "disruptionBudget, "
         "endpointPicker, endpointPickerConfig, frontend, gateway, httproute, models, multinode, name, "
         "networkTopology, poolAPIVersion, recoveryPolicy, replicas, rollout, service, strategy, targetPort, "
         "template)"),

@@ -120,9 +120,25 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
                           "tls": {"secretName": "s"}},
     "TLS from cert-manager": {"roles": [role("w", "worker"), router()], "service": {},
                               "tls": {"certManager": {"issuerRef": {"name": "ca", "kind": "ClusterIssuer"}}}},
+    "prefill and decode at zero under KEDA, its Prometheus behind credentials": {
+        "layout": "disaggregated", "monitoring": {"podMonitor": {"enabled": True}}, "roles": [
+            {**role("p", "prefiller", None, nodes=2), "autoscaling": {
+                "minReplicas": 0, "maxReplicas": 2, "keepUpWith": {"role": "d", "ratio": 1}, "prometheus": {
+                    "serverAddress": "https://prometheus:9090", "credentials": {"secretName": "p", "mode": "basic"}}}},
+            {**role("d", "decoder", None, nodes=2), "autoscaling": {
+                "minReplicas": 0, "maxReplicas": 4, "prometheus": {"serverAddress": "https://prometheus:9090"}}},
+            router(generation="llm-d-router")]},
     "a frontend beside a multi-node role at level group": {"roles": [role("w", "worker", 2, nodes=2), frontend()],
                                                            "gangSchedule": {"level": "group"}},
 }
+
+
+AUTOSCALERS: list[dict[str, Any]] = [
+    {}, {"prometheus": {"serverAddress": "http://prometheus:9090"}},
+    {"prometheus": {"serverAddress": "http://prometheus:9090", "credentials": {"secretName": "p", "mode": "bearer"}}},
+    {"triggers": [{"type": "cron", "metadata": {"timezone": "UTC", "start": "0 8 * * *", "end": "0 9 * * *",
+                                                "desiredReplicas": "1"}}]}]
+"""A HorizontalPodAutoscaler; KEDA on Prometheus, with credentials or without; KEDA on triggers alone."""
 
 
 def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
@@ -143,7 +159,8 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
                 for served in roles:
                     if served["componentType"] not in ("router", "frontend") and rng.random() < 0.6:
                         served.pop("replicas", None)
-                        served["autoscaling"] = {"minReplicas": rng.randint(1, 3), "maxReplicas": 4}
+                        served["autoscaling"] = {"minReplicas": rng.randint(0, 3), "maxReplicas": 4}
+                        served["autoscaling"].update(rng.choice(AUTOSCALERS))
         if rng.random() < 0.5:
             gang: dict[str, Any] = {}
             if rng.random() < 0.5:
@@ -169,6 +186,8 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
         if rng.random() < 0.3:
             values["monitoring"] = rng.choice([{}, {"podMonitor": {}}, {"podMonitor": {"enabled": True}},
                                                {"podMonitor": {"enabled": False, "interval": "1m"}}])
+        if any("prometheus" in (served.get("autoscaling") or {}) for served in roles):
+            values["monitoring"] = {"podMonitor": {"enabled": True}}  # what the signals' queries read
         out[f"generated {case}"] = values
     return out
 
@@ -190,7 +209,8 @@ def expanded(values: dict[str, Any]) -> list[dict[str, Any]] | None:
     stops there, whatever anything else decided)."""
     try:
         service = parse_inference_service({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
-                                           "metadata": {"name": "svc"}, "spec": spec_of(values)})
+                                           "metadata": {"name": "svc", "namespace": "llm"},
+                                           "spec": spec_of(values)})
         plan_gang(service)
         return expand(service)
     except InvalidSpec:
@@ -214,6 +234,7 @@ def written(objects: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, An
         "layout": sorted(api for api in resources if api.startswith("disaggregatedset.x-k8s.io/")),
         "monitoring": sorted(api for api in resources if api.startswith("monitoring.coreos.com/")),
         "tls": sorted(api for api in resources if api.startswith("cert-manager.io/")),
+        "autoscaling": sorted(api for api in resources if api.startswith("keda.sh/")),
         "placement": needs.Placement((podgroup or {}).get("queue"),
                                      (spec.get("schedulingStrategy") or {}).get("priorityClassName"), tuple(tiers)),
     }
@@ -223,7 +244,8 @@ def decided(spec: dict[str, Any]) -> dict[str, Any]:
     """The same, as the check Job decides it from the spec alone."""
     return {"gang": needs.gang_minimum(spec) is not None, "router": needs.router_apis(spec),
             "layout": sorted(needs.layout_apis(spec)), "monitoring": sorted(needs.monitoring_apis(spec)),
-            "tls": sorted(needs.tls_apis(spec)), "placement": needs.placement(spec)}
+            "tls": sorted(needs.tls_apis(spec)), "autoscaling": sorted(needs.autoscaling_apis(spec)),
+            "placement": needs.placement(spec)}
 
 
 def test_the_check_decides_from_the_spec_as_the_expansion_writes() -> None:

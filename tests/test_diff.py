@@ -107,7 +107,7 @@ def test_a_partition_says_which_groups_it_keeps(renders: Renders) -> None:
     canary = ("--set", "layout=role", "--set", "roles[1].rollout.partition=1")
     text = story4_diff(renders, *canary)
     assert "LeaderWorkerSet/deepseek-r1-disagg-decode   rolling (group 1; partition keeps 0)\n" in text
-    assert {"kind": "LeaderWorkerSet", "namespace": None, "name": "deepseek-r1-disagg-decode", "change": "rolling",
+    assert {"kind": "LeaderWorkerSet", "namespace": "default", "name": "deepseek-r1-disagg-decode", "change": "rolling",
             "detail": "group 1; partition keeps 0"} in story4_diff_json(renders, *canary)
     decode = {**role("decode", replicas=4, nodes=2), "rollout": {"partition": 2}}
     current = objects(role("prefill", "prefiller"), decode, layout="role")
@@ -159,6 +159,6 @@ def test_switching_to_the_disaggregated_layout_and_rolling_it_in_table_and_json(
     text = story4_diff(renders, "--set", "layout=disaggregated")
     assert "DisaggregatedSet/deepseek-r1-disagg role decode   rolling (a new revision of every role: decode changed)" \
         in text
-    assert {"kind": "DisaggregatedSet", "namespace": None, "name": "deepseek-r1-disagg", "role": "prefill",
+    assert {"kind": "DisaggregatedSet", "namespace": "default", "name": "deepseek-r1-disagg", "role": "prefill",
             "change": "rolling", "detail": "a new revision of every role: decode changed"} in story4_diff_json(
         renders, "--set", "layout=disaggregated")

@@ -98,7 +98,7 @@ def test_the_helm4_file_annotation_is_copied_onto_generated_objects() -> None:
                                    "template": {"spec": {"containers": [{"name": "c",
                                                                          "image": "vllm/vllm-openai:v0.11.0"}]}}}]}}
     objects = [doc for doc in yaml.safe_load_all(post_rendered(yaml.safe_dump(service))) if doc]
-    assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet"]
+    assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet", "PodDisruptionBudget"]
     for obj in objects:
         assert obj["metadata"]["annotations"] == {annotation: "chart/templates/svc.yaml"}
     pod_annotations = objects[2]["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["annotations"]

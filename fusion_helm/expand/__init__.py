@@ -2,7 +2,8 @@
 
 Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
 by role order and replica index (layout role: the role's one, and its autoscaler; layout
-disaggregated: the DisaggregatedSet, then the roles' autoscalers), then the router's objects, then each
+disaggregated: the DisaggregatedSet, then the roles' autoscalers), each followed by the role's
+PodDisruptionBudget, then the router's objects, then each
 frontend's, then the Services over serving pods, then spec.tls's Certificate, then the PodMonitors.
 Generated objects may share unchanged sub-structures (a role's pod spec is the same object in all
 its replicas): treat the result as read-only.
@@ -23,6 +24,8 @@ from fusion_helm.model import InferenceService, Layout, Role
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from fusion_helm.expand.autoscaling import Routing
 
 LWS_OVERHEAD_BYTES = 1024
 """What a LeaderWorkerSet adds to its pod templates: names, labels, the spec's other fields."""
@@ -66,9 +69,13 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     for role in service.roles:
         objects += leader_worker_sets(service, role, blueprints[role.name], plan)
         if role.autoscaling is not None:
-            from fusion_helm.expand.autoscaling import horizontal_pod_autoscalers
+            from fusion_helm.expand.autoscaling import autoscalers
 
-            objects += horizontal_pod_autoscalers(service, role)
+            objects += autoscalers(service, role, _routing(service))
+        if role.disruption_budget is not None:
+            from fusion_helm.expand.disruption import disruption_budget
+
+            objects.append(disruption_budget(service, role))
     if service.router is not None:
         from fusion_helm.expand.router import router_objects
 
@@ -92,6 +99,17 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         objects += pod_monitors(service)
     check_objects(service, objects)
     return objects
+
+
+def _routing(service: InferenceService) -> Routing | None:
+    """What the autoscalers read of the router: its name and whether its picker can hold requests."""
+    from fusion_helm.expand.autoscaling import Routing
+
+    if service.router is None:
+        return None
+    from fusion_helm.expand.router import generation_of
+
+    return Routing(router=service.router.name, flow_control=generation_of(service, service.router).flow_control)
 
 
 def _check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]) -> None:

@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from fusion_helm.model.exposure import Frontend
 
 PD_ROLES = {ComponentType.PREFILLER: "prefill", ComponentType.DECODER: "decode"}
+SCRAPED_POD_LABELS = (LABEL_SERVICE, LABEL_ROLE_NAME, LABEL_COMPONENT_TYPE)
+"""Carried from the pods onto every metric Prometheus scrapes from them (the PodMonitors' podTargetLabels):
+a dashboard tells the roles apart by them, an autoscaler's query selects by them (``prometheus_label``)."""
+
+
+def prometheus_label(label: str) -> str:
+    """The name a pod label takes on a scraped metric: every character a Prometheus label name may not
+    hold made an underscore, as the Prometheus Operator does (``fusioninfer.io/service`` →
+    ``fusioninfer_io_service``)."""
+    return "".join(char if char.isascii() and (char.isalnum() or char == "_") else "_" for char in label)
 
 
 def replica_index_label(service: InferenceService) -> str:

@@ -4,13 +4,12 @@ other pods run ranks or Ray workers, without an API server) — and one for a ro
 
 from __future__ import annotations
 
-from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
+from fusion_helm.expand.labelling import SCRAPED_POD_LABELS, object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
 from fusion_helm.expand.tls import CA
 from fusion_helm.hooks.kinds import POD_MONITOR
-from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import InferenceService, PodMonitoring
 
 TYPE_CHECKING = False
@@ -18,8 +17,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 METRICS_PATH = "/metrics"
-TARGET_LABELS = [LABEL_SERVICE, LABEL_ROLE_NAME, LABEL_COMPONENT_TYPE]
-"""Carried from the pods onto every metric: a dashboard tells the roles apart by them."""
 
 
 def pod_monitors(service: InferenceService) -> list[dict[str, Any]]:
@@ -59,6 +56,6 @@ def _pod_monitor(service: InferenceService, monitoring: PodMonitoring, name: str
         "spec": {
             "selector": {"matchLabels": selector},
             "podMetricsEndpoints": [endpoint],
-            "podTargetLabels": list(TARGET_LABELS),
+            "podTargetLabels": list(SCRAPED_POD_LABELS),
         },
     }

@@ -91,6 +91,11 @@ def monitor_name(service: str, role: str) -> str:
     return f"{service}-{role}"
 
 
+def disruption_budget_name(service: str, role: str) -> str:
+    """A serving role's PodDisruptionBudget."""
+    return f"{service}-{role}"
+
+
 SERVING_SUFFIX = "-serving"
 
 

@@ -42,6 +42,31 @@ class Engine(StrEnum):
         return 8000 if self is Engine.VLLM else 30000
 
 
+class EngineMetric(StrEnum):
+    """What an engine reports on its /metrics, by meaning (``ENGINE_METRICS`` names it per engine)."""
+
+    QUEUE = "queue"
+    RUNNING = "running"
+    KV_CACHE = "kv-cache"
+    PROMPT_TOKENS = "prompt-tokens"
+    LORA = "lora"
+
+
+ENGINE_METRICS: Mapping[Engine, Mapping[EngineMetric, str]] = {
+    # Since vLLM 0.10: kv_cache_usage_perc, not gpu_cache_usage_perc (llm-d's simulator emits the same).
+    Engine.VLLM: {EngineMetric.QUEUE: "vllm:num_requests_waiting",
+                  EngineMetric.RUNNING: "vllm:num_requests_running",
+                  EngineMetric.KV_CACHE: "vllm:kv_cache_usage_perc",
+                  EngineMetric.PROMPT_TOKENS: "vllm:prompt_tokens_total",
+                  EngineMetric.LORA: "vllm:lora_requests_info"},
+    Engine.SGLANG: {EngineMetric.QUEUE: "sglang:num_queue_reqs",
+                    EngineMetric.RUNNING: "sglang:num_running_reqs",
+                    EngineMetric.KV_CACHE: "sglang:token_usage",
+                    EngineMetric.PROMPT_TOKENS: "sglang:prompt_tokens_total"},
+}
+"""The engines' metric names (vLLM 0.32, SGLang 0.5)."""
+
+
 @record
 class Option:
     """One option of the engines' command lines: the spellings each engine's parser takes for it (its

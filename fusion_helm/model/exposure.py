@@ -52,7 +52,7 @@ class FrontendKind(StrEnum):
 
 
 FRONTEND_ONLY_FIELDS = ("frontend",)
-NOT_ON_A_FRONTEND = ("multinode", "rollout", "autoscaling", "networkTopology", "recoveryPolicy")
+NOT_ON_A_FRONTEND = ("multinode", "rollout", "autoscaling", "networkTopology", "recoveryPolicy", "disruptionBudget")
 """A frontend is a Deployment of interchangeable pods: none of a serving role's replica fields apply."""
 FRONTEND_REPLICAS = 2
 """A frontend's pods by default: two, so that one keeps answering while the other restarts."""

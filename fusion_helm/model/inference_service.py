@@ -156,6 +156,8 @@ class Role:
     """Its own ``networkTopology`` (mode none: opted out of the service's default); None: the default's."""
     service: ClientService | None = None
     """A Service over its serving pods."""
+    disruption_budget: int | None = None
+    """The replicas a voluntary disruption may take down at once (its PodDisruptionBudget); None: no budget."""
 
     @property
     def spans_nodes(self) -> bool:
@@ -266,6 +268,7 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     frontends = _parse_frontends(spec["roles"], bool(roles), where)
     for role in roles:
         check_gpu_fit(role, where)
+        _check_keep_up(role, roles, where)
     _check_layout(layout, roles, router, where)
     gang_schedule = _parse_gang_schedule(spec.get("gangSchedule"), roles, where)
     if gang_schedule is not None and gang_schedule.level is GangLevel.GROUP:
@@ -347,6 +350,18 @@ def _check_layout(layout: Layout, roles: tuple[Role, ...], router: Router | None
                           "would pair a prefill and a decode of different revisions; use layout disaggregated "
                           "(prefill and decode roll together as one revision, and the router keeps each request "
                           "on one) or replica (docs/layouts.md)")
+
+
+def _check_keep_up(role: Role, roles: tuple[Role, ...], where: str) -> None:
+    """``autoscaling.keepUpWith`` names another serving role."""
+    keep_up = role.autoscaling.keep_up_with if role.autoscaling else None
+    if keep_up is None:
+        return
+    others = [other.name for other in roles if other.name != role.name]
+    if keep_up.role not in others:
+        raise InvalidSpec(where, f"{role.path}.autoscaling.keepUpWith.role",
+                          f"must name another serving role ({', '.join(others) or 'the service has none'}), "
+                          f"got {show(keep_up.role)}")
 
 
 def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...], where: str
@@ -457,4 +472,13 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         network_topology=parse_network_topology(raw.get("networkTopology"), f"{path}.networkTopology", where,
                                                 opt_out=True),
         service=parse_client_service(raw.get("service"), f"{path}.service", where),
+        disruption_budget=_disruption_budget(raw.get("disruptionBudget"), multinode.get("nodeCount", 1)),
     )
+
+
+def _disruption_budget(raw: Mapping[str, Any] | None, node_count: int) -> int | None:
+    """A multi-node role has a budget unless it opts out; a single-node one if it asks for one."""
+    budget = raw or {}
+    if not budget.get("enabled", node_count >= 2 or "maxUnavailableReplicas" in budget):
+        return None
+    return int(budget.get("maxUnavailableReplicas", 1))

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology")
+SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology", "disruptionBudget")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FLAG_CHARS = _ALNUM | frozenset("_.-")
 POD_SPEC = (LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind, "spec", "leaderWorkerTemplate", "workerTemplate",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.hooks import needs
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -24,23 +26,113 @@ METRIC_SOURCES = {"ContainerResource": "containerResource", "External": "externa
                   "Pods": "pods", "Resource": "resource"}
 
 
+class Signal(StrEnum):
+    """What a role's size follows under KEDA (``autoscaling.signals[].type``)."""
+
+    PICKER_QUEUE = "picker-queue"
+    PICKER_RUNNING = "picker-running"
+    ENGINE_QUEUE = "engine-queue"
+    ENGINE_RUNNING = "engine-running"
+    KV_CACHE = "kv-cache"
+    PREFILL_BACKLOG = "prefill-backlog"
+
+    @property
+    def read_at_picker(self) -> bool:
+        return self in (Signal.PICKER_QUEUE, Signal.PICKER_RUNNING)
+
+
+@record
+class Target:
+    signal: Signal
+    per_replica: float
+
+
+@record
+class PrometheusSource:
+    """``autoscaling.prometheus``: where KEDA queries the signals."""
+
+    server_address: str
+    credentials_secret: str | None = None
+    credentials_mode: str | None = None
+    """bearer or basic."""
+    credentials_ca: bool = False
+    unsafe_ssl: bool = False
+
+
+@record
+class KeepUpWith:
+    """At least ``ratio`` replicas of the role per replica of ``role``."""
+
+    role: str
+    ratio: float
+
+
 @record
 class Autoscaling:
-    """``roles[].autoscaling``: a HorizontalPodAutoscaler owns the role's replica count."""
+    """``roles[].autoscaling``: a KEDA ScaledObject (``keda``) or a HorizontalPodAutoscaler owns the role's
+    replica count."""
 
     min_replicas: int
     max_replicas: int
     metrics: tuple[Mapping[str, Any], ...] = ()
+    prometheus: PrometheusSource | None = None
+    signals: tuple[Target, ...] = ()
+    """As written; empty: the role's defaults (``expand.autoscaling``)."""
+    triggers: tuple[Mapping[str, Any], ...] = ()
+    keep_up_with: KeepUpWith | None = None
+    behavior: Mapping[str, Any] | None = None
+
+    keda: bool = False
+    """KEDA scales the role (needs.scaled_by_keda)."""
+
+
+KEDA_ONLY = ("signals", "keepUpWith")
+"""What only a ScaledObject reads: refused with a HorizontalPodAutoscaler."""
 
 
 def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> Autoscaling | None:
     if raw is None:
         return None
-    scaling = Autoscaling(min_replicas=raw.get("minReplicas", 1), max_replicas=raw["maxReplicas"],
-                          metrics=tuple(raw.get("metrics") or ()))
+    prometheus = raw.get("prometheus")
+    credentials = (prometheus or {}).get("credentials") or {}
+    keep_up = raw.get("keepUpWith")
+    scaling = Autoscaling(
+        min_replicas=raw.get("minReplicas", 1), max_replicas=raw["maxReplicas"],
+        metrics=tuple(raw.get("metrics") or ()),
+        prometheus=None if prometheus is None else PrometheusSource(
+            server_address=prometheus["serverAddress"], credentials_secret=credentials.get("secretName"),
+            credentials_mode=credentials.get("mode"), credentials_ca=credentials.get("ca", False),
+            unsafe_ssl=prometheus.get("unsafeSsl", False)),
+        signals=tuple(Target(Signal(signal["type"]), signal["target"]) for signal in raw.get("signals") or ()),
+        triggers=tuple(raw.get("triggers") or ()),
+        keep_up_with=None if keep_up is None else KeepUpWith(keep_up["role"], keep_up["ratio"]),
+        behavior=raw.get("behavior"), keda=needs.scaled_by_keda(raw))
     if scaling.max_replicas < scaling.min_replicas:
         raise InvalidSpec(where, f"{path}.maxReplicas",
                           f"must be at least minReplicas ({scaling.min_replicas}), got {scaling.max_replicas}")
+    for index, target in enumerate(scaling.signals):
+        if target.per_replica <= 0:
+            raise InvalidSpec(where, f"{path}.signals[{index}].target",
+                              f"must be greater than 0 (what one replica carries), got {show(target.per_replica)}")
+    if scaling.keep_up_with is not None and scaling.keep_up_with.ratio <= 0:
+        raise InvalidSpec(where, f"{path}.keepUpWith.ratio",
+                          f"must be greater than 0, got {show(scaling.keep_up_with.ratio)}")
+    if scaling.keda:
+        if scaling.metrics:
+            raise InvalidSpec(where, f"{path}.metrics",
+                              "are a HorizontalPodAutoscaler's, and prometheus or triggers make KEDA scale the role "
+                              "(its ScaledObject makes the HorizontalPodAutoscaler; two would fight over the "
+                              "count): give signals or triggers, or remove prometheus and triggers")
+    else:
+        for field in KEDA_ONLY:
+            if field in raw:
+                raise InvalidSpec(where, f"{path}.{field}",
+                                  "is read by KEDA, which scales the role only with prometheus (where to query the "
+                                  "signals) or triggers; add autoscaling.prometheus.serverAddress")
+        if scaling.min_replicas == 0:
+            raise InvalidSpec(where, f"{path}.minReplicas",
+                              "is 0, and a HorizontalPodAutoscaler scales no lower than 1 (KEDA takes a role to zero "
+                              "and back): add autoscaling.prometheus.serverAddress, or set minReplicas to 1 or more")
     for index, metric in enumerate(scaling.metrics):
         source = METRIC_SOURCES[metric["type"]]
         if not isinstance(metric.get(source), Mapping):

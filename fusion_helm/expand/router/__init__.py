@@ -10,7 +10,7 @@ configuration, RBAC and model kind.
 from __future__ import annotations
 
 from fusion_helm.expand.names import check_router_names
-from fusion_helm.expand.router.generations import generation_of
+from fusion_helm.expand.router.generations import Generation, generation_of
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from fusion_helm.expand.pods import RoleTemplates
 
-__all__ = ["routed_templates", "router_objects"]
+__all__ = ["generation_of", "routed_templates", "router_objects"]
 
 
 def routed_templates(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
@@ -45,7 +45,8 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     check_router_names(service, router)
     generation = generation_of(service, router)
     port = target_port(service, router)
-    config = picker_config(service, router, generation, service.disaggregated)
+    queue_seconds = _queue_seconds(service, generation)
+    config = picker_config(service, router, generation, service.disaggregated, queue_seconds)
     objects = picker_objects(service, router, generation, picker_image(router, generation), config)
     objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))
@@ -53,5 +54,16 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     gateway_object = gateway(service, router)
     if gateway_object is not None:
         objects.append(gateway_object)
-    objects.append(http_route(service, router, port))
+    objects.append(http_route(service, router, port, queue_seconds))
     return objects
+
+
+def _queue_seconds(service: InferenceService, generation: Generation) -> int | None:
+    """How long the picker holds a request in its queue, where an autoscaled role needs it to queue (it
+    follows the queue, or stands at zero while idle); None: the picker does not queue."""
+    if generation.flow_control and any(role.autoscaling is not None for role in service.roles):
+        from fusion_helm.expand.autoscaling import holds_requests, request_ttl_seconds
+
+        if holds_requests(service, generation.flow_control):
+            return request_ttl_seconds(service)
+    return None

@@ -13,6 +13,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.hooks import needs
 from fusion_helm.hooks.kinds import INFERENCE_POOL
 from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI, Router, Scorer
+from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
 from fusion_helm.records import record
 
 MODEL_GROUP = needs.PICKERS[PickerGeneration.GIE_V1].model.group
@@ -49,10 +50,9 @@ class PickerFlags:
 LLM_D_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
                           grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file")
 """llm-d-router's: its metrics source is a plugin of its configuration (picker_config)."""
-VLLM_METRICS = {"queue": "vllm:num_requests_waiting", "kv-cache": "vllm:kv_cache_usage_perc",
-                "lora": "vllm:lora_requests_info"}
-"""The metrics the pickers score by, as vLLM (since 0.10: kv_cache_usage_perc, not gpu_cache_usage_perc)
-and llm-d's simulator emit them."""
+VLLM_METRICS = {str(meaning): ENGINE_METRICS[Engine.VLLM][meaning]
+                for meaning in (EngineMetric.QUEUE, EngineMetric.KV_CACHE, EngineMetric.LORA)}
+"""The metrics the pickers score by, as vLLM and llm-d's simulator emit them."""
 V1_SCORERS = {Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-utilization-scorer",
               Scorer.QUEUE_SIZE: "queue-scorer", Scorer.LORA_AFFINITY: "lora-affinity-scorer"}
 
@@ -93,6 +93,9 @@ class Generation:
     at once, and its pod waits first (picker.STOP_DELAY)."""
     rollout_screener: bool = False
     """It has the DisaggregatedSet rollout screener (an Alpha plugin, loaded with EXPERIMENTAL_FLAG)."""
+    flow_control: bool = False
+    """It can queue requests (its flowControl feature gate): while the pool is saturated, and while it has
+    no endpoint at all - the waiting room of a role scaled to zero."""
 
     @property
     def reads(self) -> needs.PickerReads:
@@ -152,13 +155,15 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         scorer_plugins=V1_SCORERS,
         pd_sidecar=Sidecar(image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"),
         # Its defaults are today's names; it refuses the metric flags (deprecated for engineConfigs).
-        engine_metrics=(*VLLM_METRICS.values(), "vllm:num_requests_running", "vllm:cache_config_info"),
+        engine_metrics=(*VLLM_METRICS.values(), ENGINE_METRICS[Engine.VLLM][EngineMetric.RUNNING],
+                        "vllm:cache_config_info"),
         metric_flags={},
         watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites"),
                  LLM_D_GROUP: ("inferenceobjectives", "inferencemodelrewrites")},
         # --drain-timeout, 30 s by default: ext-proc served on while the gateway stops sending.
         drains_on_stop=True,
         rollout_screener=True,
+        flow_control=True,
     ),
 }
 

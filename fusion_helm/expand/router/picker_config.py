@@ -24,14 +24,17 @@ if TYPE_CHECKING:
 
 CONFIG_KIND = "EndpointPickerConfig"
 PICKER = "max-score-picker"
+FLOW_CONTROL = "flowControl"
+"""llm-d-router's feature gate that queues requests in the picker (its flow control)."""
 METRICS_SOURCE = "metrics-data-source"
 """llm-d-router's plugin that scrapes the engines' metrics."""
 
 
 def picker_config(service: InferenceService, router: Router, generation: Generation,
-                  disaggregated: bool) -> str:
+                  disaggregated: bool, queue_seconds: int | None = None) -> str:
+    """QUEUE_SECONDS: flow control on, each request held at most that long (``defaultRequestTTL``)."""
     if router.endpoint_picker_config is not None:
-        _check_verbatim(service, router, generation)
+        _check_verbatim(service, router, generation, queue_seconds)
         return router.endpoint_picker_config
     screener = [rollout_screener(service)] if screens_revisions(service) else []
     scorers = _scorer_plugins(service, router, generation)
@@ -45,9 +48,13 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
     else:
         profiles = [{"name": "default", "plugins": [*refs, {"pluginRef": PICKER}]}]
         plugins = [*plugins, {"type": PICKER}, {"type": "single-profile-handler"}]
-    return dump({"apiVersion": generation.config_api_version, "kind": CONFIG_KIND,
-                 "plugins": [*screener, *plugins, *_metrics_source(service, generation)],
-                 "schedulingProfiles": profiles})
+    config: dict[str, Any] = {"apiVersion": generation.config_api_version, "kind": CONFIG_KIND}
+    if queue_seconds is not None:
+        config["featureGates"] = [FLOW_CONTROL]
+        config["flowControl"] = {"defaultRequestTTL": f"{queue_seconds}s"}
+    config["plugins"] = [*screener, *plugins, *_metrics_source(service, generation)]
+    config["schedulingProfiles"] = profiles
+    return dump(config)
 
 
 def _metrics_source(service: InferenceService, generation: Generation) -> list[dict[str, Any]]:
@@ -109,7 +116,8 @@ def _pd_handler(service: InferenceService, router: Router, scorers: list[tuple[d
     return [{"type": "disagg-profile-handler", "parameters": {"deciders": {"prefill": decider["type"]}}}, decider]
 
 
-def _check_verbatim(service: InferenceService, router: Router, generation: Generation) -> None:
+def _check_verbatim(service: InferenceService, router: Router, generation: Generation,
+                    queue_seconds: int | None) -> None:
     path = f"{router.path}.endpointPickerConfig"
     try:
         config = load(router.endpoint_picker_config or "")
@@ -125,6 +133,13 @@ def _check_verbatim(service: InferenceService, router: Router, generation: Gener
         raise InvalidSpec(service.where, path,
                           f"needs a {METRICS_SOURCE} plugin with scheme https where spec.tls has the engines serve "
                           "HTTPS only: without it the picker scrapes their metrics in plain HTTP and scores blind")
+    if queue_seconds is not None and not (isinstance(config.get("featureGates"), list)
+                                          and FLOW_CONTROL in config["featureGates"]):
+        raise InvalidSpec(service.where, path,
+                          f"needs featureGates: [{FLOW_CONTROL}] where an autoscaled role follows the picker's queue "
+                          "or stands at zero: without it the picker queues nothing, and a request that finds no "
+                          f"replica fails at once (docs/autoscaling.md; a flowControl.defaultRequestTTL of "
+                          f"{queue_seconds}s covers this service's cold start)")
     if screens_revisions(service) and not (isinstance(plugins, list) and any(
             isinstance(plugin, dict) and plugin.get("type") == ROLLOUT_SCREENER for plugin in plugins)):
         raise InvalidSpec(service.where, path,

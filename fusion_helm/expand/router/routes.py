@@ -3,6 +3,7 @@ rule routes through the InferencePool."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
@@ -27,9 +28,11 @@ def gateway(service: InferenceService, router: Router) -> dict[str, Any] | None:
             "spec": dict(router.gateway)}
 
 
-def http_route(service: InferenceService, router: Router, target_port: int) -> dict[str, Any]:
+def http_route(service: InferenceService, router: Router, target_port: int, queue_seconds: int | None = None
+               ) -> dict[str, Any]:
     """The user's HTTPRoute spec, each rule kept: one without backendRefs gets the pool, one with them
-    must name the pool as the pool's API version does. Attached to the router's gateway by default."""
+    must name the pool as the pool's API version does. Attached to the router's gateway by default.
+    Where the picker holds requests up to QUEUE_SECONDS, each rule's request timeout leaves them that wait."""
     name = router_name(service.name, router.name)
     path = f"{router.path}.httproute"
     spec = dict(router.httproute)
@@ -43,6 +46,9 @@ def http_route(service: InferenceService, router: Router, target_port: int) -> d
     pool = backend_ref(router.pool_api, name)
     spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, router, target_port)
                      for index, rule in enumerate(spec.get("rules") or [{}])]
+    if queue_seconds is not None:
+        spec["rules"] = [_waiting(service, rule, f"{path}.rules[{index}]", queue_seconds)
+                         for index, rule in enumerate(spec["rules"])]
     return {"apiVersion": HTTP_ROUTE.api_version, "kind": HTTP_ROUTE.kind,
             "metadata": object_metadata(service, name, role_labels(service, router)),
             "spec": spec}
@@ -70,3 +76,34 @@ def _through_pool(service: InferenceService, rule: Mapping[str, Any], path: str,
             raise InvalidSpec(service.where, f"{ref_path}.port",
                               f"must be the pool's target port {target_port}, not {ref['port']}; or omit it")
     return dict(rule)
+
+
+GENERATION_SECONDS = 600
+"""What a request's timeout allows beyond its wait in the picker's queue: its answer, streamed."""
+DURATION = re.compile(r"(?:([0-9]+)(h|ms|m|s))")
+UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
+
+
+def _waiting(service: InferenceService, rule: Mapping[str, Any], path: str, queue_seconds: int) -> dict[str, Any]:
+    """A rule whose request timeout outlasts the picker's queue: the user's, if long enough, else
+    QUEUE_SECONDS and GENERATION_SECONDS (a gateway's default may be seconds: Envoy's is 15)."""
+    timeouts = rule.get("timeouts") or {}
+    given = timeouts.get("request")
+    if given is None:
+        return {**rule, "timeouts": {**timeouts, "request": f"{queue_seconds + GENERATION_SECONDS}s"}}
+    seconds = duration_seconds(given)
+    if seconds is not None and 0 < seconds <= queue_seconds:
+        raise InvalidSpec(service.where, f"{path}.timeouts.request",
+                          f"is {show(given)}, and a request may wait {queue_seconds}s in the picker's queue while an "
+                          f"autoscaled role starts a replica (its cold start); raise it above {queue_seconds}s, or "
+                          "remove it")
+    return dict(rule)
+
+
+def duration_seconds(text: str) -> float | None:
+    """A Gateway API duration (``1h``, ``10m30s``, ``500ms``) in seconds; None if it is not one (the
+    HTTPRoute's schema refuses it)."""
+    parts = DURATION.findall(text)
+    if not parts or "".join(number + unit for number, unit in parts) != text:
+        return None
+    return sum(int(number) * UNIT_SECONDS[unit] for number, unit in parts)

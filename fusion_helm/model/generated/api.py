@@ -196,27 +196,70 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                      'maximum': 2147483647}}},
                                                             'autoscaling': {'type': 'object',
                                                                             'description': 'Layouts role and '
-                                                                                           'disaggregated: a '
-                                                                                           'HorizontalPodAutoscaler '
-                                                                                           '(autoscaling/v2) '
-                                                                                           'scales the role '
-                                                                                           'through a scale '
+                                                                                           'disaggregated: the '
+                                                                                           "role's replica count "
+                                                                                           'follows a signal, '
+                                                                                           'through its scale '
                                                                                            'subresource (its '
                                                                                            "LeaderWorkerSet's; in "
                                                                                            'layout disaggregated '
                                                                                            'its '
-                                                                                           "DisaggregatedSetRoleScaler's); "
+                                                                                           "DisaggregatedSetRoleScaler's), "
+                                                                                           'in whole replicas; '
                                                                                            'replicas is then the '
                                                                                            "autoscaler's (leave it "
-                                                                                           'out of the role).',
+                                                                                           'out of the role). With '
+                                                                                           'prometheus (or '
+                                                                                           'triggers), a KEDA '
+                                                                                           'ScaledObject on the '
+                                                                                           'LLM signals the router '
+                                                                                           'and engines report '
+                                                                                           '(docs/autoscaling.md); '
+                                                                                           'with metrics, or '
+                                                                                           'neither, a '
+                                                                                           'HorizontalPodAutoscaler '
+                                                                                           '(autoscaling/v2).',
                                                                             'required': ['maxReplicas'],
                                                                             'properties': {'minReplicas': {'type': 'integer',
                                                                                                            'format': 'int32',
                                                                                                            'description': 'Fewest '
                                                                                                                           'replicas '
                                                                                                                           '(default '
-                                                                                                                          '1).',
-                                                                                                           'minimum': 1,
+                                                                                                                          '1). '
+                                                                                                                          '0 '
+                                                                                                                          '- '
+                                                                                                                          'the '
+                                                                                                                          'role '
+                                                                                                                          'stands '
+                                                                                                                          'at '
+                                                                                                                          'zero '
+                                                                                                                          'while '
+                                                                                                                          'idle '
+                                                                                                                          '- '
+                                                                                                                          'needs '
+                                                                                                                          'KEDA '
+                                                                                                                          '(prometheus '
+                                                                                                                          'or '
+                                                                                                                          'triggers) '
+                                                                                                                          'and, '
+                                                                                                                          'on '
+                                                                                                                          'a '
+                                                                                                                          'routed '
+                                                                                                                          'role, '
+                                                                                                                          'a '
+                                                                                                                          'picker '
+                                                                                                                          'with '
+                                                                                                                          'flow '
+                                                                                                                          'control '
+                                                                                                                          'to '
+                                                                                                                          'hold '
+                                                                                                                          'the '
+                                                                                                                          'requests '
+                                                                                                                          'that '
+                                                                                                                          'arrive '
+                                                                                                                          'meanwhile '
+                                                                                                                          '(docs/autoscaling.md).',
+                                                                                                           'minimum': 0,
                                                                                                            'maximum': 10000},
                                                                                            'maxReplicas': {'type': 'integer',
                                                                                                            'format': 'int32',
@@ -224,15 +267,20 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                           'replicas; '
                                                                                                                           'at '
                                                                                                                           'least '
-                                                                                                                          'minReplicas.',
+                                                                                                                          'minReplicas '
+                                                                                                                          'and '
+                                                                                                                          'at '
+                                                                                                                          'least '
+                                                                                                                          '1.',
                                                                                                            'minimum': 1,
                                                                                                            'maximum': 10000},
                                                                                            'metrics': {'type': 'array',
-                                                                                                       'description': 'autoscaling/v2 '
-                                                                                                                      'MetricSpecs, '
+                                                                                                       'description': 'The '
+                                                                                                                      "HorizontalPodAutoscaler's: "
+                                                                                                                      'autoscaling/v2 '
+                                                                                                                      'MetricSpecs '
                                                                                                                       'as '
-                                                                                                                      'the '
-                                                                                                                      'HorizontalPodAutoscaler '
+                                                                                                                      'it '
                                                                                                                       'takes '
                                                                                                                       'them '
                                                                                                                       '(omitted: '
@@ -255,7 +303,12 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                       '(the '
                                                                                                                       'scale '
                                                                                                                       "subresource's "
-                                                                                                                      'selector).',
+                                                                                                                      'selector). '
+                                                                                                                      'Not '
+                                                                                                                      'with '
+                                                                                                                      'prometheus '
+                                                                                                                      'or '
+                                                                                                                      'triggers.',
                                                                                                        'items': {'type': 'object',
                                                                                                                  'x-kubernetes-preserve-unknown-fields': True,
                                                                                                                  'required': ['type'],
@@ -264,7 +317,354 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                   'External',
                                                                                                                                                   'Object',
                                                                                                                                                   'Pods',
-                                                                                                                                                  'Resource']}}}}}},
+                                                                                                                                                  'Resource']}}}},
+                                                                                           'prometheus': {'type': 'object',
+                                                                                                          'description': 'KEDA: '
+                                                                                                                         'the '
+                                                                                                                         'Prometheus '
+                                                                                                                         '(or '
+                                                                                                                         'Thanos '
+                                                                                                                         'querier) '
+                                                                                                                         'that '
+                                                                                                                         'scrapes '
+                                                                                                                         'what '
+                                                                                                                         "spec.monitoring's "
+                                                                                                                         'PodMonitors '
+                                                                                                                         'select; '
+                                                                                                                         'the '
+                                                                                                                         'signals '
+                                                                                                                         'are '
+                                                                                                                         'queried '
+                                                                                                                         'there, '
+                                                                                                                         'pinned '
+                                                                                                                         'to '
+                                                                                                                         'this '
+                                                                                                                         "service's "
+                                                                                                                         'namespace, '
+                                                                                                                         'service '
+                                                                                                                         'and '
+                                                                                                                         'role.',
+                                                                                                          'required': ['serverAddress'],
+                                                                                                          'properties': {'serverAddress': {'type': 'string',
+                                                                                                                                           'description': 'Its '
+                                                                                                                                                          'HTTP(S) '
+                                                                                                                                                          'URL, '
+                                                                                                                                                          'such '
+                                                                                                                                                          'as '
+                                                                                                                                                          'http://prometheus-operated.monitoring:9090.',
+                                                                                                                                           'minLength': 1,
+                                                                                                                                           'maxLength': 2048,
+                                                                                                                                           'pattern': '^https?://[^\\s]+$'},
+                                                                                                                         'credentials': {'type': 'object',
+                                                                                                                                         'description': 'A '
+                                                                                                                                                        'Secret '
+                                                                                                                                                        'of '
+                                                                                                                                                        'the '
+                                                                                                                                                        "service's "
+                                                                                                                                                        'namespace '
+                                                                                                                                                        'holding '
+                                                                                                                                                        'what '
+                                                                                                                                                        'the '
+                                                                                                                                                        'Prometheus '
+                                                                                                                                                        'asks '
+                                                                                                                                                        'for, '
+                                                                                                                                                        'made '
+                                                                                                                                                        'into '
+                                                                                                                                                        'a '
+                                                                                                                                                        'KEDA '
+                                                                                                                                                        'TriggerAuthentication '
+                                                                                                                                                        '- '
+                                                                                                                                                        'bearer '
+                                                                                                                                                        '(key '
+                                                                                                                                                        'token), '
+                                                                                                                                                        'basic '
+                                                                                                                                                        '(keys '
+                                                                                                                                                        'username, '
+                                                                                                                                                        'password); '
+                                                                                                                                                        'key '
+                                                                                                                                                        'ca, '
+                                                                                                                                                        'if '
+                                                                                                                                                        'present, '
+                                                                                                                                                        'verifies '
+                                                                                                                                                        'its '
+                                                                                                                                                        'certificate.',
+                                                                                                                                         'required': ['secretName',
+                                                                                                                                                      'mode'],
+                                                                                                                                         'properties': {'secretName': {'type': 'string',
+                                                                                                                                                                       'minLength': 1,
+                                                                                                                                                                       'maxLength': 253,
+                                                                                                                                                                       'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                                                                                                                        'mode': {'type': 'string',
+                                                                                                                                                                 'enum': ['bearer',
+                                                                                                                                                                          'basic']},
+                                                                                                                                                        'ca': {'type': 'boolean',
+                                                                                                                                                               'description': 'The '
+                                                                                                                                                                              'Secret '
+                                                                                                                                                                              'has '
+                                                                                                                                                                              'key '
+                                                                                                                                                                              'ca, '
+                                                                                                                                                                              'the '
+                                                                                                                                                                              'CA '
+                                                                                                                                                                              'that '
+                                                                                                                                                                              'signed '
+                                                                                                                                                                              'the '
+                                                                                                                                                                              "Prometheus's "
+                                                                                                                                                                              'certificate.'}}},
+                                                                                                                         'unsafeSsl': {'type': 'boolean',
+                                                                                                                                       'description': 'Skip '
+                                                                                                                                                      'verifying '
+                                                                                                                                                      'the '
+                                                                                                                                                      "Prometheus's "
+                                                                                                                                                      'certificate '
+                                                                                                                                                      '(default '
+                                                                                                                                                      'false).'}}},
+                                                                                           'signals': {'type': 'array',
+                                                                                                       'description': 'What '
+                                                                                                                      'the '
+                                                                                                                      "role's "
+                                                                                                                      'size '
+                                                                                                                      'follows, '
+                                                                                                                      'each '
+                                                                                                                      'with '
+                                                                                                                      'a '
+                                                                                                                      'target '
+                                                                                                                      'per '
+                                                                                                                      'replica; '
+                                                                                                                      'the '
+                                                                                                                      'replicas '
+                                                                                                                      'are '
+                                                                                                                      'the '
+                                                                                                                      'largest '
+                                                                                                                      'any '
+                                                                                                                      'signal '
+                                                                                                                      'asks '
+                                                                                                                      'for '
+                                                                                                                      '(sum '
+                                                                                                                      'over '
+                                                                                                                      'the '
+                                                                                                                      'role '
+                                                                                                                      'divided '
+                                                                                                                      'by '
+                                                                                                                      'its '
+                                                                                                                      'target, '
+                                                                                                                      'rounded '
+                                                                                                                      'up). '
+                                                                                                                      'Default '
+                                                                                                                      '- '
+                                                                                                                      'a '
+                                                                                                                      'routed '
+                                                                                                                      'role '
+                                                                                                                      'picker-queue '
+                                                                                                                      '1 '
+                                                                                                                      'and '
+                                                                                                                      'picker-running '
+                                                                                                                      '8 '
+                                                                                                                      '(an '
+                                                                                                                      'llm-d-router '
+                                                                                                                      'picker), '
+                                                                                                                      'else '
+                                                                                                                      'engine-queue '
+                                                                                                                      '1; '
+                                                                                                                      'a '
+                                                                                                                      'prefill '
+                                                                                                                      'role '
+                                                                                                                      'prefill-backlog '
+                                                                                                                      '4000.',
+                                                                                                       'minItems': 1,
+                                                                                                       'maxItems': 6,
+                                                                                                       'x-kubernetes-list-type': 'map',
+                                                                                                       'x-kubernetes-list-map-keys': ['type'],
+                                                                                                       'items': {'type': 'object',
+                                                                                                                 'required': ['type',
+                                                                                                                              'target'],
+                                                                                                                 'properties': {'type': {'type': 'string',
+                                                                                                                                         'description': 'picker-queue '
+                                                                                                                                                        '- '
+                                                                                                                                                        'requests '
+                                                                                                                                                        'waiting '
+                                                                                                                                                        'in '
+                                                                                                                                                        'the '
+                                                                                                                                                        "router's "
+                                                                                                                                                        'pickers '
+                                                                                                                                                        '(flow '
+                                                                                                                                                        'control); '
+                                                                                                                                                        'picker-running '
+                                                                                                                                                        '- '
+                                                                                                                                                        'requests '
+                                                                                                                                                        'the '
+                                                                                                                                                        'pickers '
+                                                                                                                                                        'have '
+                                                                                                                                                        'in '
+                                                                                                                                                        'flight; '
+                                                                                                                                                        'engine-queue '
+                                                                                                                                                        '- '
+                                                                                                                                                        'requests '
+                                                                                                                                                        'waiting '
+                                                                                                                                                        'in '
+                                                                                                                                                        'the '
+                                                                                                                                                        "role's "
+                                                                                                                                                        'engines '
+                                                                                                                                                        '(vllm:num_requests_waiting, '
+                                                                                                                                                        'sglang:num_queue_reqs); '
+                                                                                                                                                        'engine-running '
+                                                                                                                                                        '- '
+                                                                                                                                                        'running '
+                                                                                                                                                        'in '
+                                                                                                                                                        'them; '
+                                                                                                                                                        'kv-cache '
+                                                                                                                                                        '- '
+                                                                                                                                                        'their '
+                                                                                                                                                        'KV-cache '
+                                                                                                                                                        'use, '
+                                                                                                                                                        '0 '
+                                                                                                                                                        'to '
+                                                                                                                                                        '1; '
+                                                                                                                                                        'prefill-backlog '
+                                                                                                                                                        '- '
+                                                                                                                                                        'prompt '
+                                                                                                                                                        'tokens '
+                                                                                                                                                        'per '
+                                                                                                                                                        'second '
+                                                                                                                                                        'reaching '
+                                                                                                                                                        'a '
+                                                                                                                                                        'prefill '
+                                                                                                                                                        "role's "
+                                                                                                                                                        'engines.',
+                                                                                                                                         'enum': ['picker-queue',
+                                                                                                                                                  'picker-running',
+                                                                                                                                                  'engine-queue',
+                                                                                                                                                  'engine-running',
+                                                                                                                                                  'kv-cache',
+                                                                                                                                                  'prefill-backlog']},
+                                                                                                                                'target': {'type': 'number',
+                                                                                                                                           'description': 'What '
+                                                                                                                                                          'one '
+                                                                                                                                                          'replica '
+                                                                                                                                                          'should '
+                                                                                                                                                          'carry '
+                                                                                                                                                          '(greater '
+                                                                                                                                                          'than '
+                                                                                                                                                          '0).',
+                                                                                                                                           'minimum': 0}}}},
+                                                                                           'keepUpWith': {'type': 'object',
+                                                                                                          'description': 'At '
+                                                                                                                         'least '
+                                                                                                                         'ratio '
+                                                                                                                         'replicas '
+                                                                                                                         'of '
+                                                                                                                         'this '
+                                                                                                                         'role '
+                                                                                                                         'per '
+                                                                                                                         'replica '
+                                                                                                                         'of '
+                                                                                                                         'another '
+                                                                                                                         'serving '
+                                                                                                                         'role '
+                                                                                                                         '(rounded '
+                                                                                                                         'up), '
+                                                                                                                         'as '
+                                                                                                                         'it '
+                                                                                                                         'scales '
+                                                                                                                         '- '
+                                                                                                                         'a '
+                                                                                                                         'prefill '
+                                                                                                                         'role '
+                                                                                                                         'that '
+                                                                                                                         'keeps '
+                                                                                                                         'up '
+                                                                                                                         'with '
+                                                                                                                         'its '
+                                                                                                                         'decoders, '
+                                                                                                                         'so '
+                                                                                                                         'no '
+                                                                                                                         'decode '
+                                                                                                                         'waits '
+                                                                                                                         'without '
+                                                                                                                         'a '
+                                                                                                                         'prefill '
+                                                                                                                         'to '
+                                                                                                                         'feed '
+                                                                                                                         'it. '
+                                                                                                                         'KEDA '
+                                                                                                                         'only.',
+                                                                                                          'required': ['role',
+                                                                                                                       'ratio'],
+                                                                                                          'properties': {'role': {'type': 'string',
+                                                                                                                                  'minLength': 1,
+                                                                                                                                  'maxLength': 63},
+                                                                                                                         'ratio': {'type': 'number',
+                                                                                                                                   'minimum': 0,
+                                                                                                                                   'maximum': 100}}},
+                                                                                           'triggers': {'type': 'array',
+                                                                                                        'description': 'KEDA '
+                                                                                                                       'triggers '
+                                                                                                                       'as '
+                                                                                                                       'ScaledObject '
+                                                                                                                       'takes '
+                                                                                                                       'them, '
+                                                                                                                       'passed '
+                                                                                                                       'verbatim '
+                                                                                                                       'beside '
+                                                                                                                       'the '
+                                                                                                                       'signals '
+                                                                                                                       '(KEDA '
+                                                                                                                       'only): '
+                                                                                                                       'for '
+                                                                                                                       'what '
+                                                                                                                       'the '
+                                                                                                                       'signals '
+                                                                                                                       'do '
+                                                                                                                       'not '
+                                                                                                                       'cover.',
+                                                                                                        'items': {'type': 'object',
+                                                                                                                  'x-kubernetes-preserve-unknown-fields': True,
+                                                                                                                  'required': ['type'],
+                                                                                                                  'properties': {'type': {'type': 'string',
+                                                                                                                                          'minLength': 1}}}},
+                                                                                           'behavior': {'type': 'object',
+                                                                                                        'description': 'The '
+                                                                                                                       "HorizontalPodAutoscaler's "
+                                                                                                                       'behavior '
+                                                                                                                       '(scaleUp, '
+                                                                                                                       'scaleDown), '
+                                                                                                                       'verbatim. '
+                                                                                                                       'Default '
+                                                                                                                       'with '
+                                                                                                                       'KEDA: '
+                                                                                                                       'scale '
+                                                                                                                       'up '
+                                                                                                                       'by '
+                                                                                                                       'at '
+                                                                                                                       'most '
+                                                                                                                       'doubling '
+                                                                                                                       'per '
+                                                                                                                       'cold '
+                                                                                                                       'start '
+                                                                                                                       '(the '
+                                                                                                                       'serving '
+                                                                                                                       "container's "
+                                                                                                                       'startup '
+                                                                                                                       'probe '
+                                                                                                                       'budget), '
+                                                                                                                       'so '
+                                                                                                                       'replicas '
+                                                                                                                       'still '
+                                                                                                                       'starting '
+                                                                                                                       'are '
+                                                                                                                       'not '
+                                                                                                                       'added '
+                                                                                                                       'again; '
+                                                                                                                       'scale '
+                                                                                                                       'down '
+                                                                                                                       'one '
+                                                                                                                       'replica '
+                                                                                                                       'a '
+                                                                                                                       'minute '
+                                                                                                                       'after '
+                                                                                                                       'five '
+                                                                                                                       'quiet '
+                                                                                                                       'minutes.',
+                                                                                                        'x-kubernetes-preserve-unknown-fields': True}}},
                                                             'networkTopology': {'type': 'object',
                                                                                 'description': 'Volcano network '
                                                                                                'topology for each '
@@ -462,6 +862,52 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                               '(LWS restartPolicy '
                                                                                               'None).',
                                                                                'enum': ['RoleRestart', 'None']},
+                                                            'disruptionBudget': {'type': 'object',
+                                                                                 'description': 'A '
+                                                                                                'PodDisruptionBudget '
+                                                                                                "over the role's "
+                                                                                                'pods, counted in '
+                                                                                                'whole replicas: a '
+                                                                                                'drain may take '
+                                                                                                'down at most '
+                                                                                                'maxUnavailableReplicas '
+                                                                                                'of them at once '
+                                                                                                '(one evicted pod '
+                                                                                                'takes its whole '
+                                                                                                'multi-node '
+                                                                                                'replica down, so '
+                                                                                                'the budget admits '
+                                                                                                'one eviction per '
+                                                                                                'replica it '
+                                                                                                'allows, then '
+                                                                                                'waits for the '
+                                                                                                'replicas to be '
+                                                                                                'whole again). '
+                                                                                                'Pods that are not '
+                                                                                                'ready may always '
+                                                                                                'be evicted, so it '
+                                                                                                'never blocks a '
+                                                                                                'drain for good. '
+                                                                                                'Default - on for '
+                                                                                                'a multi-node role '
+                                                                                                '(nodeCount 2 or '
+                                                                                                'more), 1 replica.',
+                                                                                 'properties': {'enabled': {'type': 'boolean'},
+                                                                                                'maxUnavailableReplicas': {'type': 'integer',
+                                                                                                                           'format': 'int32',
+                                                                                                                           'description': 'Replicas '
+                                                                                                                                          'a '
+                                                                                                                                          'voluntary '
+                                                                                                                                          'disruption '
+                                                                                                                                          'may '
+                                                                                                                                          'take '
+                                                                                                                                          'down '
+                                                                                                                                          'at '
+                                                                                                                                          'once '
+                                                                                                                                          '(default '
+                                                                                                                                          '1).',
+                                                                                                                           'minimum': 1,
+                                                                                                                           'maximum': 10000}}},
                                                             'template': {'type': 'object',
                                                                          'description': 'Pod template (a '
                                                                                         'PodTemplateSpec) for the '
@@ -2382,38 +2828,82 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                'additionalProperties': False},
                                                    'autoscaling': {'type': 'object',
                                                                    'description': 'Layouts role and disaggregated: '
-                                                                                  'a HorizontalPodAutoscaler '
-                                                                                  '(autoscaling/v2) scales the '
-                                                                                  'role through a scale '
-                                                                                  'subresource (its '
+                                                                                  "the role's replica count "
+                                                                                  'follows a signal, through its '
+                                                                                  'scale subresource (its '
                                                                                   "LeaderWorkerSet's; in layout "
                                                                                   'disaggregated its '
-                                                                                  "DisaggregatedSetRoleScaler's); "
-                                                                                  'replicas is then the '
-                                                                                  "autoscaler's (leave it out of "
-                                                                                  'the role).',
+                                                                                  "DisaggregatedSetRoleScaler's), "
+                                                                                  'in whole replicas; replicas is '
+                                                                                  "then the autoscaler's (leave it "
+                                                                                  'out of the role). With '
+                                                                                  'prometheus (or triggers), a '
+                                                                                  'KEDA ScaledObject on the LLM '
+                                                                                  'signals the router and engines '
+                                                                                  'report (docs/autoscaling.md); '
+                                                                                  'with metrics, or neither, a '
+                                                                                  'HorizontalPodAutoscaler '
+                                                                                  '(autoscaling/v2).',
                                                                    'required': ['maxReplicas'],
                                                                    'properties': {'minReplicas': {'type': 'integer',
                                                                                                   'description': 'Fewest '
                                                                                                                  'replicas '
                                                                                                                  '(default '
-                                                                                                                 '1).',
-                                                                                                  'minimum': 1,
+                                                                                                                 '1). '
+                                                                                                                 '0 '
+                                                                                                                 '- '
+                                                                                                                 'the '
+                                                                                                                 'role '
+                                                                                                                 'stands '
+                                                                                                                 'at '
+                                                                                                                 'zero '
+                                                                                                                 'while '
+                                                                                                                 'idle '
+                                                                                                                 '- '
+                                                                                                                 'needs '
+                                                                                                                 'KEDA '
+                                                                                                                 '(prometheus '
+                                                                                                                 'or '
+                                                                                                                 'triggers) '
+                                                                                                                 'and, '
+                                                                                                                 'on '
+                                                                                                                 'a '
+                                                                                                                 'routed '
+                                                                                                                 'role, '
+                                                                                                                 'a '
+                                                                                                                 'picker '
+                                                                                                                 'with '
+                                                                                                                 'flow '
+                                                                                                                 'control '
+                                                                                                                 'to '
+                                                                                                                 'hold '
+                                                                                                                 'the '
+                                                                                                                 'requests '
+                                                                                                                 'that '
+                                                                                                                 'arrive '
+                                                                                                                 'meanwhile '
+                                                                                                                 '(docs/autoscaling.md).',
+                                                                                                  'minimum': 0,
                                                                                                   'maximum': 10000},
                                                                                   'maxReplicas': {'type': 'integer',
                                                                                                   'description': 'Most '
                                                                                                                  'replicas; '
                                                                                                                  'at '
                                                                                                                  'least '
-                                                                                                                 'minReplicas.',
+                                                                                                                 'minReplicas '
+                                                                                                                 'and '
+                                                                                                                 'at '
+                                                                                                                 'least '
+                                                                                                                 '1.',
                                                                                                   'minimum': 1,
                                                                                                   'maximum': 10000},
                                                                                   'metrics': {'type': 'array',
-                                                                                              'description': 'autoscaling/v2 '
-                                                                                                             'MetricSpecs, '
+                                                                                              'description': 'The '
+                                                                                                             "HorizontalPodAutoscaler's: "
+                                                                                                             'autoscaling/v2 '
+                                                                                                             'MetricSpecs '
                                                                                                              'as '
-                                                                                                             'the '
-                                                                                                             'HorizontalPodAutoscaler '
+                                                                                                             'it '
                                                                                                              'takes '
                                                                                                              'them '
                                                                                                              '(omitted: '
@@ -2436,7 +2926,12 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                              '(the '
                                                                                                              'scale '
                                                                                                              "subresource's "
-                                                                                                             'selector).',
+                                                                                                             'selector). '
+                                                                                                             'Not '
+                                                                                                             'with '
+                                                                                                             'prometheus '
+                                                                                                             'or '
+                                                                                                             'triggers.',
                                                                                               'items': {'type': 'object',
                                                                                                         'required': ['type'],
                                                                                                         'properties': {'type': {'type': 'string',
@@ -2444,7 +2939,352 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                          'External',
                                                                                                                                          'Object',
                                                                                                                                          'Pods',
-                                                                                                                                         'Resource']}}}}},
+                                                                                                                                         'Resource']}}}},
+                                                                                  'prometheus': {'type': 'object',
+                                                                                                 'description': 'KEDA: '
+                                                                                                                'the '
+                                                                                                                'Prometheus '
+                                                                                                                '(or '
+                                                                                                                'Thanos '
+                                                                                                                'querier) '
+                                                                                                                'that '
+                                                                                                                'scrapes '
+                                                                                                                'what '
+                                                                                                                "spec.monitoring's "
+                                                                                                                'PodMonitors '
+                                                                                                                'select; '
+                                                                                                                'the '
+                                                                                                                'signals '
+                                                                                                                'are '
+                                                                                                                'queried '
+                                                                                                                'there, '
+                                                                                                                'pinned '
+                                                                                                                'to '
+                                                                                                                'this '
+                                                                                                                "service's "
+                                                                                                                'namespace, '
+                                                                                                                'service '
+                                                                                                                'and '
+                                                                                                                'role.',
+                                                                                                 'required': ['serverAddress'],
+                                                                                                 'properties': {'serverAddress': {'type': 'string',
+                                                                                                                                  'description': 'Its '
+                                                                                                                                                 'HTTP(S) '
+                                                                                                                                                 'URL, '
+                                                                                                                                                 'such '
+                                                                                                                                                 'as '
+                                                                                                                                                 'http://prometheus-operated.monitoring:9090.',
+                                                                                                                                  'minLength': 1,
+                                                                                                                                  'maxLength': 2048,
+                                                                                                                                  'pattern': '^https?://[^\\s]+$'},
+                                                                                                                'credentials': {'type': 'object',
+                                                                                                                                'description': 'A '
+                                                                                                                                               'Secret '
+                                                                                                                                               'of '
+                                                                                                                                               'the '
+                                                                                                                                               "service's "
+                                                                                                                                               'namespace '
+                                                                                                                                               'holding '
+                                                                                                                                               'what '
+                                                                                                                                               'the '
+                                                                                                                                               'Prometheus '
+                                                                                                                                               'asks '
+                                                                                                                                               'for, '
+                                                                                                                                               'made '
+                                                                                                                                               'into '
+                                                                                                                                               'a '
+                                                                                                                                               'KEDA '
+                                                                                                                                               'TriggerAuthentication '
+                                                                                                                                               '- '
+                                                                                                                                               'bearer '
+                                                                                                                                               '(key '
+                                                                                                                                               'token), '
+                                                                                                                                               'basic '
+                                                                                                                                               '(keys '
+                                                                                                                                               'username, '
+                                                                                                                                               'password); '
+                                                                                                                                               'key '
+                                                                                                                                               'ca, '
+                                                                                                                                               'if '
+                                                                                                                                               'present, '
+                                                                                                                                               'verifies '
+                                                                                                                                               'its '
+                                                                                                                                               'certificate.',
+                                                                                                                                'required': ['secretName',
+                                                                                                                                             'mode'],
+                                                                                                                                'properties': {'secretName': {'type': 'string',
+                                                                                                                                                              'minLength': 1,
+                                                                                                                                                              'maxLength': 253,
+                                                                                                                                                              'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                                                                                                               'mode': {'type': 'string',
+                                                                                                                                                        'enum': ['bearer',
+                                                                                                                                                                 'basic']},
+                                                                                                                                               'ca': {'type': 'boolean',
+                                                                                                                                                      'description': 'The '
+                                                                                                                                                                     'Secret '
+                                                                                                                                                                     'has '
+                                                                                                                                                                     'key '
+                                                                                                                                                                     'ca, '
+                                                                                                                                                                     'the '
+                                                                                                                                                                     'CA '
+                                                                                                                                                                     'that '
+                                                                                                                                                                     'signed '
+                                                                                                                                                                     'the '
+                                                                                                                                                                     "Prometheus's "
+                                                                                                                                                                     'certificate.'}},
+                                                                                                                                'additionalProperties': False},
+                                                                                                                'unsafeSsl': {'type': 'boolean',
+                                                                                                                              'description': 'Skip '
+                                                                                                                                             'verifying '
+                                                                                                                                             'the '
+                                                                                                                                             "Prometheus's "
+                                                                                                                                             'certificate '
+                                                                                                                                             '(default '
+                                                                                                                                             'false).'}},
+                                                                                                 'additionalProperties': False},
+                                                                                  'signals': {'type': 'array',
+                                                                                              'description': 'What '
+                                                                                                             'the '
+                                                                                                             "role's "
+                                                                                                             'size '
+                                                                                                             'follows, '
+                                                                                                             'each '
+                                                                                                             'with '
+                                                                                                             'a '
+                                                                                                             'target '
+                                                                                                             'per '
+                                                                                                             'replica; '
+                                                                                                             'the '
+                                                                                                             'replicas '
+                                                                                                             'are '
+                                                                                                             'the '
+                                                                                                             'largest '
+                                                                                                             'any '
+                                                                                                             'signal '
+                                                                                                             'asks '
+                                                                                                             'for '
+                                                                                                             '(sum '
+                                                                                                             'over '
+                                                                                                             'the '
+                                                                                                             'role '
+                                                                                                             'divided '
+                                                                                                             'by '
+                                                                                                             'its '
+                                                                                                             'target, '
+                                                                                                             'rounded '
+                                                                                                             'up). '
+                                                                                                             'Default '
+                                                                                                             '- a '
+                                                                                                             'routed '
+                                                                                                             'role '
+                                                                                                             'picker-queue '
+                                                                                                             '1 '
+                                                                                                             'and '
+                                                                                                             'picker-running '
+                                                                                                             '8 '
+                                                                                                             '(an '
+                                                                                                             'llm-d-router '
+                                                                                                             'picker), '
+                                                                                                             'else '
+                                                                                                             'engine-queue '
+                                                                                                             '1; a '
+                                                                                                             'prefill '
+                                                                                                             'role '
+                                                                                                             'prefill-backlog '
+                                                                                                             '4000.',
+                                                                                              'minItems': 1,
+                                                                                              'maxItems': 6,
+                                                                                              'items': {'type': 'object',
+                                                                                                        'required': ['type',
+                                                                                                                     'target'],
+                                                                                                        'properties': {'type': {'type': 'string',
+                                                                                                                                'description': 'picker-queue '
+                                                                                                                                               '- '
+                                                                                                                                               'requests '
+                                                                                                                                               'waiting '
+                                                                                                                                               'in '
+                                                                                                                                               'the '
+                                                                                                                                               "router's "
+                                                                                                                                               'pickers '
+                                                                                                                                               '(flow '
+                                                                                                                                               'control); '
+                                                                                                                                               'picker-running '
+                                                                                                                                               '- '
+                                                                                                                                               'requests '
+                                                                                                                                               'the '
+                                                                                                                                               'pickers '
+                                                                                                                                               'have '
+                                                                                                                                               'in '
+                                                                                                                                               'flight; '
+                                                                                                                                               'engine-queue '
+                                                                                                                                               '- '
+                                                                                                                                               'requests '
+                                                                                                                                               'waiting '
+                                                                                                                                               'in '
+                                                                                                                                               'the '
+                                                                                                                                               "role's "
+                                                                                                                                               'engines '
+                                                                                                                                               '(vllm:num_requests_waiting, '
+                                                                                                                                               'sglang:num_queue_reqs); '
+                                                                                                                                               'engine-running '
+                                                                                                                                               '- '
+                                                                                                                                               'running '
+                                                                                                                                               'in '
+                                                                                                                                               'them; '
+                                                                                                                                               'kv-cache '
+                                                                                                                                               '- '
+                                                                                                                                               'their '
+                                                                                                                                               'KV-cache '
+                                                                                                                                               'use, '
+                                                                                                                                               '0 '
+                                                                                                                                               'to '
+                                                                                                                                               '1; '
+                                                                                                                                               'prefill-backlog '
+                                                                                                                                               '- '
+                                                                                                                                               'prompt '
+                                                                                                                                               'tokens '
+                                                                                                                                               'per '
+                                                                                                                                               'second '
+                                                                                                                                               'reaching '
+                                                                                                                                               'a '
+                                                                                                                                               'prefill '
+                                                                                                                                               "role's "
+                                                                                                                                               'engines.',
+                                                                                                                                'enum': ['picker-queue',
+                                                                                                                                         'picker-running',
+                                                                                                                                         'engine-queue',
+                                                                                                                                         'engine-running',
+                                                                                                                                         'kv-cache',
+                                                                                                                                         'prefill-backlog']},
+                                                                                                                       'target': {'type': 'number',
+                                                                                                                                  'description': 'What '
+                                                                                                                                                 'one '
+                                                                                                                                                 'replica '
+                                                                                                                                                 'should '
+                                                                                                                                                 'carry '
+                                                                                                                                                 '(greater '
+                                                                                                                                                 'than '
+                                                                                                                                                 '0).',
+                                                                                                                                  'minimum': 0}},
+                                                                                                        'additionalProperties': False}},
+                                                                                  'keepUpWith': {'type': 'object',
+                                                                                                 'description': 'At '
+                                                                                                                'least '
+                                                                                                                'ratio '
+                                                                                                                'replicas '
+                                                                                                                'of '
+                                                                                                                'this '
+                                                                                                                'role '
+                                                                                                                'per '
+                                                                                                                'replica '
+                                                                                                                'of '
+                                                                                                                'another '
+                                                                                                                'serving '
+                                                                                                                'role '
+                                                                                                                '(rounded '
+                                                                                                                'up), '
+                                                                                                                'as '
+                                                                                                                'it '
+                                                                                                                'scales '
+                                                                                                                '- '
+                                                                                                                'a '
+                                                                                                                'prefill '
+                                                                                                                'role '
+                                                                                                                'that '
+                                                                                                                'keeps '
+                                                                                                                'up '
+                                                                                                                'with '
+                                                                                                                'its '
+                                                                                                                'decoders, '
+                                                                                                                'so '
+                                                                                                                'no '
+                                                                                                                'decode '
+                                                                                                                'waits '
+                                                                                                                'without '
+                                                                                                                'a '
+                                                                                                                'prefill '
+                                                                                                                'to '
+                                                                                                                'feed '
+                                                                                                                'it. '
+                                                                                                                'KEDA '
+                                                                                                                'only.',
+                                                                                                 'required': ['role',
+                                                                                                              'ratio'],
+                                                                                                 'properties': {'role': {'type': 'string',
+                                                                                                                         'minLength': 1,
+                                                                                                                         'maxLength': 63},
+                                                                                                                'ratio': {'type': 'number',
+                                                                                                                          'minimum': 0,
+                                                                                                                          'maximum': 100}},
+                                                                                                 'additionalProperties': False},
+                                                                                  'triggers': {'type': 'array',
+                                                                                               'description': 'KEDA '
+                                                                                                              'triggers '
+                                                                                                              'as '
+                                                                                                              'ScaledObject '
+                                                                                                              'takes '
+                                                                                                              'them, '
+                                                                                                              'passed '
+                                                                                                              'verbatim '
+                                                                                                              'beside '
+                                                                                                              'the '
+                                                                                                              'signals '
+                                                                                                              '(KEDA '
+                                                                                                              'only): '
+                                                                                                              'for '
+                                                                                                              'what '
+                                                                                                              'the '
+                                                                                                              'signals '
+                                                                                                              'do '
+                                                                                                              'not '
+                                                                                                              'cover.',
+                                                                                               'items': {'type': 'object',
+                                                                                                         'required': ['type'],
+                                                                                                         'properties': {'type': {'type': 'string',
+                                                                                                                                 'minLength': 1}}}},
+                                                                                  'behavior': {'type': 'object',
+                                                                                               'description': 'The '
+                                                                                                              "HorizontalPodAutoscaler's "
+                                                                                                              'behavior '
+                                                                                                              '(scaleUp, '
+                                                                                                              'scaleDown), '
+                                                                                                              'verbatim. '
+                                                                                                              'Default '
+                                                                                                              'with '
+                                                                                                              'KEDA: '
+                                                                                                              'scale '
+                                                                                                              'up '
+                                                                                                              'by '
+                                                                                                              'at '
+                                                                                                              'most '
+                                                                                                              'doubling '
+                                                                                                              'per '
+                                                                                                              'cold '
+                                                                                                              'start '
+                                                                                                              '(the '
+                                                                                                              'serving '
+                                                                                                              "container's "
+                                                                                                              'startup '
+                                                                                                              'probe '
+                                                                                                              'budget), '
+                                                                                                              'so '
+                                                                                                              'replicas '
+                                                                                                              'still '
+                                                                                                              'starting '
+                                                                                                              'are '
+                                                                                                              'not '
+                                                                                                              'added '
+                                                                                                              'again; '
+                                                                                                              'scale '
+                                                                                                              'down '
+                                                                                                              'one '
+                                                                                                              'replica '
+                                                                                                              'a '
+                                                                                                              'minute '
+                                                                                                              'after '
+                                                                                                              'five '
+                                                                                                              'quiet '
+                                                                                                              'minutes.'}},
                                                                    'additionalProperties': False},
                                                    'networkTopology': {'type': 'object',
                                                                        'description': 'Volcano network topology '
@@ -2624,6 +3464,42 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                      'None: only that pod (LWS '
                                                                                      'restartPolicy None).',
                                                                       'enum': ['RoleRestart', 'None']},
+                                                   'disruptionBudget': {'type': 'object',
+                                                                        'description': 'A PodDisruptionBudget over '
+                                                                                       "the role's pods, counted "
+                                                                                       'in whole replicas: a drain '
+                                                                                       'may take down at most '
+                                                                                       'maxUnavailableReplicas of '
+                                                                                       'them at once (one evicted '
+                                                                                       'pod takes its whole '
+                                                                                       'multi-node replica down, '
+                                                                                       'so the budget admits one '
+                                                                                       'eviction per replica it '
+                                                                                       'allows, then waits for the '
+                                                                                       'replicas to be whole '
+                                                                                       'again). Pods that are not '
+                                                                                       'ready may always be '
+                                                                                       'evicted, so it never '
+                                                                                       'blocks a drain for good. '
+                                                                                       'Default - on for a '
+                                                                                       'multi-node role (nodeCount '
+                                                                                       '2 or more), 1 replica.',
+                                                                        'properties': {'enabled': {'type': 'boolean'},
+                                                                                       'maxUnavailableReplicas': {'type': 'integer',
+                                                                                                                  'description': 'Replicas '
+                                                                                                                                 'a '
+                                                                                                                                 'voluntary '
+                                                                                                                                 'disruption '
+                                                                                                                                 'may '
+                                                                                                                                 'take '
+                                                                                                                                 'down '
+                                                                                                                                 'at '
+                                                                                                                                 'once '
+                                                                                                                                 '(default '
+                                                                                                                                 '1).',
+                                                                                                                  'minimum': 1,
+                                                                                                                  'maximum': 10000}},
+                                                                        'additionalProperties': False},
                                                    'template': {'type': 'object',
                                                                 'description': 'Pod template (a PodTemplateSpec) '
                                                                                "for the role's pods.",

@@ -206,6 +206,10 @@ def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_confi
                 "serving certificate: install cert-manager, or name a Secret of yours in spec.tls.secretName "
                 "(docs/router.md)"
                 for group_version, resource in _unserved(kube, needs.tls_apis(spec))]
+    missing += [f"{resource} ({group_version}) is not served, and roles[].autoscaling has KEDA scale a role "
+                "(autoscaling.prometheus or triggers): install KEDA, or scale with a HorizontalPodAutoscaler "
+                "(leave prometheus and triggers out) (docs/autoscaling.md)"
+                for group_version, resource in _unserved(kube, needs.autoscaling_apis(spec))]
     if gang and lws_config and (gang_on := lws_gang_scheduling(kube, lws_config)):
         missing.append(gang_on)
     placement = needs.placement(spec)

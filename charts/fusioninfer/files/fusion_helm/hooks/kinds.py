@@ -55,6 +55,8 @@ INFERENCE_POOL = "InferencePool"
 POD_MONITOR = Kind("monitoring.coreos.com", "v1", "PodMonitor", "podmonitors")
 CERTIFICATE = Kind("cert-manager.io", "v1", "Certificate", "certificates")
 HORIZONTAL_POD_AUTOSCALER = Kind("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers")
+SCALED_OBJECT = Kind("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects")
+TRIGGER_AUTHENTICATION = Kind("keda.sh", "v1alpha1", "TriggerAuthentication", "triggerauthentications")
 
 POD = Kind("", "v1", "Pod", "pods")
 CONFIG_MAP = Kind("", "v1", "ConfigMap", "configmaps")

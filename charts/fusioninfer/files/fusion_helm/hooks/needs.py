@@ -13,7 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from fusion_helm.hooks.kinds import CERTIFICATE, DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, POD_MONITOR, ROLE_SCALER, Kind
+from fusion_helm.hooks.kinds import (
+    CERTIFICATE,
+    DISAGGREGATED_SET,
+    GATEWAY,
+    HTTP_ROUTE,
+    POD_MONITOR,
+    ROLE_SCALER,
+    SCALED_OBJECT,
+    TRIGGER_AUTHENTICATION,
+    Kind,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the post-renderer 2.3 ms to import, and it decides by these rules
@@ -152,6 +162,9 @@ MONITORING_APIS = (POD_MONITOR.resource,)
 """What a service with PodMonitors needs served."""
 TLS_APIS = (CERTIFICATE.resource,)
 """What a service whose certificate cert-manager writes (spec.tls.certManager) needs served."""
+KEDA_APIS = (SCALED_OBJECT.resource,)
+KEDA_CREDENTIAL_APIS = (TRIGGER_AUTHENTICATION.resource,)
+"""What a role KEDA scales needs served; and one whose Prometheus asks for credentials."""
 
 
 class PickerReads:
@@ -228,6 +241,21 @@ def layout_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
 
 def monitoring_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
     return MONITORING_APIS if ((spec.get("monitoring") or {}).get("podMonitor") or {}).get("enabled") else ()
+
+
+def scaled_by_keda(autoscaling: Mapping[str, Any]) -> bool:
+    """A role's ``autoscaling`` has KEDA scale it (a ScaledObject): it names a Prometheus to query, or triggers
+    of KEDA's; otherwise a HorizontalPodAutoscaler does (model.scaling reads this too)."""
+    return autoscaling.get("prometheus") is not None or bool(autoscaling.get("triggers"))
+
+
+def autoscaling_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    scalings = [role.get("autoscaling") or {} for role in serving_roles(spec)]
+    keda = [scaling for scaling in scalings if scaled_by_keda(scaling)]
+    if not keda:
+        return ()
+    credentials = any((scaling.get("prometheus") or {}).get("credentials") for scaling in keda)
+    return KEDA_APIS + (KEDA_CREDENTIAL_APIS if credentials else ())
 
 
 def tls_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
