@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -290,10 +291,10 @@ def keda(cp: ControlPlane) -> None:
             lambda: cp.get("/apis/external.metrics.k8s.io/v1beta1")[0] == 200, "keda-adapter")
 
 
-def prometheus(cp: ControlPlane, name: str, scrape_configs: list[dict[str, Any]]) -> str:
-    """A Prometheus of its own NAME on loopback scraping as SCRAPE_CONFIGS say (Kubernetes discovery reads
-    the API server with the admin's token); its address."""
-    port, workdir = free_port(), cp.workdir / f"prometheus-{name}"
+def prometheus(cp: ControlPlane, name: str, scrape_configs: list[dict[str, Any]], port: int | None = None) -> str:
+    """A Prometheus of its own NAME on loopback (at PORT, or one free) scraping as SCRAPE_CONFIGS say; its
+    address."""
+    port, workdir = port or free_port(), cp.workdir / f"prometheus-{name}"
     workdir.mkdir()
     config = workdir / "prometheus.yml"
     config.write_text(yaml.safe_dump({"global": {"scrape_interval": "2s", "evaluation_interval": "2s"},
@@ -304,3 +305,39 @@ def prometheus(cp: ControlPlane, name: str, scrape_configs: list[dict[str, Any]]
     address = f"http://127.0.0.1:{port}"
     cp.wait(f"Prometheus {name}", lambda: http_ok(f"{address}/-/ready"), f"prometheus-{name}")
     return address
+
+
+def pod_monitor_scrapes(cp: ControlPlane, pod_monitors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scrape configuration the Prometheus Operator makes of POD_MONITORS (its podMonitor job per
+    endpoint): the pods of the monitor's namespace its selector matches, on the endpoint's port and path,
+    with the namespace, the pod and its podTargetLabels as labels — what the autoscalers' queries select by.
+    Kubernetes discovery reads the API server with the admin's token."""
+    def meta(label: str) -> str:
+        return f"__meta_kubernetes_pod_label_{re.sub('[^a-zA-Z0-9_]', '_', label)}"
+
+    scrapes = []
+    for monitor in pod_monitors:
+        namespace, spec = monitor["metadata"]["namespace"], monitor["spec"]
+        for index, endpoint in enumerate(spec["podMetricsEndpoints"]):
+            relabel = [{"action": "keep", "source_labels": [meta(key)], "regex": re.escape(value)}
+                       for key, value in spec["selector"]["matchLabels"].items()]
+            if "port" in endpoint:
+                relabel.append({"action": "keep", "source_labels": ["__meta_kubernetes_pod_container_port_name"],
+                                "regex": re.escape(endpoint["port"])})
+            else:
+                relabel.append({"action": "keep", "source_labels": ["__meta_kubernetes_pod_container_port_number"],
+                                "regex": str(endpoint["portNumber"])})
+            relabel += [{"source_labels": ["__meta_kubernetes_namespace"], "target_label": "namespace"},
+                        {"source_labels": ["__meta_kubernetes_pod_name"], "target_label": "pod"}]
+            relabel += [{"source_labels": [meta(label)], "target_label": re.sub("[^a-zA-Z0-9_]", "_", label)}
+                        for label in spec.get("podTargetLabels", [])]
+            scrapes.append({
+                "job_name": f"podMonitor/{namespace}/{monitor['metadata']['name']}/{index}",
+                "metrics_path": endpoint.get("path", "/metrics"),
+                "scheme": endpoint.get("scheme", "http"),
+                "kubernetes_sd_configs": [{"role": "pod", "api_server": cp.server,
+                                           "namespaces": {"names": [namespace]},
+                                           "authorization": {"credentials": TOKEN},
+                                           "tls_config": {"ca_file": str(cp.ca)}}],
+                "relabel_configs": relabel})
+    return scrapes
