@@ -188,3 +188,21 @@ def test_what_cannot_scale_is_refused_naming_the_field(spec: dict[str, Any], pat
         render(spec)
     assert error.value.path == path
     assert words in str(error.value)
+
+
+def test_an_autoscaled_role_s_pods_drain_before_they_stop() -> None:
+    """An autoscaler removes replicas while they serve: each pod of one (a multi-node replica's workers too)
+    keeps serving a while after it leaves the pool; a preStop of the user's own is kept."""
+    objects = render(routed(scaled(nodes=2)))
+    template = objects["LeaderWorkerSet/svc-chat"]["spec"]["leaderWorkerTemplate"]
+    for pod in (template["leaderTemplate"], template["workerTemplate"]):
+        assert pod["spec"]["containers"][0]["lifecycle"] == {"preStop": {"sleep": {"seconds": 30}}}
+        assert pod["spec"]["terminationGracePeriodSeconds"] == 60
+    own = scaled()
+    own["template"]["spec"]["containers"][0]["lifecycle"] = {"preStop": {"exec": {"command": ["/drain.sh"]}}}
+    own["template"]["spec"]["terminationGracePeriodSeconds"] = 300
+    pod = render(routed(own))["LeaderWorkerSet/svc-chat"]["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+    assert pod["spec"]["containers"][0]["lifecycle"] == {"preStop": {"exec": {"command": ["/drain.sh"]}}}
+    assert pod["spec"]["terminationGracePeriodSeconds"] == 300
+    fixed = render(routed(role("chat", "worker")))["LeaderWorkerSet/svc-chat"]["spec"]["leaderWorkerTemplate"]
+    assert "lifecycle" not in fixed["workerTemplate"]["spec"]["containers"][0]

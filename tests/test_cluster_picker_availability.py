@@ -54,6 +54,7 @@ class RequestStream:
     gateway: str
     model: str
     clients: int = 4
+    max_tokens: int = 2
     outcomes: list[Outcome] = field(default_factory=list)
     pickers: list[tuple[float, list[str]]] = field(default_factory=list)
     """The ready pickers the gateway knew, as they changed."""
@@ -62,7 +63,7 @@ class RequestStream:
     def _client(self, number: int) -> None:
         sent = 0
         while not self.done.is_set():
-            body = {"model": self.model, "prompt": f"client {number} request {sent}", "max_tokens": 2}
+            body = {"model": self.model, "prompt": f"client {number} request {sent}", "max_tokens": self.max_tokens}
             status, headers, _ = completion(self.gateway, body, timeout=30)
             self.outcomes.append(Outcome(time.monotonic(), status, headers.get("x-stand-in-picker", "")))
             sent += 1

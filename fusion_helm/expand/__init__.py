@@ -56,6 +56,10 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.router import routed_templates
 
         templates = routed_templates(service, service.router, templates)
+    if any(role.autoscaling is not None for role in service.roles):
+        from fusion_helm.expand.autoscaling import with_drain
+
+        templates = with_drain(service, templates)
     blueprints = {role.name: role_blueprint(service, role, templates[role.name], plan) for role in service.roles}
     _check_sizes(service, blueprints)
     requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}

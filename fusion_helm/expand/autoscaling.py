@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, prometheus_label, role_labels
 from fusion_helm.expand.names import role_lws_name, role_scaler_name
+from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.hooks.kinds import (
     HORIZONTAL_POD_AUTOSCALER,
     LEADER_WORKER_SET,
@@ -57,6 +58,11 @@ SCALE_DOWN = {"stabilizationWindowSeconds": 300, "policies": [{"type": "Pods", "
 MAX_POLICY_PERIOD = 1800
 """The HorizontalPodAutoscaler's longest policy period."""
 SCALE_UP_PODS = 4
+DRAIN_SECONDS = 30
+"""How long a replica being removed keeps serving after it is marked for deletion (its serving containers'
+preStop sleep): the pickers drop it within a second or two, and what it already serves finishes."""
+KILL_GRACE_SECONDS = 30
+"""The engine's own shutdown after the drain, within the pod's termination grace period."""
 CREDENTIAL_KEYS = {"bearer": {"bearerToken": "token"}, "basic": {"username": "username", "password": "password"}}
 """KEDA's prometheus trigger parameters → the keys of the user's Secret, by mode."""
 
@@ -69,6 +75,32 @@ class Routing:
     """The router role's name: its pickers' pods carry it."""
     flow_control: bool
     """The picker generation can queue requests (and hold them while the role has no replica)."""
+
+
+def with_drain(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
+    """TEMPLATES with an autoscaled role's pods draining before they stop: an autoscaler removes replicas
+    while they serve. Each pod's serving container (a multi-node replica's workers too: the leader's engine
+    needs their ranks to the end) sleeps DRAIN_SECONDS in its preStop, where the container has no preStop of
+    its own, within a termination grace period that leaves the engine its shutdown after it."""
+    result = dict(templates)
+    for role in service.roles:
+        if role.autoscaling is None:
+            continue
+        current = templates[role.name]
+        leader = _draining(current.leader) if current.leader is not None else None
+        result[role.name] = current.with_servers(leader, current.leader_server, _draining(current.worker),
+                                                 current.worker_server)
+    return result
+
+
+def _draining(template: Mapping[str, Any]) -> dict[str, Any]:
+    spec = template["spec"]
+    serving, *others = spec["containers"]
+    lifecycle = serving.get("lifecycle") or {}
+    if "preStop" not in lifecycle:
+        serving = {**serving, "lifecycle": {**lifecycle, "preStop": {"sleep": {"seconds": DRAIN_SECONDS}}}}
+    grace = max(spec.get("terminationGracePeriodSeconds", 30), DRAIN_SECONDS + KILL_GRACE_SECONDS)
+    return {**template, "spec": {**spec, "containers": [serving, *others], "terminationGracePeriodSeconds": grace}}
 
 
 def scale_target(service: InferenceService, role: Role) -> dict[str, str]:

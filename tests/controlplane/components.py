@@ -129,6 +129,8 @@ def controllers(cp: ControlPlane) -> None:
         # addresses are refused in Endpoints and EndpointSlices: their controllers would retry for ever.
         "--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle,-endpoints-controller,"
                          "-endpointslice-controller,-endpointslice-mirroring-controller",
+        # The autoscalers reconcile every 3 s (15 s by default): a test waits less for each step.
+        "--horizontal-pod-autoscaler-sync-period", "3s",
     ])
     cp.spawn("kube-scheduler", [binary("kube-scheduler"), *common])
     cp.wait("the default namespace and service account",
