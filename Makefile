@@ -18,7 +18,7 @@ BIN := $(VENV)/bin
 STORY ?= values/story2-pd-qwen3-8b.yaml
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help demo test test-fast test-setup lint bench bench-serving fuzz generate dist helm4-plugin helm-plugin setup venv cluster-build engines-build cluster-up cluster-down clean
+.PHONY: help demo test test-fast test-setup lint bench bench-serving bench-elastic fuzz generate dist helm4-plugin helm-plugin setup venv cluster-build engines-build cluster-up cluster-down clean
 
 ## help: this list
 help:
@@ -93,6 +93,12 @@ bench: setup
 bench-serving: test-setup cluster-build engines-build
 	ci/engines/build.sh guidellm
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_serving.py
+
+## bench-elastic: a bursty workload (quiet, burst, quiet) through the gateway stand-in to simulated pods that
+## start slowly: replica-seconds, TTFT p50/p99 and requests lost for the default autoscaling, a service sized
+## for the burst and one for the mean (tests/bench_elastic.py; BENCH_COLD_START, BENCH_QUIET, BENCH_BURST, ...)
+bench-elastic: test-setup cluster-build
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_elastic.py
 
 ## fuzz: a seeded fuzz campaign over the post-renderer (FUZZ_CASES, default 20000; FUZZ_SEED); failing
 ## cases are written to .fuzz/

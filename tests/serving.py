@@ -492,6 +492,7 @@ def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, A
     """Until the readiness probe passes: an HTTP GET answered 2xx/3xx, a TCP port accepting, or a gRPC
     health check SERVING."""
     handler = probe.get("httpGet") or probe.get("tcpSocket") or probe.get("grpc") or {}
+    time.sleep(probe.get("initialDelaySeconds", 0))  # the kubelet asks no probe before
     port = handler.get("port")
     if isinstance(port, str):
         port = next(p["containerPort"] for p in container.get("ports") or [] if p.get("name") == port)

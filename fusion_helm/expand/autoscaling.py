@@ -53,8 +53,9 @@ DEFAULT_COLD_START_SECONDS = 600
 """A serving container without a startupProbe: ten minutes to load and warm up."""
 WAKE_SLACK_SECONDS = 120
 """Beyond the cold start, what waking a role takes: Prometheus's scrape, KEDA's poll, scheduling."""
-SCALE_DOWN = {"stabilizationWindowSeconds": 300, "policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}
-"""One replica a minute, after five minutes of lower demand: a replica takes a cold start to come back."""
+SCALE_DOWN_WINDOW_SECONDS = (60, 600)
+"""The bounds of scale-down's stabilization window, which is the role's cold start: a replica is let go
+only once demand has stayed lower for as long as it would take to bring it back."""
 MAX_POLICY_PERIOD = 1800
 """The HorizontalPodAutoscaler's longest policy period."""
 SCALE_UP_PODS = 4
@@ -326,14 +327,17 @@ def _keep_up_trigger(service: InferenceService, role: Role, scaling: Autoscaling
 
 def _behavior(scaling: Autoscaling, cold_start: int) -> dict[str, Any]:
     """The user's, else: up by at most doubling (or SCALE_UP_PODS) per cold start, so the replicas still
-    starting are not asked for again while the queue they will drain is still long; down slowly."""
+    starting are not asked for again while the queue they will drain is still long; down one replica a
+    minute once demand has stayed lower for a cold start."""
     if scaling.behavior is not None:
         return dict(scaling.behavior)
     period = min(max(cold_start, 15), MAX_POLICY_PERIOD)
+    shortest, longest = SCALE_DOWN_WINDOW_SECONDS
     return {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
                         "policies": [{"type": "Percent", "value": 100, "periodSeconds": period},
                                      {"type": "Pods", "value": SCALE_UP_PODS, "periodSeconds": period}]},
-            "scaleDown": SCALE_DOWN}
+            "scaleDown": {"stabilizationWindowSeconds": min(max(cold_start, shortest), longest),
+                          "policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}}
 
 
 def trigger_authentication(service: InferenceService, name: str, labels: dict[str, str], scaling: Autoscaling

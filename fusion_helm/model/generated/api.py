@@ -660,10 +660,19 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                        'replica '
                                                                                                                        'a '
                                                                                                                        'minute '
-                                                                                                                       'after '
-                                                                                                                       'five '
-                                                                                                                       'quiet '
-                                                                                                                       'minutes.',
+                                                                                                                       'once '
+                                                                                                                       'demand '
+                                                                                                                       'has '
+                                                                                                                       'stayed '
+                                                                                                                       'lower '
+                                                                                                                       'for '
+                                                                                                                       'a '
+                                                                                                                       'cold '
+                                                                                                                       'start '
+                                                                                                                       '(60 '
+                                                                                                                       'to '
+                                                                                                                       '600 '
+                                                                                                                       's).',
                                                                                                         'x-kubernetes-preserve-unknown-fields': True}}},
                                                             'networkTopology': {'type': 'object',
                                                                                 'description': 'Volcano network '
@@ -3281,10 +3290,19 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                               'replica '
                                                                                                               'a '
                                                                                                               'minute '
-                                                                                                              'after '
-                                                                                                              'five '
-                                                                                                              'quiet '
-                                                                                                              'minutes.'}},
+                                                                                                              'once '
+                                                                                                              'demand '
+                                                                                                              'has '
+                                                                                                              'stayed '
+                                                                                                              'lower '
+                                                                                                              'for '
+                                                                                                              'a '
+                                                                                                              'cold '
+                                                                                                              'start '
+                                                                                                              '(60 '
+                                                                                                              'to '
+                                                                                                              '600 '
+                                                                                                              's).'}},
                                                                    'additionalProperties': False},
                                                    'networkTopology': {'type': 'object',
                                                                        'description': 'Volcano network topology '
