@@ -206,3 +206,19 @@ def test_an_autoscaled_role_s_pods_drain_before_they_stop() -> None:
     assert pod["spec"]["terminationGracePeriodSeconds"] == 300
     fixed = render(routed(role("chat", "worker")))["LeaderWorkerSet/svc-chat"]["spec"]["leaderWorkerTemplate"]
     assert "lifecycle" not in fixed["workerTemplate"]["spec"]["containers"][0]
+
+
+@pytest.mark.parametrize(("probe", "seconds"), [
+    (None, 600), ({"httpGet": {"path": "/health", "port": 8000}}, 30),
+    ({"initialDelaySeconds": 20, "periodSeconds": 5, "failureThreshold": 12}, 80),
+    ({"periodSeconds": None, "failureThreshold": 7}, 70), ({"periodSeconds": 10, "failureThreshold": 2**31 - 1}, 86400),
+])
+def test_the_cold_start_is_the_startup_probe_s_budget(probe: dict[str, Any] | None, seconds: int) -> None:
+    chat = scaled(minReplicas=0)
+    container = chat["template"]["spec"]["containers"][0]
+    container.pop("startupProbe")
+    if probe is not None:
+        container["startupProbe"] = probe
+    objects = render(routed(chat))
+    assert picker_config(objects)["flowControl"] == {"defaultRequestTTL": f"{seconds + 120}s"}
+    assert objects["ScaledObject/svc-chat"]["spec"]["cooldownPeriod"] == max(300, seconds)

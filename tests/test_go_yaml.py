@@ -63,7 +63,8 @@ def story_objects() -> list[dict[str, Any]]:
         values = yaml.safe_load(path.read_text())
         spec = {key: value for key, value in values.items() if key != "name"}
         service = {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
-                   "metadata": {"name": values.get("name", "svc"), "labels": {"on": "y", "n": "0o17"}}, "spec": spec}
+                   "metadata": {"name": values.get("name", "svc"), "namespace": "llm",
+                                "labels": {"on": "y", "n": "0o17"}}, "spec": spec}
         objects += expand(parse_inference_service(service))
         if any(role["componentType"] == "prefiller" for role in spec["roles"]):
             in_a_set = {**service, "spec": {**spec, "layout": "disaggregated"}}

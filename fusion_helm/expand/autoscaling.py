@@ -51,6 +51,8 @@ POLLING_SECONDS = 15
 """How often KEDA asks Prometheus (its default is 30 s): a role at zero wakes within it."""
 DEFAULT_COLD_START_SECONDS = 600
 """A serving container without a startupProbe: ten minutes to load and warm up."""
+MAX_COLD_START_SECONDS = 86400
+"""A day: no request waits longer for a replica (and a Gateway API duration holds at most 5 digits a unit)."""
 WAKE_SLACK_SECONDS = 120
 """Beyond the cold start, what waking a role takes: Prometheus's scrape, KEDA's poll, scheduling."""
 SCALE_DOWN_WINDOW_SECONDS = (60, 600)
@@ -184,12 +186,17 @@ def request_ttl_seconds(service: InferenceService) -> int:
 
 def cold_start_seconds(role: Role) -> int:
     """How long a new replica may take to serve: its serving container's startup probe budget (the kubelet's
-    defaults where it leaves them out), else DEFAULT_COLD_START_SECONDS."""
+    defaults where it leaves them out), else DEFAULT_COLD_START_SECONDS; at most MAX_COLD_START_SECONDS."""
     probe = role.template["spec"]["containers"][0].get("startupProbe")
     if not isinstance(probe, Mapping):
         return DEFAULT_COLD_START_SECONDS
-    budget = probe.get("initialDelaySeconds", 0) + probe.get("periodSeconds", 10) * probe.get("failureThreshold", 3)
-    return int(budget)
+
+    def field(name: str, default: int) -> int:
+        value = probe.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+    budget = field("initialDelaySeconds", 0) + field("periodSeconds", 10) * field("failureThreshold", 3)
+    return min(budget, MAX_COLD_START_SECONDS)
 
 
 def scaled_objects(service: InferenceService, role: Role, scaling: Autoscaling, routing: Routing | None

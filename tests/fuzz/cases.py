@@ -82,13 +82,18 @@ def seeds() -> list[dict[str, Any]]:
                 router.pop("strategy", None)
                 router["endpointPickerConfig"] = ("apiVersion: inference.networking.x-k8s.io/v1alpha1\n"
                                                   "kind: EndpointPickerConfig\nplugins:\n- type: queue-scorer\n")
+                # A role KEDA scales on the picker's queue, or at zero, needs the picker to queue.
+                elastic = any("prometheus" in (r.get("autoscaling") or {}) for r in spec["roles"])
+                if elastic:
+                    router["endpointPickerConfig"] += "featureGates:\n- flowControl\n"
                 out.append(verbatim)
-                # and with each other picker generation's configuration (prefill/decode: the one with a sidecar)
+                # and with each other picker generation's configuration (prefill/decode: the one with a sidecar;
+                # a role at zero: the one whose flow control holds requests meanwhile)
                 original = out[-2]
                 disaggregated = any(r["componentType"] in ("prefiller", "decoder") for r in spec["roles"])
                 for pool, generation in (("inference.networking.k8s.io/v1", "llm-d-router"),
                                          ("inference.networking.x-k8s.io/v1alpha2", "gie-v1.0"))[
-                                             :1 if disaggregated else 2]:
+                                             :1 if disaggregated or elastic else 2]:
                     other = copy.deepcopy(original)
                     router = next(r for r in other["spec"]["roles"] if r["componentType"] == "router")
                     router["poolAPIVersion"] = pool
