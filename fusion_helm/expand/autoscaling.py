@@ -47,8 +47,8 @@ ROUTED_DEFAULT = (Target(Signal.PICKER_QUEUE, 1), Target(Signal.PICKER_RUNNING, 
 UNROUTED_DEFAULT = (Target(Signal.ENGINE_QUEUE, 1),)
 PREFILL_DEFAULT = (Target(Signal.PREFILL_BACKLOG, 4000),)
 """Prompt tokens per second one prefill replica takes in."""
-POLLING_SECONDS = 15
-"""How often KEDA asks Prometheus (its default is 30 s): a role at zero wakes within it."""
+POLLING_SECONDS = 5
+"""How often KEDA asks Prometheus (its default is 30 s): a burst or a request at zero is seen within it."""
 DEFAULT_COLD_START_SECONDS = 600
 """A serving container without a startupProbe: ten minutes to load and warm up."""
 MAX_COLD_START_SECONDS = 86400
