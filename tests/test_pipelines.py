@@ -72,11 +72,11 @@ def test_kpt_expands_a_package_in_place_and_again_changes_nothing(workspace: Wor
     listing = workspace.run(commands).stdout.split()
     package = workspace.root / "qwen-pkg"
     assert "leaderworkerset_qwen-inference-service-decode-3.yaml" in listing
-    files = {path.name: path.read_text() for path in package.iterdir()}
+    files = {path: path.read_text() for path in package.rglob("*.yaml")}
     found = [obj for text in files.values() for obj in objects(text)]
     assert by_key(found) == post_rendered(workspace.helm, VALUES / DOC_STORY)
     workspace.run(f"kpt fn eval {package.name} --exec fusion-krm")
-    assert {path.name: path.read_text() for path in package.iterdir()} == files
+    assert {path: path.read_text() for path in package.rglob("*.yaml")} == files
 
 
 KUBECONFORM_LOCATION = "{{ .Group }}_{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"

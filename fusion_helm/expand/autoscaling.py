@@ -102,7 +102,9 @@ def _draining(template: Mapping[str, Any]) -> dict[str, Any]:
     lifecycle = serving.get("lifecycle") or {}
     if "preStop" not in lifecycle:
         serving = {**serving, "lifecycle": {**lifecycle, "preStop": {"sleep": {"seconds": DRAIN_SECONDS}}}}
-    grace = max(spec.get("terminationGracePeriodSeconds", 30), DRAIN_SECONDS + KILL_GRACE_SECONDS)
+    given = spec.get("terminationGracePeriodSeconds")
+    grace = max(given if isinstance(given, int) and not isinstance(given, bool) else 30,
+                DRAIN_SECONDS + KILL_GRACE_SECONDS)
     return {**template, "spec": {**spec, "containers": [serving, *others], "terminationGracePeriodSeconds": grace}}
 
 
