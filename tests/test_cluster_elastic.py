@@ -6,6 +6,7 @@ we render through its scale subresource, whole groups at a time, from zero and b
 from __future__ import annotations
 
 import contextlib
+import datetime
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -122,17 +123,18 @@ def test_requests_that_arrive_at_zero_wait_for_the_replica_they_wake(
             assert all(status >= 500 for status in lost), lost
             assert lws_replicas(keda, namespace, lws) == 0
 
-            # With it: every request waits, and is answered.
-            started = time.monotonic()
+            # With it: every request waits, and is answered by a replica made after they were sent.
+            sent = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
             with ThreadPoolExecutor(WAITING) as pool:
                 answers = list(pool.map(lambda i: completion(address, {"model": model, "prompt": f"hello {i}",
                                                                        "max_tokens": 4}, timeout=300),
                                         range(WAITING)))
-            waited = time.monotonic() - started
         statuses = Counter(status for status, _, _ in answers)
         assert statuses == {200: WAITING}, (statuses, [body for status, _, body in answers if status != 200][:2])
-        assert lws_replicas(keda, namespace, lws) == 1
-        assert waited > 2, f"answered in {waited:.1f}s: the role was not at zero"
+        assert (lws_replicas(keda, namespace, lws) or 0) >= 1
+        woken = [pod.metadata.creation_timestamp for pod in keda.pods(namespace)
+                 if (pod.metadata.labels or {}).get("fusioninfer.io/component-type") == "worker"]
+        assert woken and all(created >= sent for created in woken), (sent, woken)
 
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
