@@ -70,12 +70,13 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.disaggregated_set import disaggregated_set
 
         objects.append(disaggregated_set(service, blueprints))
+    routing = _routing(service) if any(role.autoscaling is not None for role in service.roles) else None
     for role in service.roles:
         objects += leader_worker_sets(service, role, blueprints[role.name], plan)
         if role.autoscaling is not None:
             from fusion_helm.expand.autoscaling import autoscalers
 
-            objects += autoscalers(service, role, _routing(service))
+            objects += autoscalers(service, role, routing)
         if role.disruption_budget is not None:
             from fusion_helm.expand.disruption import disruption_budget
 
