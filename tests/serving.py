@@ -146,7 +146,11 @@ class Relay(threading.Thread):
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(("127.0.0.1", self.target))
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:  # the API server is stopping with the suite; the pod retries or goes too
+                client.close()
+                continue
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
 

@@ -330,7 +330,8 @@ def test_prefill_and_decode_scale_each_on_its_own_signal_within_their_ratio(
                         describe=lambda: f"{replicas('decode')} decode, {replicas('prefill')} prefill")
                     eventually("the new replicas serving", lambda: (
                         ready_count("prefill"), ready_count("decode")) == (2, 3), timeout=120)
-                    time.sleep(3)  # requests that the new replicas answer
+                    scaled_out = time.monotonic()
+                    eventually("requests answered at the new size", lambda: len(burst.since(scaled_out)) >= 8)
                 # A trickle, while the replicas it no longer needs leave: they drain, and nothing is lost.
                 trickle = RequestStream(address, "Qwen/Qwen3-8B", clients=2, max_tokens=30)
                 with trickle.running():
@@ -341,6 +342,6 @@ def test_prefill_and_decode_scale_each_on_its_own_signal_within_their_ratio(
         for stream in (burst, trickle):
             failed = stream.failed()
             assert not failed, failed[:3]
-        assert len(burst.outcomes) > 50 and len(trickle.outcomes) > 3
+        assert len(trickle.outcomes) > 3
     finally:
         serving_kubelet.engine_options.pop("decode", None)
