@@ -336,8 +336,10 @@ def _keep_up_trigger(service: InferenceService, role: Role, scaling: Autoscaling
 
 def _behavior(scaling: Autoscaling, cold_start: int) -> dict[str, Any]:
     """The user's, else: up by at most doubling (or SCALE_UP_PODS) per cold start, so the replicas still
-    starting are not asked for again while the queue they will drain is still long; down one replica a
-    minute once demand has stayed lower for a cold start."""
+    starting are not asked for again while the queue they will drain is still long; down to the highest
+    demand of the last cold start, at the HorizontalPodAutoscaler's own pace (the window already keeps
+    every replica that demand could need back sooner than it would start; stepping slower only pays for
+    idle accelerators)."""
     if scaling.behavior is not None:
         return dict(scaling.behavior)
     period = min(max(cold_start, 15), MAX_POLICY_PERIOD)
@@ -346,7 +348,7 @@ def _behavior(scaling: Autoscaling, cold_start: int) -> dict[str, Any]:
                         "policies": [{"type": "Percent", "value": 100, "periodSeconds": period},
                                      {"type": "Pods", "value": SCALE_UP_PODS, "periodSeconds": period}]},
             "scaleDown": {"stabilizationWindowSeconds": min(max(cold_start, shortest), longest),
-                          "policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}}
+                          "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}}
 
 
 def trigger_authentication(service: InferenceService, name: str, labels: dict[str, str], scaling: Autoscaling
