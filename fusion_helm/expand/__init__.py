@@ -56,7 +56,8 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.router import routed_templates
 
         templates = routed_templates(service, service.router, templates)
-    if any(role.autoscaling is not None for role in service.roles):
+    autoscaled = any(role.autoscaling is not None for role in service.roles)
+    if autoscaled:
         from fusion_helm.expand.autoscaling import with_drain
 
         templates = with_drain(service, templates)
@@ -70,7 +71,7 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
         from fusion_helm.expand.disaggregated_set import disaggregated_set
 
         objects.append(disaggregated_set(service, blueprints))
-    routing = _routing(service) if any(role.autoscaling is not None for role in service.roles) else None
+    routing = _routing(service) if autoscaled else None
     for role in service.roles:
         objects += leader_worker_sets(service, role, blueprints[role.name], plan)
         if role.autoscaling is not None:
