@@ -1,6 +1,7 @@
 """Pure expansion: an InferenceService model → the Kubernetes objects that serve it.
 
-Order of the result: the PodGroup first (its pods wait for it), then each role's LeaderWorkerSets
+Order of the result: the PodGroup first (its pods wait for it), then the model cache's claim, fetch
+program and fetch Jobs, then each role's LeaderWorkerSets
 by role order and replica index (layout role: the role's one, and its autoscaler; layout
 disaggregated: the DisaggregatedSet, then the roles' autoscalers), each followed by the role's
 PodDisruptionBudget, then the router's objects, then each
@@ -44,6 +45,10 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     check_service_names(service)
     plan = gang.plan_gang(service)
     templates = {role.name: role_templates(service, role) for role in service.roles}
+    if any(role.weights is not None for role in service.roles):
+        from fusion_helm.expand.weights import with_weights
+
+        templates = with_weights(service, templates)
     if service.frontends:
         from fusion_helm.expand.frontends import frontend_templates
 
@@ -65,6 +70,10 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     _check_sizes(service, blueprints)
     requests = {role.name: gang.replica_requests(service, role, templates[role.name]) for role in service.roles}
     objects = gang.pod_groups(service, plan, requests)
+    if service.model_cache is not None:
+        from fusion_helm.expand.weights import weight_objects
+
+        objects += weight_objects(service)
     # The modules of a layout or feature a service does not use are not loaded: a post-renderer starts
     # on every helm call.
     if service.layout is Layout.DISAGGREGATED:

@@ -120,6 +120,10 @@ ENABLE_SSL_REFRESH = Option({Engine.VLLM: ("--enable-ssl-refresh", "--no-enable-
 DISAGGREGATION_MODE = Option({Engine.SGLANG: ("--disaggregation-mode",)})
 DISAGGREGATION_BOOTSTRAP_PORT = Option({Engine.SGLANG: ("--disaggregation-bootstrap-port",)})
 DIST_INIT_ADDR = Option({Engine.SGLANG: ("--dist-init-addr", "--nccl-init-addr")})
+MODEL = Option({Engine.VLLM: ("--model",), Engine.SGLANG: ("--model-path", "--model")})
+SERVED_MODEL_NAME = _both("--served-model-name")
+REVISION = _both("--revision")
+LOAD_FORMAT = _both("--load-format")
 
 API_SERVER_ONLY = (API_SERVER_COUNT,)
 """vLLM's options of its API server that its headless launch refuses: a headless worker (one that starts no
@@ -283,6 +287,38 @@ class ServerCommand:
         assert self.script is not None
         return self.script.arguments - (2 if self.script.named else 1)
 
+    def model(self) -> tuple[str | None, str | None]:
+        """The model the engine is told to serve, and the field that names it (None, None: none named).
+        vLLM takes it as ``vllm serve MODEL`` too, which wins over ``--model``."""
+        index = self._positional_model()
+        if index is not None:
+            return self.words[index], self._field_of(index)
+        value, occurrence = self.value(MODEL)
+        return value, None if occurrence is None else self.field(occurrence)
+
+    def with_model(self, model: str, why: str) -> ServerCommand:
+        """The command line serving MODEL: vLLM's positional MODEL rewritten where given so, else --model
+        (SGLang's --model-path). A script that names the model in its own words is refused by field (they
+        are not ours to edit, and vLLM's positional would win over any flag passed on)."""
+        index = self._positional_model()
+        if index is not None:
+            words = list(self.words)
+            words[index] = model
+            return ServerCommand(tuple(words), self.implied, self.command, self.engine, self.script, self.where,
+                                 self.path)
+        if self.script is not None and self.script.tail is not None and _serve_model_index(self.script.tail):
+            raise InvalidSpec(self.where, self._field_of(self._script_index()),
+                              f"the script names the model to serve in its own words, and {why}: end it with "
+                              '`exec vllm serve "$@"` and give the model as its argument (--model MODEL)')
+        return self.with_value(MODEL, model, why)
+
+    def _positional_model(self) -> int | None:
+        """Where the container's own words give vLLM's ``serve MODEL``, MODEL's index."""
+        if self.engine is not Engine.VLLM or self.script is not None:
+            return None
+        index = _serve_model_index(self.words)
+        return index if index is not None and index >= self.implied else None
+
     def with_value(self, option: Option, value: str, why: str) -> ServerCommand:
         """The command line with OPTION given VALUE: the container's own occurrences rewritten, or the
         option appended where none is or the script's words give it (the engine takes the last). WHY says,
@@ -355,6 +391,17 @@ class ServerCommand:
         if own[self.command:] or "args" in container:
             result["args"] = own[self.command:]
         return result
+
+
+def _serve_model_index(words: Sequence[str]) -> int | None:
+    """In ``vllm serve MODEL …`` (or ``python -m vllm.entrypoints.cli.main serve MODEL``), MODEL's index."""
+    if engine_of(words) is not Engine.VLLM:
+        return None
+    serve = 1 if os.path.basename(words[0]) in VLLM_PROGRAMS else 3
+    model = serve + 1
+    if len(words) > model and words[serve] == "serve" and not words[model].startswith("-"):
+        return model
+    return None
 
 
 def server_command(container: Mapping[str, Any], default_command: Sequence[str], where: str, path: str

@@ -29,6 +29,7 @@ from fusion_helm.model.scaling import (
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.topology import NetworkTopology, check_nested, parse_network_topology
 from fusion_helm.model.validation import check_pods_of, check_unique, validate_spec
+from fusion_helm.model.weights import ModelCache, WeightsSource, check_fetchable, parse_cache, parse_source
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -158,6 +159,8 @@ class Role:
     """A Service over its serving pods."""
     disruption_budget: int | None = None
     """The replicas a voluntary disruption may take down at once (its PodDisruptionBudget); None: no budget."""
+    weights: WeightsSource | None = None
+    """Its ``model`` (or the service's); None: the container's command names the model, the engine fetches it."""
 
     @property
     def spans_nodes(self) -> bool:
@@ -222,6 +225,7 @@ class InferenceService:
     """A Service over every serving role's serving pods."""
     frontends: tuple[Frontend, ...] = ()
     tls: Tls | None = None
+    model_cache: ModelCache | None = None
 
     @property
     def disaggregated(self) -> bool:
@@ -262,8 +266,18 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     spec = validate_spec(spec, where)
     check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
     layout = Layout(spec.get("layout", Layout.REPLICA))
-    roles = tuple(_parse_role(raw, position, where, layout) for position, raw in enumerate(spec["roles"])
+    weights = None if "model" not in spec else parse_source(spec["model"], "spec.model", where)
+    model_cache = parse_cache(spec.get("modelCache"), "spec.modelCache", where)
+    roles = tuple(_parse_role(raw, position, where, layout, weights) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] not in NOT_SERVING)
+    for position, raw in enumerate(spec["roles"]):
+        if raw["componentType"] in NOT_SERVING and "model" in raw:
+            raise InvalidSpec(where, f"spec.roles[{position}].model",
+                              f"is a serving role's weights; a {raw['componentType']} serves none")
+    for role in roles:
+        if role.weights is not None:
+            check_fetchable(role.weights, model_cache, f"{role.path}.model" if "model" in spec["roles"][role.position]
+                            else "spec.model", where)
     router = _parse_router(spec["roles"], bool(roles), where)
     frontends = _parse_frontends(spec["roles"], bool(roles), where)
     for role in roles:
@@ -293,6 +307,7 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         service=parse_client_service(spec.get("service"), "spec.service", where),
         frontends=frontends,
         tls=parse_tls(spec.get("tls"), f"{name}{TLS_SECRET_SUFFIX}", where),
+        model_cache=model_cache,
     )
 
 
@@ -413,7 +428,8 @@ def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> R
     return parse_router(raws[positions[0]], positions[0], where, disaggregated)
 
 
-def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layout) -> Role:
+def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layout,
+                default_weights: WeightsSource | None) -> Role:
     path = f"spec.roles[{position}]"
     component_type = ComponentType(raw["componentType"])
     for router_field in ROUTER_ONLY_FIELDS:
@@ -473,6 +489,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
                                                 opt_out=True),
         service=parse_client_service(raw.get("service"), f"{path}.service", where),
         disruption_budget=_disruption_budget(raw.get("disruptionBudget"), multinode.get("nodeCount", 1)),
+        weights=default_weights if "model" not in raw else parse_source(raw["model"], f"{path}.model", where),
     )
 
 

@@ -40,6 +40,14 @@ service:
 tls:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- with .Values.model }}
+model:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.modelCache }}
+modelCache:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{/* Whether the post-renderer will gang-schedule the service: what Helm needs at render time (the Volcano

@@ -194,6 +194,158 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                     'none.',
                                                                                                      'minimum': 0,
                                                                                                      'maximum': 2147483647}}},
+                                                            'model': {'type': 'object',
+                                                                      'description': "Where the role's weights "
+                                                                                     'come from (default: '
+                                                                                     'spec.model). hf://ORG/NAME '
+                                                                                     'at a pinned revision, '
+                                                                                     'pvc://CLAIM/PATH (weights '
+                                                                                     'already on a volume of the '
+                                                                                     'namespace) or '
+                                                                                     's3://BUCKET/PREFIX (an '
+                                                                                     'S3-compatible store). With '
+                                                                                     'spec.modelCache, hf:// and '
+                                                                                     's3:// are fetched once per '
+                                                                                     'service and revision onto '
+                                                                                     'the cache volume and every '
+                                                                                     'serving pod reads them from '
+                                                                                     'it, hub access off; the '
+                                                                                     'engine is given the local '
+                                                                                     'path, and the model name '
+                                                                                     'clients ask for stays what '
+                                                                                     "the container's command "
+                                                                                     "names (or the source's "
+                                                                                     'ORG/NAME). See '
+                                                                                     'docs/models.md.',
+                                                                      'required': ['source'],
+                                                                      'properties': {'source': {'type': 'string',
+                                                                                                'description': 'hf://ORG/NAME, '
+                                                                                                               'pvc://CLAIM/PATH '
+                                                                                                               'or '
+                                                                                                               's3://BUCKET/PREFIX.',
+                                                                                                'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                                                                'maxLength': 1024},
+                                                                                     'revision': {'type': 'string',
+                                                                                                  'description': 'hf://: '
+                                                                                                                 'the '
+                                                                                                                 'commit '
+                                                                                                                 '(40 '
+                                                                                                                 'hexadecimal '
+                                                                                                                 'digits) '
+                                                                                                                 'to '
+                                                                                                                 'serve: '
+                                                                                                                 'a '
+                                                                                                                 'branch '
+                                                                                                                 'would '
+                                                                                                                 'move '
+                                                                                                                 'under '
+                                                                                                                 'a '
+                                                                                                                 'running '
+                                                                                                                 'service. '
+                                                                                                                 's3://: '
+                                                                                                                 'a '
+                                                                                                                 'name '
+                                                                                                                 'for '
+                                                                                                                 'what '
+                                                                                                                 'the '
+                                                                                                                 'prefix '
+                                                                                                                 'holds '
+                                                                                                                 'now '
+                                                                                                                 '(default '
+                                                                                                                 '"current"); '
+                                                                                                                 'a '
+                                                                                                                 'new '
+                                                                                                                 'name '
+                                                                                                                 'fetches '
+                                                                                                                 'it '
+                                                                                                                 'again, '
+                                                                                                                 'beside '
+                                                                                                                 'the '
+                                                                                                                 'old. '
+                                                                                                                 'Not '
+                                                                                                                 'for '
+                                                                                                                 'pvc://.',
+                                                                                                  'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                                                     'credentials': {'type': 'object',
+                                                                                                     'description': 'A '
+                                                                                                                    'Secret '
+                                                                                                                    'of '
+                                                                                                                    'the '
+                                                                                                                    "service's "
+                                                                                                                    'namespace '
+                                                                                                                    'holding '
+                                                                                                                    'the '
+                                                                                                                    'credentials: '
+                                                                                                                    'for '
+                                                                                                                    'hf://, '
+                                                                                                                    'key '
+                                                                                                                    'token '
+                                                                                                                    '(a '
+                                                                                                                    'Hugging '
+                                                                                                                    'Face '
+                                                                                                                    'access '
+                                                                                                                    'token); '
+                                                                                                                    'for '
+                                                                                                                    's3://, '
+                                                                                                                    'keys '
+                                                                                                                    'AWS_ACCESS_KEY_ID '
+                                                                                                                    'and '
+                                                                                                                    'AWS_SECRET_ACCESS_KEY. '
+                                                                                                                    'Read '
+                                                                                                                    'only '
+                                                                                                                    'by '
+                                                                                                                    'the '
+                                                                                                                    'fetch '
+                                                                                                                    'Job '
+                                                                                                                    '(and '
+                                                                                                                    'the '
+                                                                                                                    'engine '
+                                                                                                                    'where '
+                                                                                                                    'nothing '
+                                                                                                                    'is '
+                                                                                                                    'cached); '
+                                                                                                                    'never '
+                                                                                                                    'in '
+                                                                                                                    'values.',
+                                                                                                     'required': ['secretName'],
+                                                                                                     'properties': {'secretName': {'type': 'string',
+                                                                                                                                   'minLength': 1,
+                                                                                                                                   'maxLength': 253,
+                                                                                                                                   'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}}},
+                                                                                     'endpoint': {'type': 'string',
+                                                                                                  'description': 'hf://: '
+                                                                                                                 'a '
+                                                                                                                 'hub '
+                                                                                                                 "mirror's "
+                                                                                                                 'URL '
+                                                                                                                 '(HF_ENDPOINT; '
+                                                                                                                 'default '
+                                                                                                                 'the '
+                                                                                                                 'Hugging '
+                                                                                                                 'Face '
+                                                                                                                 'hub). '
+                                                                                                                 's3://: '
+                                                                                                                 'the '
+                                                                                                                 'S3-compatible '
+                                                                                                                 "store's "
+                                                                                                                 'URL '
+                                                                                                                 '(default '
+                                                                                                                 'AWS '
+                                                                                                                 'S3 '
+                                                                                                                 'of '
+                                                                                                                 'region).',
+                                                                                                  'pattern': '^https?://[^\\s]+$',
+                                                                                                  'maxLength': 2048},
+                                                                                     'region': {'type': 'string',
+                                                                                                'description': 's3:// '
+                                                                                                               'only '
+                                                                                                               '- '
+                                                                                                               'the '
+                                                                                                               "bucket's "
+                                                                                                               'region '
+                                                                                                               '(default '
+                                                                                                               'us-east-1).',
+                                                                                                'pattern': '^[a-z0-9-]{1,64}$'}}},
                                                             'autoscaling': {'type': 'object',
                                                                             'description': 'Layouts role and '
                                                                                            'disaggregated: the '
@@ -2128,6 +2280,172 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                      'format': 'int32',
                                                                                                                                                      'minimum': 1,
                                                                                                                                                      'maximum': 1000000}}}}}}}}}},
+                         'model': {'type': 'object',
+                                   'description': "Where every serving role's weights come from, unless the role "
+                                                  'names its own (roles[].model). See docs/models.md.',
+                                   'required': ['source'],
+                                   'properties': {'source': {'type': 'string',
+                                                             'description': 'hf://ORG/NAME, pvc://CLAIM/PATH or '
+                                                                            's3://BUCKET/PREFIX.',
+                                                             'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                             'maxLength': 1024},
+                                                  'revision': {'type': 'string',
+                                                               'description': 'hf://: the commit (40 hexadecimal '
+                                                                              'digits) to serve: a branch would '
+                                                                              'move under a running service. '
+                                                                              's3://: a name for what the prefix '
+                                                                              'holds now (default "current"); a '
+                                                                              'new name fetches it again, beside '
+                                                                              'the old. Not for pvc://.',
+                                                               'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                  'credentials': {'type': 'object',
+                                                                  'description': "A Secret of the service's "
+                                                                                 'namespace holding the '
+                                                                                 'credentials: for hf://, key '
+                                                                                 'token (a Hugging Face access '
+                                                                                 'token); for s3://, keys '
+                                                                                 'AWS_ACCESS_KEY_ID and '
+                                                                                 'AWS_SECRET_ACCESS_KEY. Read only '
+                                                                                 'by the fetch Job (and the engine '
+                                                                                 'where nothing is cached); never '
+                                                                                 'in values.',
+                                                                  'required': ['secretName'],
+                                                                  'properties': {'secretName': {'type': 'string',
+                                                                                                'minLength': 1,
+                                                                                                'maxLength': 253,
+                                                                                                'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}}},
+                                                  'endpoint': {'type': 'string',
+                                                               'description': "hf://: a hub mirror's URL "
+                                                                              '(HF_ENDPOINT; default the Hugging '
+                                                                              'Face hub). s3://: the S3-compatible '
+                                                                              "store's URL (default AWS S3 of "
+                                                                              'region).',
+                                                               'pattern': '^https?://[^\\s]+$',
+                                                               'maxLength': 2048},
+                                                  'region': {'type': 'string',
+                                                             'description': "s3:// only - the bucket's region "
+                                                                            '(default us-east-1).',
+                                                             'pattern': '^[a-z0-9-]{1,64}$'}}},
+                         'modelCache': {'type': 'object',
+                                        'description': 'One volume holding the weights of hf:// and s3:// sources, '
+                                                       'fetched once per service and revision by a Job '
+                                                       '(<service>-fetch-<hash>) and mounted read-only by every '
+                                                       'serving pod, which starts only once its revision is '
+                                                       "complete; the engines' compile caches too, per engine "
+                                                       'image. Either an existing claim (claimName) or one made '
+                                                       'for the service (<service>-model-cache, kept on uninstall '
+                                                       'unless keep is false). See docs/models.md.',
+                                        'properties': {'claimName': {'type': 'string',
+                                                                     'description': 'An existing '
+                                                                                    'PersistentVolumeClaim of the '
+                                                                                    'namespace (ReadWriteMany, or '
+                                                                                    'ReadWriteOnce where every '
+                                                                                    'serving pod runs on one '
+                                                                                    'node). Not with size, '
+                                                                                    'storageClassName or keep.',
+                                                                     'minLength': 1,
+                                                                     'maxLength': 253,
+                                                                     'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                       'size': {'description': 'The claim made for the service: '
+                                                                               'its storage request (a quantity '
+                                                                               'such as 200Gi): the weights of '
+                                                                               'every revision kept, plus the '
+                                                                               'compile caches. Required without '
+                                                                               'claimName.',
+                                                                'x-kubernetes-int-or-string': True,
+                                                                'anyOf': [{'type': 'integer'}, {'type': 'string'}]},
+                                                       'storageClassName': {'type': 'string',
+                                                                            'description': "The made claim's "
+                                                                                           'StorageClass (default '
+                                                                                           "the cluster's default "
+                                                                                           'class).',
+                                                                            'minLength': 1,
+                                                                            'maxLength': 253},
+                                                       'accessMode': {'type': 'string',
+                                                                      'description': "The made claim's access "
+                                                                                     'mode: ReadWriteMany '
+                                                                                     '(default; pods of several '
+                                                                                     'nodes share it) or '
+                                                                                     'ReadWriteOnce (every serving '
+                                                                                     'pod and the fetch Job on one '
+                                                                                     'node).',
+                                                                      'enum': ['ReadWriteMany', 'ReadWriteOnce'],
+                                                                      'default': 'ReadWriteMany'},
+                                                       'keep': {'type': 'boolean',
+                                                                'description': 'Keep the made claim and the '
+                                                                               'weights on it when the release is '
+                                                                               'uninstalled (default true; '
+                                                                               'helm.sh/resource-policy keep).',
+                                                                'default': True},
+                                                       'compileCache': {'type': 'boolean',
+                                                                        'description': "Keep the engines' compile "
+                                                                                       "caches (vLLM's "
+                                                                                       'torch.compile cache, '
+                                                                                       "Triton's and "
+                                                                                       "TorchInductor's) on the "
+                                                                                       'volume, one folder per '
+                                                                                       'engine image, so a '
+                                                                                       'restarted or added replica '
+                                                                                       'does not compile again '
+                                                                                       '(default true).',
+                                                                        'default': True},
+                                                       'fetch': {'type': 'object',
+                                                                 'description': "The fetch Job's pod.",
+                                                                 'properties': {'image': {'type': 'string',
+                                                                                          'description': 'The '
+                                                                                                         'image '
+                                                                                                         'that '
+                                                                                                         'fetches '
+                                                                                                         '(default: '
+                                                                                                         'the '
+                                                                                                         'serving '
+                                                                                                         "container's "
+                                                                                                         'own, '
+                                                                                                         'which '
+                                                                                                         'has the '
+                                                                                                         "hub's "
+                                                                                                         'client, '
+                                                                                                         'huggingface_hub, '
+                                                                                                         'and '
+                                                                                                         'boto3 '
+                                                                                                         'for '
+                                                                                                         's3://). '
+                                                                                                         'It must '
+                                                                                                         'have '
+                                                                                                         'Python '
+                                                                                                         '3.9 or '
+                                                                                                         'later '
+                                                                                                         'and the '
+                                                                                                         'client '
+                                                                                                         'of its '
+                                                                                                         'source.',
+                                                                                          'minLength': 1},
+                                                                                'resources': {'type': 'object',
+                                                                                              'description': 'The '
+                                                                                                             'fetching '
+                                                                                                             "container's "
+                                                                                                             'resources '
+                                                                                                             '(a '
+                                                                                                             'ResourceRequirements).',
+                                                                                              'x-kubernetes-preserve-unknown-fields': True},
+                                                                                'backoffLimit': {'type': 'integer',
+                                                                                                 'format': 'int32',
+                                                                                                 'description': 'Retries '
+                                                                                                                'of '
+                                                                                                                'a '
+                                                                                                                'failed '
+                                                                                                                'fetch '
+                                                                                                                '(default '
+                                                                                                                '6); '
+                                                                                                                'each '
+                                                                                                                'retry '
+                                                                                                                'keeps '
+                                                                                                                'the '
+                                                                                                                'files '
+                                                                                                                'already '
+                                                                                                                'complete.',
+                                                                                                 'minimum': 0,
+                                                                                                 'maximum': 100}}}}},
                          'layout': {'type': 'string',
                                     'description': 'replica (default): one LeaderWorkerSet per role replica, each '
                                                    'independent; a template change restarts every replica of the '
@@ -2834,6 +3152,136 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                             'minimum': 0,
                                                                                             'maximum': 2147483647}},
                                                                'additionalProperties': False},
+                                                   'model': {'type': 'object',
+                                                             'description': "Where the role's weights come from "
+                                                                            '(default: spec.model). hf://ORG/NAME '
+                                                                            'at a pinned revision, '
+                                                                            'pvc://CLAIM/PATH (weights already on '
+                                                                            'a volume of the namespace) or '
+                                                                            's3://BUCKET/PREFIX (an S3-compatible '
+                                                                            'store). With spec.modelCache, hf:// '
+                                                                            'and s3:// are fetched once per '
+                                                                            'service and revision onto the cache '
+                                                                            'volume and every serving pod reads '
+                                                                            'them from it, hub access off; the '
+                                                                            'engine is given the local path, and '
+                                                                            'the model name clients ask for stays '
+                                                                            "what the container's command names "
+                                                                            "(or the source's ORG/NAME). See "
+                                                                            'docs/models.md.',
+                                                             'required': ['source'],
+                                                             'properties': {'source': {'type': 'string',
+                                                                                       'description': 'hf://ORG/NAME, '
+                                                                                                      'pvc://CLAIM/PATH '
+                                                                                                      'or '
+                                                                                                      's3://BUCKET/PREFIX.',
+                                                                                       'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                                                       'maxLength': 1024},
+                                                                            'revision': {'type': 'string',
+                                                                                         'description': 'hf://: '
+                                                                                                        'the '
+                                                                                                        'commit '
+                                                                                                        '(40 '
+                                                                                                        'hexadecimal '
+                                                                                                        'digits) '
+                                                                                                        'to serve: '
+                                                                                                        'a branch '
+                                                                                                        'would '
+                                                                                                        'move '
+                                                                                                        'under a '
+                                                                                                        'running '
+                                                                                                        'service. '
+                                                                                                        's3://: a '
+                                                                                                        'name for '
+                                                                                                        'what the '
+                                                                                                        'prefix '
+                                                                                                        'holds now '
+                                                                                                        '(default '
+                                                                                                        '"current"); '
+                                                                                                        'a new '
+                                                                                                        'name '
+                                                                                                        'fetches '
+                                                                                                        'it again, '
+                                                                                                        'beside '
+                                                                                                        'the old. '
+                                                                                                        'Not for '
+                                                                                                        'pvc://.',
+                                                                                         'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                                            'credentials': {'type': 'object',
+                                                                                            'description': 'A '
+                                                                                                           'Secret '
+                                                                                                           'of the '
+                                                                                                           "service's "
+                                                                                                           'namespace '
+                                                                                                           'holding '
+                                                                                                           'the '
+                                                                                                           'credentials: '
+                                                                                                           'for '
+                                                                                                           'hf://, '
+                                                                                                           'key '
+                                                                                                           'token '
+                                                                                                           '(a '
+                                                                                                           'Hugging '
+                                                                                                           'Face '
+                                                                                                           'access '
+                                                                                                           'token); '
+                                                                                                           'for '
+                                                                                                           's3://, '
+                                                                                                           'keys '
+                                                                                                           'AWS_ACCESS_KEY_ID '
+                                                                                                           'and '
+                                                                                                           'AWS_SECRET_ACCESS_KEY. '
+                                                                                                           'Read '
+                                                                                                           'only '
+                                                                                                           'by the '
+                                                                                                           'fetch '
+                                                                                                           'Job '
+                                                                                                           '(and '
+                                                                                                           'the '
+                                                                                                           'engine '
+                                                                                                           'where '
+                                                                                                           'nothing '
+                                                                                                           'is '
+                                                                                                           'cached); '
+                                                                                                           'never '
+                                                                                                           'in '
+                                                                                                           'values.',
+                                                                                            'required': ['secretName'],
+                                                                                            'properties': {'secretName': {'type': 'string',
+                                                                                                                          'minLength': 1,
+                                                                                                                          'maxLength': 253,
+                                                                                                                          'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}},
+                                                                                            'additionalProperties': False},
+                                                                            'endpoint': {'type': 'string',
+                                                                                         'description': 'hf://: a '
+                                                                                                        'hub '
+                                                                                                        "mirror's "
+                                                                                                        'URL '
+                                                                                                        '(HF_ENDPOINT; '
+                                                                                                        'default '
+                                                                                                        'the '
+                                                                                                        'Hugging '
+                                                                                                        'Face '
+                                                                                                        'hub). '
+                                                                                                        's3://: '
+                                                                                                        'the '
+                                                                                                        'S3-compatible '
+                                                                                                        "store's "
+                                                                                                        'URL '
+                                                                                                        '(default '
+                                                                                                        'AWS S3 of '
+                                                                                                        'region).',
+                                                                                         'pattern': '^https?://[^\\s]+$',
+                                                                                         'maxLength': 2048},
+                                                                            'region': {'type': 'string',
+                                                                                       'description': 's3:// only '
+                                                                                                      '- the '
+                                                                                                      "bucket's "
+                                                                                                      'region '
+                                                                                                      '(default '
+                                                                                                      'us-east-1).',
+                                                                                       'pattern': '^[a-z0-9-]{1,64}$'}},
+                                                             'additionalProperties': False},
                                                    'autoscaling': {'type': 'object',
                                                                    'description': 'Layouts role and disaggregated: '
                                                                                   "the role's replica count "
@@ -4675,6 +5123,136 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                   'additionalProperties': False}}},
                                                                         'additionalProperties': False}}},
                                     'additionalProperties': False}},
+                'model': {'type': 'object',
+                          'description': "Where every serving role's weights come from, unless the role names its "
+                                         'own (roles[].model). See docs/models.md.',
+                          'required': ['source'],
+                          'properties': {'source': {'type': 'string',
+                                                    'description': 'hf://ORG/NAME, pvc://CLAIM/PATH or '
+                                                                   's3://BUCKET/PREFIX.',
+                                                    'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                    'maxLength': 1024},
+                                         'revision': {'type': 'string',
+                                                      'description': 'hf://: the commit (40 hexadecimal digits) to '
+                                                                     'serve: a branch would move under a running '
+                                                                     'service. s3://: a name for what the prefix '
+                                                                     'holds now (default "current"); a new name '
+                                                                     'fetches it again, beside the old. Not for '
+                                                                     'pvc://.',
+                                                      'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                         'credentials': {'type': 'object',
+                                                         'description': "A Secret of the service's namespace "
+                                                                        'holding the credentials: for hf://, key '
+                                                                        'token (a Hugging Face access token); for '
+                                                                        's3://, keys AWS_ACCESS_KEY_ID and '
+                                                                        'AWS_SECRET_ACCESS_KEY. Read only by the '
+                                                                        'fetch Job (and the engine where nothing '
+                                                                        'is cached); never in values.',
+                                                         'required': ['secretName'],
+                                                         'properties': {'secretName': {'type': 'string',
+                                                                                       'minLength': 1,
+                                                                                       'maxLength': 253,
+                                                                                       'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}},
+                                                         'additionalProperties': False},
+                                         'endpoint': {'type': 'string',
+                                                      'description': "hf://: a hub mirror's URL (HF_ENDPOINT; "
+                                                                     'default the Hugging Face hub). s3://: the '
+                                                                     "S3-compatible store's URL (default AWS S3 of "
+                                                                     'region).',
+                                                      'pattern': '^https?://[^\\s]+$',
+                                                      'maxLength': 2048},
+                                         'region': {'type': 'string',
+                                                    'description': "s3:// only - the bucket's region (default "
+                                                                   'us-east-1).',
+                                                    'pattern': '^[a-z0-9-]{1,64}$'}},
+                          'additionalProperties': False},
+                'modelCache': {'type': 'object',
+                               'description': 'One volume holding the weights of hf:// and s3:// sources, fetched '
+                                              'once per service and revision by a Job (<service>-fetch-<hash>) and '
+                                              'mounted read-only by every serving pod, which starts only once its '
+                                              "revision is complete; the engines' compile caches too, per engine "
+                                              'image. Either an existing claim (claimName) or one made for the '
+                                              'service (<service>-model-cache, kept on uninstall unless keep is '
+                                              'false). See docs/models.md.',
+                               'properties': {'claimName': {'type': 'string',
+                                                            'description': 'An existing PersistentVolumeClaim of '
+                                                                           'the namespace (ReadWriteMany, or '
+                                                                           'ReadWriteOnce where every serving pod '
+                                                                           'runs on one node). Not with size, '
+                                                                           'storageClassName or keep.',
+                                                            'minLength': 1,
+                                                            'maxLength': 253,
+                                                            'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                              'size': {'description': 'The claim made for the service: its storage '
+                                                                      'request (a quantity such as 200Gi): the '
+                                                                      'weights of every revision kept, plus the '
+                                                                      'compile caches. Required without claimName.',
+                                                       'anyOf': [{'type': 'integer'}, {'type': 'string'}]},
+                                              'storageClassName': {'type': 'string',
+                                                                   'description': "The made claim's StorageClass "
+                                                                                  "(default the cluster's default "
+                                                                                  'class).',
+                                                                   'minLength': 1,
+                                                                   'maxLength': 253},
+                                              'accessMode': {'type': 'string',
+                                                             'description': "The made claim's access mode: "
+                                                                            'ReadWriteMany (default; pods of '
+                                                                            'several nodes share it) or '
+                                                                            'ReadWriteOnce (every serving pod and '
+                                                                            'the fetch Job on one node).',
+                                                             'enum': ['ReadWriteMany', 'ReadWriteOnce'],
+                                                             'default': 'ReadWriteMany'},
+                                              'keep': {'type': 'boolean',
+                                                       'description': 'Keep the made claim and the weights on it '
+                                                                      'when the release is uninstalled (default '
+                                                                      'true; helm.sh/resource-policy keep).',
+                                                       'default': True},
+                                              'compileCache': {'type': 'boolean',
+                                                               'description': "Keep the engines' compile caches "
+                                                                              "(vLLM's torch.compile cache, "
+                                                                              "Triton's and TorchInductor's) on "
+                                                                              'the volume, one folder per engine '
+                                                                              'image, so a restarted or added '
+                                                                              'replica does not compile again '
+                                                                              '(default true).',
+                                                               'default': True},
+                                              'fetch': {'type': 'object',
+                                                        'description': "The fetch Job's pod.",
+                                                        'properties': {'image': {'type': 'string',
+                                                                                 'description': 'The image that '
+                                                                                                'fetches (default: '
+                                                                                                'the serving '
+                                                                                                "container's own, "
+                                                                                                'which has the '
+                                                                                                "hub's client, "
+                                                                                                'huggingface_hub, '
+                                                                                                'and boto3 for '
+                                                                                                's3://). It must '
+                                                                                                'have Python 3.9 '
+                                                                                                'or later and the '
+                                                                                                'client of its '
+                                                                                                'source.',
+                                                                                 'minLength': 1},
+                                                                       'resources': {'type': 'object',
+                                                                                     'description': 'The fetching '
+                                                                                                    "container's "
+                                                                                                    'resources (a '
+                                                                                                    'ResourceRequirements).'},
+                                                                       'backoffLimit': {'type': 'integer',
+                                                                                        'description': 'Retries of '
+                                                                                                       'a failed '
+                                                                                                       'fetch '
+                                                                                                       '(default '
+                                                                                                       '6); each '
+                                                                                                       'retry '
+                                                                                                       'keeps the '
+                                                                                                       'files '
+                                                                                                       'already '
+                                                                                                       'complete.',
+                                                                                        'minimum': 0,
+                                                                                        'maximum': 100}},
+                                                        'additionalProperties': False}},
+                               'additionalProperties': False},
                 'layout': {'type': 'string',
                            'description': 'replica (default): one LeaderWorkerSet per role replica, each '
                                           'independent; a template change restarts every replica of the role at '

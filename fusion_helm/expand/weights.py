@@ -1,0 +1,344 @@
+"""Weights ready when a replica starts: the cache volume, the Jobs that fill it, and the serving pods that
+read it.
+
+A source that is fetched (hf://, s3://) is copied once per service and revision onto the cache volume by a
+Job running ``hooks/fetch.py`` in the serving image (which has the hub's client). It downloads into a
+folder of its own and renames it into place when every file is verified, so a folder at the revision's
+path is always whole: a serving pod (every node of a multi-node replica) waits for it in an init
+container, mounts the volume read-only, and its engine is given the local path with hub access off. The
+model name clients ask for stays what the command names. A pvc:// source is mounted where it is.
+
+The engines' compile caches go on the same volume, read-write, one folder per engine image (a compiled
+kernel is only valid for the versions that made it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from fusion_helm.errors import InvalidSpec, format_path, show
+from fusion_helm.expand import resources
+from fusion_helm.expand.labelling import object_metadata
+from fusion_helm.expand.quantity import parse_quantity
+from fusion_helm.hooks.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
+from fusion_helm.hooks.labels import LABEL_SERVICE
+from fusion_helm.model import InferenceService, Role
+from fusion_helm.model.engine import REVISION, SERVED_MODEL_NAME, Engine, ServerCommand
+from fusion_helm.model.weights import ModelCache, Scheme, WeightsSource
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from fusion_helm.expand.pods import RoleTemplates
+
+MODELS_DIR = "/models"
+"""Where a serving container finds the cache volume (or a pvc:// claim), read-only."""
+COMPILE_DIR = "/compile-cache"
+"""Where a serving container keeps its engine's compile caches: its image's folder on the cache volume."""
+COMPILE_FOLDER = "compile"
+"""The compile caches' folder on the cache volume, beside the sources' (hf, s3)."""
+WEIGHTS_VOLUME = "fusioninfer-weights"
+PROGRAM_DIR = "/opt/fusioninfer"
+PROGRAM = "fetch.py"
+PROGRAM_SOURCE = Path(__file__).resolve().parent.parent / "hooks" / PROGRAM
+FETCH_DIR = "/cache"
+"""Where the fetch Job mounts the cache volume, read-write."""
+SCRATCH_DIR = "/tmp"
+FETCH_USER = 65532
+"""The fetch Job's and the wait's user: no root needed to write the volume (fsGroup makes it theirs)."""
+WAIT_SECONDS = 5
+WAIT_SCRIPT = 'until [ -d "$1" ]; do echo "waiting for $1, which Job $2 fetches"; sleep "$3"; done'
+"""The serving pods' init container: its values are the script's arguments, never spliced into it."""
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+"""A serving pod reading the cache never asks the hub (a cached model that is incomplete fails to start,
+rather than downloading on its own)."""
+HUB_TOKEN_KEY = "token"
+S3_KEYS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
+COMPILE_ENV: Mapping[Engine | None, Mapping[str, str]] = {
+    Engine.VLLM: {"VLLM_CACHE_ROOT": "vllm", "TRITON_CACHE_DIR": "triton", "TORCHINDUCTOR_CACHE_DIR": "inductor"},
+    Engine.SGLANG: {"TRITON_CACHE_DIR": "triton", "TORCHINDUCTOR_CACHE_DIR": "inductor",
+                    "SGLANG_DG_CACHE_DIR": "deep_gemm", "FLASHINFER_WORKSPACE_BASE": "flashinfer"},
+    None: {"TRITON_CACHE_DIR": "triton", "TORCHINDUCTOR_CACHE_DIR": "inductor"},
+}
+"""Per engine, where its compilers keep what they compiled, under COMPILE_DIR: vLLM's torch.compile cache
+(VLLM_CACHE_ROOT/torch_compile_cache), Triton's and TorchInductor's kernels, SGLang's DeepGEMM and
+FlashInfer JIT builds."""
+RESTRICTED_CONTAINER: Mapping[str, Any] = {
+    "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": True,
+    "runAsNonRoot": True, "runAsUser": FETCH_USER, "runAsGroup": FETCH_USER,
+    "seccompProfile": {"type": "RuntimeDefault"}}
+"""The Pod Security Standard "restricted" for the containers we add (the wait, the fetch)."""
+
+
+def cache_claim_name(service: InferenceService) -> str:
+    cache = service.model_cache
+    assert cache is not None
+    return cache.claim_name or f"{service.name}-model-cache"
+
+
+def program_name(service: InferenceService) -> str:
+    """The ConfigMap holding the fetch program."""
+    return f"{service.name}-fetch"
+
+
+def fetched_sources(service: InferenceService) -> list[WeightsSource]:
+    """The distinct sources the cache holds for SERVICE, in role order."""
+    if service.model_cache is None:
+        return []
+    found: list[WeightsSource] = []
+    for role in service.roles:
+        if role.weights is not None and role.weights.fetched and role.weights not in found:
+            found.append(role.weights)
+    return found
+
+
+def weight_objects(service: InferenceService) -> list[dict[str, Any]]:
+    """The claim the service makes, the fetch program and one fetch Job per source and revision."""
+    cache = service.model_cache
+    sources = fetched_sources(service)
+    if cache is None:
+        return []
+    objects = [] if cache.claim_name is not None else [_claim(service, cache)]
+    if sources:
+        objects.append(_program(service))
+        objects += [_fetch_job(service, cache, source) for source in sources]
+    return objects
+
+
+def _claim(service: InferenceService, cache: ModelCache) -> dict[str, Any]:
+    assert cache.size is not None
+    try:
+        size = parse_quantity(cache.size)
+    except ValueError:
+        raise InvalidSpec(service.where, "spec.modelCache.size",
+                          f"must be a quantity such as 200Gi, got {show(cache.size)}") from None
+    if size.nanos <= 0:
+        raise InvalidSpec(service.where, "spec.modelCache.size", f"must be more than 0, got {show(cache.size)}")
+    metadata = object_metadata(service, cache_claim_name(service), {LABEL_SERVICE: service.name})
+    if cache.keep:
+        # Weights take hours to fetch again: an uninstall leaves them (helm deletes the claim only if told).
+        metadata["annotations"] = {**metadata.get("annotations", {}), "helm.sh/resource-policy": "keep"}
+    spec: dict[str, Any] = {"accessModes": [cache.access_mode], "resources": {"requests": {"storage": cache.size}}}
+    if cache.storage_class is not None:
+        spec["storageClassName"] = cache.storage_class
+    return {"apiVersion": PERSISTENT_VOLUME_CLAIM.api_version, "kind": PERSISTENT_VOLUME_CLAIM.kind,
+            "metadata": metadata, "spec": spec}
+
+
+def _program(service: InferenceService) -> dict[str, Any]:
+    return {"apiVersion": CONFIG_MAP.api_version, "kind": CONFIG_MAP.kind,
+            "metadata": object_metadata(service, program_name(service), {LABEL_SERVICE: service.name}),
+            "data": {PROGRAM: PROGRAM_SOURCE.read_text()}}
+
+
+def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSource) -> dict[str, Any]:
+    """The Job that fetches SOURCE. Its name ends in a hash of what it runs: a Job's pod template cannot
+    change, so any change (a new revision, a new image) is a new Job, which finds a complete revision
+    already there and ends at once."""
+    role = next(role for role in service.roles if role.weights == source)
+    serving = role.template["spec"]["containers"][0]
+    container: dict[str, Any] = {
+        "name": "fetch",
+        "image": cache.fetch_image or serving["image"],
+        "command": ["python3", f"{PROGRAM_DIR}/{PROGRAM}"],
+        "args": ["--source", source.uri, "--revision", str(source.revision), "--root", FETCH_DIR,
+                 "--into", source.cache_folder],
+        "env": _fetch_env(source),
+        "volumeMounts": [{"name": WEIGHTS_VOLUME, "mountPath": FETCH_DIR},
+                         {"name": "program", "mountPath": PROGRAM_DIR, "readOnly": True},
+                         {"name": "scratch", "mountPath": SCRATCH_DIR}],
+        "securityContext": dict(RESTRICTED_CONTAINER),
+        # Its last words are why it failed (auth, not found, disk full): kubectl describe shows them.
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+    }
+    if cache.fetch_resources:
+        try:
+            resources.container_requests({"resources": cache.fetch_resources})
+        except resources.QuantityError as error:
+            raise InvalidSpec(service.where, format_path(["spec.modelCache.fetch", *error.path]),
+                              str(error)) from None
+        container["resources"] = dict(cache.fetch_resources)
+    pod = {
+        "metadata": {"labels": {LABEL_SERVICE: service.name}},
+        "spec": {
+            "restartPolicy": "Never",
+            "securityContext": {"runAsNonRoot": True, "runAsUser": FETCH_USER, "runAsGroup": FETCH_USER,
+                                "fsGroup": FETCH_USER, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [container],
+            "volumes": [{"name": WEIGHTS_VOLUME, "persistentVolumeClaim": {"claimName": cache_claim_name(service)}},
+                        {"name": "program", "configMap": {"name": program_name(service)}},
+                        {"name": "scratch", "emptyDir": {}}],
+        },
+    }
+    spec = {"backoffLimit": cache.fetch_retries, "template": pod}
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
+    return {"apiVersion": JOB.api_version, "kind": JOB.kind,
+            "metadata": object_metadata(service, fetch_job_name(service, digest), {LABEL_SERVICE: service.name}),
+            "spec": spec}
+
+
+def fetch_job_name(service: InferenceService, digest: str) -> str:
+    return f"{service.name}-fetch-{digest}"
+
+
+def _fetch_env(source: WeightsSource) -> list[dict[str, Any]]:
+    env: list[dict[str, Any]] = [{"name": "HOME", "value": SCRATCH_DIR}]
+    if source.scheme is Scheme.HF:
+        # Plain HTTP downloads, resumable file by file: hf-xet's chunk store lives outside the folder we
+        # verify, and many pods at once are what the hub rate-limits.
+        env += [{"name": "HF_HUB_DISABLE_XET", "value": "1"}, {"name": "HF_HOME", "value": f"{SCRATCH_DIR}/hf"}]
+        if source.endpoint is not None:
+            env.append({"name": "HF_ENDPOINT", "value": source.endpoint})
+        if source.credentials_secret is not None:
+            env.append(_secret_env("HF_TOKEN", source.credentials_secret, HUB_TOKEN_KEY))
+    else:
+        env += [{"name": "AWS_REGION", "value": str(source.region)}, {"name": "AWS_EC2_METADATA_DISABLED",
+                                                                       "value": "true"}]
+        if source.endpoint is not None:
+            env.append({"name": "AWS_ENDPOINT_URL", "value": source.endpoint})
+        if source.credentials_secret is not None:
+            env += [_secret_env(key, source.credentials_secret, key) for key in S3_KEYS]
+    return env
+
+
+def _secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
+
+
+def with_weights(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
+    """TEMPLATES with each role that names a source reading it: from the cache (or its claim) where it is
+    on a volume, else from the hub at its revision."""
+    result = dict(templates)
+    cache = service.model_cache
+    fetch_jobs = {} if cache is None else {source: _fetch_job(service, cache, source)["metadata"]["name"]
+                                           for source in fetched_sources(service)}
+    for role in service.roles:
+        if role.weights is None:
+            continue
+        current = templates[role.name]
+        reading = _Reading(service, role, role.weights, fetch_jobs.get(role.weights))
+        leader = None if current.leader is None else reading.pod(current.leader, current.leader_server,
+                                                                  current.launched)
+        worker = reading.pod(current.worker, current.worker_server, current.launched)
+        result[role.name] = current.with_servers(
+            None if leader is None else leader[0], None if leader is None else leader[1], worker[0], worker[1])
+    return result
+
+
+class _Reading:
+    """How ROLE's pods read SOURCE."""
+
+    def __init__(self, service: InferenceService, role: Role, source: WeightsSource, fetch_job: str | None) -> None:
+        self.service, self.role, self.source, self.fetch_job = service, role, source, fetch_job
+        self.cached = fetch_job is not None
+        self.on_volume = self.cached or source.scheme is Scheme.PVC
+
+    @property
+    def local_path(self) -> str:
+        if self.source.scheme is Scheme.PVC:
+            return "/".join(part for part in (MODELS_DIR, self.source.path) if part)
+        return f"{MODELS_DIR}/{self.source.cache_folder}"
+
+    @property
+    def default_name(self) -> str:
+        """The name clients ask for when the command names no model: hf's ORG/NAME, else the source's path
+        (or its bucket or claim)."""
+        return self.source.location if self.source.scheme is Scheme.HF else (self.source.path
+                                                                              or self.source.location)
+
+    def pod(self, template: Mapping[str, Any], server: ServerCommand | None, launched: bool
+            ) -> tuple[dict[str, Any], ServerCommand | None]:
+        """TEMPLATE reading the weights, and its engine's command line (SERVER, None: no engine of its own,
+        as a Ray worker's) told where they are; LAUNCHED: a bootstrap runs the command line as its args."""
+        spec = dict(template["spec"])
+        serving, *others = spec["containers"]
+        path = f"{self.role.template_path}.spec"
+        for field, value in (("volumes", spec.get("volumes")), ("containers[0].volumeMounts",
+                                                                 serving.get("volumeMounts")),
+                             ("containers[0].env", serving.get("env")), ("initContainers", spec.get("initContainers"))):
+            if value is not None and not isinstance(value, list):
+                raise InvalidSpec(self.service.where, f"{path}.{field}",
+                                  f"must be a list, to which reading the weights of {self.source.uri} adds")
+        served = None if server is None else self._server(server)
+        if served is not None:
+            serving = {**serving, "args": list(served.words)} if launched else served.write(serving)
+        if self.on_volume:
+            for volume in spec.get("volumes") or ():
+                if volume.get("name") == WEIGHTS_VOLUME:
+                    raise InvalidSpec(self.service.where, f"{path}.volumes",
+                                      f"has a volume named {WEIGHTS_VOLUME}, the name of the one the weights are "
+                                      "read from: rename it")
+            spec["volumes"] = [*(spec.get("volumes") or ()), self._volume()]
+            serving = {**serving, "volumeMounts": [*(serving.get("volumeMounts") or ()), *self._mounts(server)]}
+        serving = {**serving, "env": _merged_env(serving.get("env") or (), self._env(server))}
+        if self.cached:
+            spec["initContainers"] = [*(spec.get("initContainers") or ()), self._wait(serving["image"])]
+        spec["containers"] = [serving, *others]
+        return {**template, "spec": spec}, served
+
+    def _volume(self) -> dict[str, Any]:
+        if self.source.scheme is Scheme.PVC:
+            return {"name": WEIGHTS_VOLUME,
+                    "persistentVolumeClaim": {"claimName": self.source.location, "readOnly": True}}
+        return {"name": WEIGHTS_VOLUME, "persistentVolumeClaim": {"claimName": cache_claim_name(self.service)}}
+
+    def _mounts(self, server: ServerCommand | None) -> list[dict[str, Any]]:
+        mounts: list[dict[str, Any]] = [{"name": WEIGHTS_VOLUME, "mountPath": MODELS_DIR, "readOnly": True}]
+        cache = self.service.model_cache
+        if self.cached and cache is not None and cache.compile_cache:
+            mounts.append({"name": WEIGHTS_VOLUME, "mountPath": COMPILE_DIR,
+                           "subPath": f"{COMPILE_FOLDER}/{self._image_folder(server)}"})
+        return mounts
+
+    def _image_folder(self, server: ServerCommand | None) -> str:
+        """The serving image's own folder: its name, made a folder name, and a hash of it (two images may
+        read alike once made so)."""
+        image = self.role.template["spec"]["containers"][0]["image"]
+        readable = "".join(char if char.isalnum() or char in "._-" else "_" for char in image)[:80]
+        engine = server.engine.value if server is not None and server.engine is not None else "other"
+        return f"{engine}/{readable}-{hashlib.sha256(image.encode()).hexdigest()[:8]}"
+
+    def _env(self, server: ServerCommand | None) -> list[dict[str, Any]]:
+        if not self.on_volume:
+            env: list[dict[str, Any]] = []
+            if self.source.endpoint is not None:
+                env.append({"name": "HF_ENDPOINT", "value": self.source.endpoint})
+            if self.source.credentials_secret is not None:
+                env.append(_secret_env("HF_TOKEN", self.source.credentials_secret, HUB_TOKEN_KEY))
+            return env
+        env = [{"name": name, "value": value} for name, value in OFFLINE_ENV.items()]
+        cache = self.service.model_cache
+        if self.cached and cache is not None and cache.compile_cache:
+            engine = server.engine if server is not None else None
+            env += [{"name": name, "value": f"{COMPILE_DIR}/{folder}"} for name, folder in COMPILE_ENV[engine].items()]
+        return env
+
+    def _wait(self, image: str) -> dict[str, Any]:
+        return {"name": "wait-for-weights", "image": image,
+                "command": ["sh", "-c", WAIT_SCRIPT, "wait-for-weights", self.local_path,
+                            str(self.fetch_job), str(WAIT_SECONDS)],
+                "volumeMounts": [{"name": WEIGHTS_VOLUME, "mountPath": MODELS_DIR, "readOnly": True}],
+                "securityContext": dict(RESTRICTED_CONTAINER)}
+
+    def _server(self, server: ServerCommand) -> ServerCommand:
+        """The engine told where the weights are, under the name clients ask for."""
+        named, _ = server.model()
+        why = f"the weights come from {self.source.uri}"
+        if self.on_volume:
+            server = server.without([REVISION], why).with_model(self.local_path, why)
+        else:
+            server = server.with_model(self.source.location, why).with_value(REVISION, str(self.source.revision),
+                                                                             why)
+        if not server.given(SERVED_MODEL_NAME):
+            server = server.with_value(SERVED_MODEL_NAME, named or self.default_name, why)
+        return server
+
+
+def _merged_env(given: Any, added: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The container's env with ADDED after it, but for names it sets itself (its own value stands)."""
+    own = {entry.get("name") for entry in given}
+    return [*given, *(entry for entry in added if entry["name"] not in own)]
