@@ -19,6 +19,9 @@ SGLANG_ROUTER = CACHE / "engines" / f"sglang-router-{VERSIONS['SGLANG_ROUTER_VER
 """SGLang's router, the frontend role's (tests/serving.py runs it)."""
 GUIDELLM = CACHE / "engines" / f"guidellm-{VERSIONS['GUIDELLM_VERSION']}"
 """The load generator of `make bench-serving` (`ci/engines/build.sh guidellm`)."""
+SOURCES = CACHE / "engines" / f"sources-{VERSIONS['OLAH_VERSION']}-{VERSIONS['MOTO_VERSION']}"
+"""A hub mirror (olah), an S3 store (moto's server) and boto3 over the vllm venv: the fetch Job's tests
+(tests/model_sources.py)."""
 BUILT = ".fusion-engine-built"
 CLI = ROOT / "tests" / "engine_cli.py"
 

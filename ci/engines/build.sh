@@ -5,6 +5,8 @@
 #                                                    enough to build SGLang's server parser
 #   ${FUSION_CACHE}/engines/sglang-router-<SGLANG_ROUTER_VERSION>/ SGLang's router (a Rust extension)
 #                                                    over the vllm venv, the frontend role's
+#   ${FUSION_CACHE}/engines/sources-<OLAH_VERSION>-<MOTO_VERSION>/ a hub mirror, an S3 store and boto3
+#                                                    over the vllm venv, for the fetch Job's tests
 # and, asked for (`build.sh guidellm`, what `make bench-serving` runs), a load generator:
 #   ${FUSION_CACHE}/engines/guidellm-<GUIDELLM_VERSION>/ guidellm over the vllm venv
 # Wheels are kept in ${FUSION_CACHE}/engines/wheels/ with a lock file per engine, so a
@@ -32,6 +34,7 @@ VLLM_VENV=$ENGINES/vllm-$VLLM_VERSION
 SGLANG_VENV=$ENGINES/sglang-$SGLANG_VERSION
 SGLANG_ROUTER_VENV=$ENGINES/sglang-router-$SGLANG_ROUTER_VERSION
 GUIDELLM_VENV=$ENGINES/guidellm-$GUIDELLM_VERSION
+SOURCES_VENV=$ENGINES/sources-$OLAH_VERSION-$MOTO_VERSION
 STAMP=.fusion-engine-built
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_NO_CACHE_DIR=1  # wheels are kept in $WHEELS
 
@@ -233,10 +236,41 @@ build_guidellm() {
   log "guidellm $GUIDELLM_VERSION built in $(( $(now) - t0 ))s, $(du -sh "$GUIDELLM_VENV" | cut -f1)"
 }
 
+# Resolve requirements $2… into lock $1, against the packages venv $VENV (over the vllm venv) already sees.
+resolve_over() {
+  local venv=$1 lock=$2 report; shift 2
+  report=$(mktemp)
+  "$venv/bin/pip" install --quiet --dry-run --report "$report" "$@"
+  "$PYTHON" -c 'import json, sys; [print(i["metadata"]["name"] + "==" + i["metadata"]["version"]) for i in json.load(open(sys.argv[1]))["install"]]' "$report" >"$lock.tmp"
+  rm -f "$report"
+  mv "$lock.tmp" "$lock"
+}
+
+# The fetch Job's tests: olah (a self-hosted hub mirror serving git repositories from a folder, offline),
+# moto's S3 server, and boto3, over the vllm venv's packages (its huggingface_hub fetches, as a serving
+# image's would).
+build_sources() {
+  if [[ -f $SOURCES_VENV/$STAMP ]]; then log "model sources: ready ($SOURCES_VENV)"; return; fi
+  local t0 lock=$WHEELS/sources-$OLAH_VERSION-$MOTO_VERSION-$BOTO3_VERSION.lock
+  local wanted=("olah==$OLAH_VERSION" "moto[server]==$MOTO_VERSION" "boto3==$BOTO3_VERSION")
+  t0=$(now)
+  venv_over_vllm "$SOURCES_VENV"
+  if [[ ! -s $lock ]]; then
+    log "resolving ${wanted[*]} against the vllm venv's packages"
+    resolve_over "$SOURCES_VENV" "$lock" "${wanted[@]}"
+  fi
+  download_lock "olah==$OLAH_VERSION" "$lock"
+  offline_install "$SOURCES_VENV" -r "$lock"
+  "$SOURCES_VENV/bin/python" -c 'import olah, moto, boto3, huggingface_hub'
+  touch "$SOURCES_VENV/$STAMP"
+  log "model sources built in $(( $(now) - t0 ))s, $(du -sh "$SOURCES_VENV" | cut -f1)"
+}
+
 build_vllm
 if [[ ${1:-} == guidellm ]]; then
   build_guidellm
 else
   build_sglang
   build_sglang_router
+  build_sources
 fi

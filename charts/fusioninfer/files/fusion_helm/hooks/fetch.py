@@ -23,6 +23,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", required=True)
     parser.add_argument("--into", required=True)
     args = parser.parse_args(argv)
+    # A client's warnings (the hub's "not enough free disk space") are progress, on stdout: stderr is the
+    # one line that says why the fetch failed.
+    warnings.showwarning = lambda message, category, *_: _say(f"{category.__name__}: {message}")
     started = time.monotonic()
     try:
         files, total = fetch(args.source, args.revision, args.root, args.into)
@@ -64,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"cannot fetch {args.source} at {args.revision}: {failure}")
     except OSError as error:
         return _fail(f"cannot fetch {args.source} at {args.revision}: {_os_reason(error, args.root)}")
+    except Exception as error:  # a client's own failure we have no words for: still one line, not a traceback
+        return _fail(f"cannot fetch {args.source} at {args.revision}: {type(error).__name__}: {_first_line(error)}")
     if files is None:
         _say(f"{args.source} at {args.revision} is already complete in {args.into}")
     else:

@@ -1,0 +1,110 @@
+"""Model sources on loopback for the fetch Job's tests: a Hugging Face hub (olah, a self-hosted hub mirror,
+serving git repositories from a folder, offline) and an S3-compatible store (moto's server), each a real
+server speaking its protocol to the real clients (huggingface_hub, boto3).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.controlplane.processes import free_port
+from tests.engines import SOURCES, built
+
+PROGRAM = Path(__file__).resolve().parent.parent / "fusion_helm" / "hooks" / "fetch.py"
+LFS_POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {size}\n"
+
+
+@dataclass
+class Hub:
+    endpoint: str
+    mirrors: Path
+
+    def repository(self, name: str, files: Mapping[str, bytes], large: Mapping[str, bytes]) -> str:
+        """A model repository NAME (ORG/REPO) of FILES in git and LARGE ones in git-lfs, committed; its commit."""
+        folder = self.mirrors / "models" / name
+        folder.mkdir(parents=True)
+        git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
+        subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+        for path, content in files.items():
+            (folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (folder / path).write_bytes(content)
+        for path, content in large.items():
+            oid = hashlib.sha256(content).hexdigest()
+            (folder / path).write_text(LFS_POINTER.format(oid=oid, size=len(content)))
+            store = folder / ".git" / "lfs" / "objects" / oid[:2] / oid[2:4]
+            store.mkdir(parents=True, exist_ok=True)
+            (store / oid).write_bytes(content)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "weights"], check=True)
+        return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def hub(workdir: Path) -> Iterator[Hub]:
+    """olah on 127.0.0.1 serving the repositories under WORKDIR/mirrors, asking no upstream."""
+    port = free_port()
+    mirrors = workdir / "mirrors"
+    mirrors.mkdir(parents=True)
+    config = workdir / "olah.toml"
+    config.write_text(f'[basic]\nhost = "127.0.0.1"\nport = {port}\nrepos-path = "{workdir / "olah-cache"}"\n'
+                      f'mirror-scheme = "http"\nmirror-netloc = "127.0.0.1:{port}"\n'
+                      f'mirror-lfs-netloc = "127.0.0.1:{port}"\nmirrors-path = ["{mirrors}"]\n'
+                      "[accessibility]\noffline = true\n")
+    endpoint = f"http://127.0.0.1:{port}"
+    with _serving([str(built(SOURCES) / "bin" / "olah-cli"), "-c", str(config), "--log-path", str(workdir / "logs")],
+                  workdir / "olah.log", f"{endpoint}/api/models/none/none/revision/main"):
+        yield Hub(endpoint, mirrors)
+
+
+@contextlib.contextmanager
+def store(workdir: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1; its endpoint."""
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    with _serving([str(built(SOURCES) / "bin" / "moto_server"), "-H", "127.0.0.1", "-p", str(port)], workdir / "moto.log",
+                  f"{endpoint}/moto-api/", env):
+        yield endpoint
+
+
+def fetch(source: str, revision: str, root: Path, into: str, env: Mapping[str, str],
+          timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """The fetch Job's program run as its Job runs it, by an interpreter with the clients a serving image has
+    (the vllm venv's huggingface_hub) and boto3."""
+    return subprocess.run([str(built(SOURCES) / "bin" / "python"), str(PROGRAM), "--source", source, "--revision",
+                           revision, "--root", str(root), "--into", into], capture_output=True, text=True,
+                          timeout=timeout, env={"PATH": os.environ["PATH"], "HOME": str(root.parent), **env})
+
+
+@contextlib.contextmanager
+def _serving(command: list[str], log: Path, probe: str, env: Mapping[str, str] | None = None) -> Iterator[None]:
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(probe, timeout=2)  # noqa: S310 - loopback
+                break
+            except urllib.error.HTTPError:
+                break  # it answers
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{command[0]} did not start: {log.read_text()[-2000:]}") from None
+                time.sleep(0.2)
+        yield
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
