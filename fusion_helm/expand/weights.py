@@ -326,6 +326,11 @@ class _Reading:
 
     def _server(self, server: ServerCommand) -> ServerCommand:
         """The engine told where the weights are, under the name clients ask for."""
+        if server.engine is None:
+            raise InvalidSpec(self.service.where, f"{server.path}.command",
+                              "runs neither vllm nor sglang, so it cannot be told where the weights of "
+                              f"{self.source.uri} are; run one of them, or leave model out and give the engine its "
+                              "weights in its own command")
         named, _ = server.model()
         why = f"the weights come from {self.source.uri}"
         if self.on_volume:

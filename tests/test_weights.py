@@ -1,0 +1,171 @@
+"""Model sources and the model cache: what the expansion makes of spec.model, roles[].model and
+spec.modelCache — the claim, the fetch Job, the serving pods that wait for and read the weights — and what
+it refuses, by field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fusion_helm import InvalidSpec
+from fusion_helm.expand.weights import PROGRAM_SOURCE
+from tests.builders import SERVES_EVERYWHERE, every_bootstrap, render, role, service
+
+COMMIT = "9c925d64d72725edaf899c6cb9c377fd0709d9c5"
+HUB = {"source": "hf://Qwen/Qwen3-8B", "revision": COMMIT, "credentials": {"secretName": "hf-token"}}
+CACHE = {"size": "200Gi"}
+FOLDER = f"/models/hf/Qwen/Qwen3-8B/{COMMIT}"
+
+
+def engine_of(obj: dict[str, Any], template: str = "workerTemplate") -> dict[str, Any]:
+    spec: dict[str, Any] = obj["spec"]["leaderWorkerTemplate"][template]["spec"]
+    return spec
+
+
+def jobs(objects: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [obj for key, obj in objects.items() if key.startswith("Job/")]
+
+
+def test_a_hub_model_is_fetched_once_onto_the_cache_and_read_from_it() -> None:
+    objects = render(service(role("chat", "worker", args=["--model", "Qwen/Qwen3-8B"]), model=HUB, modelCache=CACHE))
+    claim = objects["PersistentVolumeClaim/svc-model-cache"]
+    assert claim["metadata"]["annotations"] == {"helm.sh/resource-policy": "keep"}
+    assert claim["spec"] == {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "200Gi"}}}
+    assert objects["ConfigMap/svc-fetch"]["data"] == {"fetch.py": PROGRAM_SOURCE.read_text()}
+    [job] = jobs(objects)
+    fetch = job["spec"]["template"]["spec"]["containers"][0]
+    assert fetch["image"] == "vllm/vllm-openai:v0.11.0"  # the serving image has the hub's client
+    assert fetch["args"] == ["--source", "hf://Qwen/Qwen3-8B", "--revision", COMMIT, "--root", "/cache",
+                             "--into", f"hf/Qwen/Qwen3-8B/{COMMIT}"]
+    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}} in fetch["env"]
+    pod = engine_of(objects["LeaderWorkerSet/svc-chat-0"])
+    serving = pod["containers"][0]
+    assert serving["args"] == ["--model", FOLDER, "--served-model-name=Qwen/Qwen3-8B"]  # the name clients use, kept
+    assert {"name": "HF_HUB_OFFLINE", "value": "1"} in serving["env"]
+    assert not any(entry["name"] == "HF_TOKEN" for entry in serving["env"])  # only the Job reads the hub
+    assert {"name": "fusioninfer-weights", "mountPath": "/models", "readOnly": True} in serving["volumeMounts"]
+    [wait] = pod["initContainers"]
+    assert wait["command"][-3:] == [FOLDER, job["metadata"]["name"], "5"]
+    assert pod["volumes"] == [{"name": "fusioninfer-weights", "persistentVolumeClaim": {"claimName": "svc-model-cache"}}]
+
+
+def test_the_compile_caches_are_kept_per_engine_image() -> None:
+    objects = render(service(role("chat", "worker"), model=HUB, modelCache=CACHE))
+    serving = engine_of(objects["LeaderWorkerSet/svc-chat-0"])["containers"][0]
+    [compile_cache] = [mount for mount in serving["volumeMounts"] if mount["mountPath"] == "/compile-cache"]
+    assert compile_cache["subPath"].startswith("compile/vllm/vllm_vllm-openai_v0.11.0-")
+    assert {entry["name"]: entry["value"] for entry in serving["env"] if entry["value"].startswith("/compile-cache")
+            } == {"VLLM_CACHE_ROOT": "/compile-cache/vllm", "TRITON_CACHE_DIR": "/compile-cache/triton",
+                  "TORCHINDUCTOR_CACHE_DIR": "/compile-cache/inductor"}
+    without = render(service(role("chat", "worker"), model=HUB, modelCache={**CACHE, "compileCache": False}))
+    serving = engine_of(without["LeaderWorkerSet/svc-chat-0"])["containers"][0]
+    assert [mount["mountPath"] for mount in serving["volumeMounts"]] == ["/models"]
+
+
+def test_a_fetch_job_is_named_for_what_it_runs() -> None:
+    """A Job's pod template cannot change: a new revision or image is a new Job; the same spec, the same name."""
+    def job_name(model: dict[str, Any], image: str = "vllm/vllm-openai:v0.11.0") -> str:
+        [job] = jobs(render(service(role("chat", "worker", image=image), model=model, modelCache=CACHE)))
+        return str(job["metadata"]["name"])
+
+    first = job_name(HUB)
+    assert first == job_name(HUB) and first.startswith("svc-fetch-")
+    assert len({first, job_name({**HUB, "revision": "1" * 40}), job_name(HUB, "vllm/vllm-openai:v0.11.1")}) == 3
+
+
+def test_roles_reading_one_source_share_its_job() -> None:
+    objects = render(service(role("prefill", "prefiller"), role("decode"), model=HUB, modelCache=CACHE))
+    assert len(jobs(objects)) == 1
+    for lws in ("LeaderWorkerSet/svc-prefill-0", "LeaderWorkerSet/svc-decode-0"):
+        assert engine_of(objects[lws])["containers"][0]["args"][:2] == ["--model", FOLDER]
+
+
+def test_a_role_of_its_own_source_reads_it() -> None:
+    draft = {"source": "s3://weights/models/draft", "revision": "v2"}
+    objects = render(service(role("chat", "worker"), {**role("draft", "worker"), "model": draft}, model=HUB,
+                             modelCache={"claimName": "shared-weights"}))
+    assert "PersistentVolumeClaim/svc-model-cache" not in objects  # the named claim is used
+    assert sorted(job["spec"]["template"]["spec"]["containers"][0]["args"][1] for job in jobs(objects)) == [
+        "hf://Qwen/Qwen3-8B", "s3://weights/models/draft"]
+    serving = engine_of(objects["LeaderWorkerSet/svc-draft-0"])["containers"][0]
+    assert serving["args"] == ["--model", "/models/s3/weights/models/draft/v2", "--served-model-name=m"]
+
+
+def test_weights_on_a_claim_are_read_where_they_are() -> None:
+    objects = render(service(role("chat", "worker", args=["--port", "8000"]),
+                             model={"source": "pvc://models/qwen/qwen3-8b"}))
+    assert not jobs(objects) and "PersistentVolumeClaim/svc-model-cache" not in objects
+    pod = engine_of(objects["LeaderWorkerSet/svc-chat-0"])
+    assert pod["volumes"] == [{"name": "fusioninfer-weights",
+                               "persistentVolumeClaim": {"claimName": "models", "readOnly": True}}]
+    assert "initContainers" not in pod  # nothing to wait for
+    assert pod["containers"][0]["args"] == ["--port", "8000", "--model=/models/qwen/qwen3-8b",
+                                            "--served-model-name=qwen/qwen3-8b"]
+
+
+def test_without_a_cache_the_engine_fetches_the_pinned_revision_itself() -> None:
+    objects = render(service(role("chat", "worker", args=["Qwen/Qwen3-8B", "--revision", "main"],
+                                  command=["vllm", "serve"]), model=HUB))
+    serving = engine_of(objects["LeaderWorkerSet/svc-chat-0"])["containers"][0]
+    assert serving["command"] + serving["args"] == ["vllm", "serve", "Qwen/Qwen3-8B", "--revision", COMMIT,
+                                                    "--served-model-name=Qwen/Qwen3-8B"]
+    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}} in serving["env"]
+
+
+def test_the_engines_own_spellings_are_rewritten() -> None:
+    positional = role("chat", "worker", command=["vllm", "serve"], args=["Qwen/Qwen3-8B", "--served-model-name", "q"])
+    sglang = role("sg", "worker", image="lmsysorg/sglang:v0.5.23", command=["python3", "-m", "sglang.launch_server"],
+                  args=["--model-path", "Qwen/Qwen3-8B"])
+    objects = render(service(positional, sglang, model=HUB, modelCache=CACHE))
+    assert engine_of(objects["LeaderWorkerSet/svc-chat-0"])["containers"][0]["args"] == [
+        FOLDER, "--served-model-name", "q"]  # the user's own name stands
+    sglang_engine = engine_of(objects["LeaderWorkerSet/svc-sg-0"])["containers"][0]
+    assert sglang_engine["args"] == ["--model-path", FOLDER, "--served-model-name=Qwen/Qwen3-8B"]
+    assert "SGLANG_DG_CACHE_DIR" in {entry["name"] for entry in sglang_engine["env"]}
+
+
+def test_every_pod_of_a_multi_node_replica_waits_for_and_reads_the_weights() -> None:
+    roles = [r for r in every_bootstrap() if r["name"] != "custom"]
+    objects = render(service(*roles, model=HUB, modelCache=CACHE))
+    for spec in roles:
+        lws = objects[f"LeaderWorkerSet/svc-{spec['name']}-0"]
+        templates = ["workerTemplate"] + (["leaderTemplate"] if "leaderTemplate" in lws["spec"]["leaderWorkerTemplate"]
+                                          else [])
+        for template in templates:
+            pod = engine_of(lws, template)
+            assert [c["name"] for c in pod["initContainers"]][-1] == "wait-for-weights", (spec["name"], template)
+            assert any(m["mountPath"] == "/models" for m in pod["containers"][0]["volumeMounts"])
+            assert FOLDER in " ".join(pod["containers"][0].get("args") or []) or spec["name"] == "ray", (
+                spec["name"], template, pod["containers"][0].get("args"))
+    assert SERVES_EVERYWHERE in {r["name"] for r in roles}
+
+
+@pytest.mark.parametrize(("spec", "field", "message"), [
+    ({"model": {"source": "s3://weights/m"}}, "spec.model.source", "add spec.modelCache"),
+    ({"model": {**HUB, "revision": "main"}}, "spec.model.revision", "40 hexadecimal digits"),
+    ({"model": {"source": "pvc://c/m", "credentials": {"secretName": "x"}}}, "spec.model.credentials",
+     "read where it is"),
+    ({"model": HUB, "modelCache": {"claimName": "c", "size": "1Gi"}}, "spec.modelCache.size", "names one that exists"),
+    ({"model": HUB, "modelCache": {"size": "lots"}}, "spec.modelCache.size", "a quantity such as 200Gi"),
+    ({"model": HUB, "modelCache": {**CACHE, "fetch": {"resources": {"limits": {"cpu": "x"}}}}},
+     "spec.modelCache.fetch.resources.limits.cpu", "not a quantity"),
+])
+def test_what_cannot_work_is_refused_by_field(spec: dict[str, Any], field: str, message: str) -> None:
+    with pytest.raises(InvalidSpec) as raised:
+        render(service(role("chat", "worker"), **spec))
+    assert raised.value.path == field and message in str(raised.value), str(raised.value)
+
+
+def test_a_pod_that_cannot_read_the_weights_is_refused_by_field() -> None:
+    taken = role("chat", "worker", volumeMounts=[])
+    taken["template"]["spec"]["volumes"] = [{"name": "fusioninfer-weights", "emptyDir": {}}]
+    script = role("sh", "worker", command=["sh", "-c", 'exec vllm serve Qwen/Qwen3-8B "$@"'], args=[])
+    custom = role("cpp", "worker", image="ghcr.io/ggml-org/llama.cpp:server", command=["/app/llama-server"],
+                  args=["-m", "/m.gguf"])
+    for spec, field in ((taken, "spec.roles[0].template.spec.volumes"),
+                        (script, "spec.roles[0].template.spec.containers[0].command[2]"),
+                        (custom, "spec.roles[0].template.spec.containers[0].command")):
+        with pytest.raises(InvalidSpec) as raised:
+            render(service(spec, model=HUB, modelCache=CACHE))
+        assert raised.value.path == field, str(raised.value)
