@@ -23,7 +23,7 @@ from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata
 from fusion_helm.expand.quantity import parse_quantity
 from fusion_helm.hooks.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
-from fusion_helm.hooks.labels import LABEL_SERVICE
+from fusion_helm.hooks.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.engine import REVISION, SERVED_MODEL_NAME, Engine, ServerCommand
 from fusion_helm.model.weights import ModelCache, Scheme, WeightsSource
@@ -163,7 +163,7 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
                               str(error)) from None
         container["resources"] = dict(cache.fetch_resources)
     pod = {
-        "metadata": {"labels": {LABEL_SERVICE: service.name}},
+        "metadata": {"labels": {LABEL_FETCHES_FOR: service.name}},
         "spec": {
             "restartPolicy": "Never",
             "securityContext": {"runAsNonRoot": True, "runAsUser": FETCH_USER, "runAsGroup": FETCH_USER,
@@ -177,7 +177,7 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
     spec = {"backoffLimit": cache.fetch_retries, "template": pod}
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
     return {"apiVersion": JOB.api_version, "kind": JOB.kind,
-            "metadata": object_metadata(service, fetch_job_name(service, digest), {LABEL_SERVICE: service.name}),
+            "metadata": object_metadata(service, fetch_job_name(service, digest), {LABEL_FETCHES_FOR: service.name}),
             "spec": spec}
 
 
