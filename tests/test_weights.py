@@ -47,7 +47,8 @@ def test_a_hub_model_is_fetched_once_onto_the_cache_and_read_from_it() -> None:
     assert {"name": "fusioninfer-weights", "mountPath": "/models", "readOnly": True} in serving["volumeMounts"]
     [wait] = pod["initContainers"]
     assert wait["command"][-3:] == [FOLDER, job["metadata"]["name"], "5"]
-    assert pod["volumes"] == [{"name": "fusioninfer-weights", "persistentVolumeClaim": {"claimName": "svc-model-cache"}}]
+    assert pod["volumes"] == [{"name": "fusioninfer-weights",
+                               "persistentVolumeClaim": {"claimName": "svc-model-cache"}}]
 
 
 def test_the_compile_caches_are_kept_per_engine_image() -> None:

@@ -119,7 +119,8 @@ def parse_cache(raw: Mapping[str, Any] | None, path: str, where: str) -> ModelCa
         for field in ("size", "storageClassName", "keep", "accessMode"):
             if field in raw:
                 raise InvalidSpec(where, f"{path}.{field}",
-                                  f"is for the claim the service makes; claimName names one that exists ({show(claim)})")
+                                  "is for the claim the service makes; claimName names one that exists "
+                                  f"({show(claim)})")
     elif "size" not in raw:
         raise InvalidSpec(where, f"{path}.size",
                           "is required to make the service's claim (the weights of every revision kept, and the "

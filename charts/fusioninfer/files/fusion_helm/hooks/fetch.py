@@ -15,6 +15,7 @@ pod) keeps the files already complete. Two Jobs fetching the same revision onto 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -208,7 +209,7 @@ def _bucket_files(client: Any, bucket: str, prefix: str) -> list[File]:
             if key.endswith("/"):  # a folder marker
                 continue
             etag = item.get("ETag", "").strip('"')
-            # A single-part upload's ETag is its MD5; a multipart one's (with a dash) is not, so only its size is checked.
+            # A single-part upload's ETag is its MD5; a multipart one's (with a dash) is not: its size is checked.
             md5 = etag if len(etag) == 32 and all(char in "0123456789abcdef" for char in etag) else None
             files.append(File(key[len(start):], int(item["Size"]), md5=md5, key=key))
     if not files:
@@ -263,7 +264,7 @@ class _locked:
         self.handle: Any = None
 
     def __enter__(self) -> None:
-        self.handle = open(self.path, "a")  # noqa: SIM115 - held for the block
+        self.handle = open(self.path, "a")
         try:
             fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -300,10 +301,8 @@ def _write_json(path: str, value: dict[str, str]) -> None:
 
 
 def _remove_if_present(path: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.remove(path)
-    except FileNotFoundError:
-        pass
 
 
 def _first_line(error: BaseException) -> str:
