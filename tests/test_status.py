@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm.hooks.kinds import LEADER_WORKER_SET
+from fusion_helm.hooks.kinds import JOB, LEADER_WORKER_SET
 from fusion_helm.hooks.status import (
     ComponentStatus,
     Phase,
@@ -19,6 +19,7 @@ from fusion_helm.hooks.status import (
     taken_over_status,
     taken_over_table,
     to_table,
+    weights,
 )
 from tests.builders import render, role, service
 
@@ -294,3 +295,52 @@ def test_a_taken_over_leader_worker_set_reports_as_lws_does() -> None:
     def unread() -> list[dict[str, Any]]:
         raise AssertionError("the pods of a LeaderWorkerSet LWS reports on are not read")
     assert taken_over_status("svc", [whole], unread, "NOW") == {"replicas": 3, "readyReplicas": 3, "conditions": []}
+
+
+CACHED = {"model": {"source": "hf://Qwen/Qwen3-8B", "revision": "9c925d64d72725edaf899c6cb9c377fd0709d9c5"},
+          "modelCache": {"size": "200Gi"}}
+
+
+def fetch_job(name: str, condition: str | None = None, failed: int = 0) -> dict[str, Any]:
+    conditions = [{"type": condition, "status": "True", "reason": "BackoffLimitExceeded",
+                   "message": "Job has reached the specified backoff limit"}] if condition else []
+    return {"metadata": {"name": name}, "status": {"startTime": "2026-11-27T10:00:00Z", "failed": failed,
+                                                   "conditions": conditions}}
+
+
+def fetch_pod(job: str, finished: str, message: str) -> dict[str, Any]:
+    return {"metadata": {"labels": {"job-name": job}}, "status": {"containerStatuses": [{"state": {"terminated": {
+        "exitCode": 1, "finishedAt": finished, "message": message}}}]}}
+
+
+def test_the_weights_condition_follows_the_fetch_jobs_and_says_why_one_failed() -> None:
+    obj = service(role("chat", "worker"), **CACHED)
+    assert reads(obj["spec"]) == {JOB}
+    said = [fetch_pod("svc-fetch-1", "2026-11-27T10:01:00Z", "cannot fetch hf://Qwen/Qwen3-8B at 9c92…: first"),
+            fetch_pod("svc-fetch-1", "2026-11-27T10:02:00Z", "cannot fetch hf://Qwen/Qwen3-8B at 9c92…: no space")]
+    cases = [
+        (Workloads(), ("False", "FetchJobMissing")),
+        (Workloads(fetch_jobs=(fetch_job("svc-fetch-1", failed=1),)), ("False", "Fetching")),
+        (Workloads(fetch_jobs=(fetch_job("svc-fetch-1", "Failed", 2),), fetch_pods=tuple(said)),
+         ("False", "FetchFailed")),
+        (Workloads(fetch_jobs=(fetch_job("svc-fetch-1", "Complete"),)), ("True", "WeightsFetched")),
+    ]
+    for workloads, expected in cases:
+        found = weights(obj["spec"], workloads)
+        assert found is not None and found[:2] == expected, found
+        _, body = service_status(obj, [], "NOW", workloads)
+        assert body["conditions"][-1]["type"] == "WeightsReady" and body["conditions"][-1]["reason"] == expected[1]
+    failed = weights(obj["spec"], cases[2][0])
+    assert failed is not None and failed[2] == "svc-fetch-1: cannot fetch hf://Qwen/Qwen3-8B at 9c92…: no space"
+    assert weights(obj["spec"], cases[1][0]) == (
+        "False", "Fetching", "svc-fetch-1 fetching since 2026-11-27T10:00:00Z, 1 failed attempt(s)")
+    assert to_table("svc", {}, None, failed).splitlines()[-1] == f"weights: FetchFailed: {failed[2]}"
+
+
+def test_weights_on_a_claim_or_fetched_by_the_engine_have_no_condition() -> None:
+    for spec in ({"model": {"source": "pvc://models/qwen"}, "modelCache": {"size": "1Gi"}},
+                 {"model": CACHED["model"]}, {}):
+        obj = service(role("chat", "worker"), **spec)
+        assert weights(obj["spec"], Workloads()) is None and JOB not in reads(obj["spec"])
+        _, body = service_status(obj, [], "NOW")
+        assert "WeightsReady" not in [c["type"] for c in body["conditions"]]

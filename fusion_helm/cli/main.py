@@ -126,7 +126,8 @@ def _status(args: argparse.Namespace) -> int:
     if args.output == "json":
         print(json.dumps({"name": name, "namespace": namespace, "status": result}, indent=2))
     else:
-        sys.stdout.write(status.to_table(name, statuses, status.rolling(obj["spec"], workloads)))
+        sys.stdout.write(status.to_table(name, statuses, status.rolling(obj["spec"], workloads),
+                                         status.weights(obj["spec"], workloads)))
     return 0
 
 

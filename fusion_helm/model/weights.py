@@ -7,6 +7,7 @@ import re
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.hooks import needs
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -47,7 +48,7 @@ class WeightsSource:
     @property
     def fetched(self) -> bool:
         """Copied onto the cache volume by a fetch Job (a claim is read where it is)."""
-        return self.scheme is not Scheme.PVC
+        return self.scheme.value in needs.FETCHED_SCHEMES
 
     @property
     def cache_folder(self) -> str:

@@ -260,3 +260,20 @@ def autoscaling_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
 
 def tls_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
     return TLS_APIS if (spec.get("tls") or {}).get("certManager") else ()
+
+
+FETCHED_SCHEMES = frozenset({"hf", "s3"})
+"""Sources a fetch Job copies onto the cache volume (a pvc:// one is read where it is)."""
+
+
+def fetches_weights(spec: Mapping[str, Any]) -> bool:
+    """The service has fetch Jobs: a model cache, and a serving role whose source (its own ``model``, else
+    the service's) is fetched (the expansion writes one Job per such source; the status reads them)."""
+    if not spec.get("modelCache"):
+        return False
+    default = spec.get("model")
+    for role in serving_roles(spec):
+        source = role.get("model", default)
+        if source is not None and str(source.get("source", "")).partition("://")[0] in FETCHED_SCHEMES:
+            return True
+    return False

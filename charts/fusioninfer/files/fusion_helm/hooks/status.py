@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from fusion_helm.hooks.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
+from fusion_helm.hooks.kinds import DISAGGREGATED_SET, JOB, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
 from fusion_helm.hooks.labels import (
     ANNOTATION_GROUP_NAME,
+    LABEL_FETCHES_FOR,
     LABEL_ROLE_NAME,
     LABEL_SERVICE,
     LABEL_SET_NAME,
@@ -28,7 +29,7 @@ from fusion_helm.hooks.labels import (
     replica_index,
     revision,
 )
-from fusion_helm.hooks.needs import serving_roles
+from fusion_helm.hooks.needs import fetches_weights, serving_roles
 
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
@@ -83,6 +84,9 @@ class Workloads:
     leader_worker_sets: tuple[Mapping[str, Any], ...] = ()
     disaggregated_set: Mapping[str, Any] | None = None
     role_scalers: tuple[Mapping[str, Any], ...] = ()
+    fetch_jobs: tuple[Mapping[str, Any], ...] = ()
+    """The Jobs that fetch the service's weights onto its cache volume, and their pods."""
+    fetch_pods: tuple[Mapping[str, Any], ...] = ()
 
 
 class Reader(Protocol):
@@ -103,25 +107,29 @@ def observe(reader: Reader, namespace: str, service: Mapping[str, Any]
     kinds = reads(service["spec"])
     ours = f"{LABEL_SERVICE}={name}"
     pods = reader.items(POD, namespace, ours)
+    fetching = f"{LABEL_FETCHES_FOR}={name}"
     return pods, Workloads(
         leader_worker_sets=tuple(reader.items(LEADER_WORKER_SET, namespace, ours))
         if LEADER_WORKER_SET in kinds else (),
         disaggregated_set=reader.named(DISAGGREGATED_SET, namespace, name) if DISAGGREGATED_SET in kinds else None,
         role_scalers=tuple(reader.items(ROLE_SCALER, namespace, f"{LABEL_SET_NAME}={name}"))
-        if ROLE_SCALER in kinds else ())
+        if ROLE_SCALER in kinds else (),
+        fetch_jobs=tuple(reader.items(JOB, namespace, fetching)) if JOB in kinds else (),
+        fetch_pods=tuple(reader.items(POD, namespace, fetching)) if JOB in kinds else ())
 
 
 def reads(spec: Mapping[str, Any]) -> frozenset[Kind]:
     """The kinds to list besides pods for an InferenceService with SPEC: where a role's count and rollout
     are its LeaderWorkerSets' (an autoscaler may own the count; the LWS or DisaggregatedSet controller
     rolls), those; in layout disaggregated also the DisaggregatedSet and its role scalers (an autoscaled
-    role's count)."""
+    role's count); where weights are fetched onto a cache, the fetch Jobs (and their pods)."""
     layout = spec.get("layout")
+    kinds = {JOB} if fetches_weights(spec) else set()
     if layout == "role":
-        return frozenset({LEADER_WORKER_SET})
-    if layout == "disaggregated":
-        return frozenset({LEADER_WORKER_SET, DISAGGREGATED_SET, ROLE_SCALER})
-    return frozenset()
+        kinds.add(LEADER_WORKER_SET)
+    elif layout == "disaggregated":
+        kinds |= {LEADER_WORKER_SET, DISAGGREGATED_SET, ROLE_SCALER}
+    return frozenset(kinds)
 
 
 def role_shapes(spec: Mapping[str, Any], workloads: Workloads = Workloads()) -> list[RoleShape]:
@@ -288,6 +296,51 @@ def rolling(spec: Mapping[str, Any], workloads: Workloads) -> dict[str, str] | N
     return None
 
 
+def weights(spec: Mapping[str, Any], workloads: Workloads) -> tuple[str, str, str] | None:
+    """The WeightsReady condition's status, reason and message from the fetch Jobs (None: nothing is
+    fetched): True once every Job has completed; a failed Job's reason is its last pod's own words."""
+    if not fetches_weights(spec):
+        return None
+    jobs = sorted(workloads.fetch_jobs, key=lambda job: str(job["metadata"]["name"]))
+    if not jobs:
+        return "False", "FetchJobMissing", "no fetch Job of the service exists (yet)"
+    failed = [job for job in jobs if _job_condition(job, "Failed")]
+    if failed:
+        return "False", "FetchFailed", "; ".join(f"{job['metadata']['name']}: {_last_words(job, workloads)}"
+                                                 for job in failed)
+    running = [job for job in jobs if not _job_condition(job, "Complete")]
+    if running:
+        return "False", "Fetching", "; ".join(
+            f"{job['metadata']['name']} fetching since {(job.get('status') or {}).get('startTime', 'its start')}"
+            + (f", {failures} failed attempt(s)" if (failures := (job.get("status") or {}).get("failed")) else "")
+            for job in running)
+    return "True", "WeightsFetched", f"every source is on the cache volume ({len(jobs)} fetch Job(s) complete)"
+
+
+def _job_condition(job: Mapping[str, Any], kind: str) -> bool:
+    return any(c.get("type") == kind and c.get("status") == "True"
+               for c in (job.get("status") or {}).get("conditions") or [])
+
+
+def _last_words(job: Mapping[str, Any], workloads: Workloads) -> str:
+    """What the Job's latest failed pod said (its termination message: the fetch's one line), else the Job's
+    own condition message."""
+    name = job["metadata"]["name"]
+    said = []
+    for pod in workloads.fetch_pods:
+        if ((pod.get("metadata") or {}).get("labels") or {}).get("job-name") != name:
+            continue
+        for container in (pod.get("status") or {}).get("containerStatuses") or []:
+            terminated = (container.get("state") or {}).get("terminated") or {}
+            if terminated.get("exitCode", 0) != 0 and terminated.get("message"):
+                said.append((str(terminated.get("finishedAt", "")), str(terminated["message"]).strip()))
+    if said:
+        return max(said)[1]
+    failed: Mapping[str, Any] = next((c for c in (job.get("status") or {}).get("conditions") or []
+                                      if c.get("type") == "Failed"), {})
+    return str(failed.get("message") or failed.get("reason") or "failed")
+
+
 def as_patch(body: Mapping[str, Any]) -> dict[str, Any]:
     """A status BODY as the JSON merge patch that writes it. Each condition carries the generation it
     describes; a top-level ``observedGeneration`` (written once) is removed: no controller keeps it up
@@ -306,7 +359,7 @@ def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]
     return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
                                    (service.get("status") or {}).get("conditions") or [],
                                    rolling(service["spec"], workloads), outside_group(metadata["name"], pods),
-                                   metadata["name"])
+                                   metadata["name"], weights(service["spec"], workloads))
 
 
 def outside_group(service: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -319,11 +372,12 @@ def outside_group(service: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,
                   previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None,
-                  outside: Iterable[str] = (), service: str = "") -> dict[str, Any]:
+                  outside: Iterable[str] = (), service: str = "",
+                  fetched: tuple[str, str, str] | None = None) -> dict[str, Any]:
     """The status subresource: components, a Ready condition, where roles roll (ROLLING given: role →
-    progress of its rollout) a Progressing one, and where pods are OUTSIDE the service's PodGroup a
-    GangScheduling one; a condition's transition time is kept while its status holds, as Kubernetes
-    conditions do."""
+    progress of its rollout) a Progressing one, where pods are OUTSIDE the service's PodGroup a
+    GangScheduling one, and where weights are fetched (FETCHED: `weights`) a WeightsReady one; a condition's
+    transition time is kept while its status holds, as Kubernetes conditions do."""
     failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}
     waiting = {name: s for name, s in statuses.items() if s.phase is not Phase.RUNNING}
     if failed:
@@ -353,6 +407,8 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
         conditions.append(condition("GangScheduling", "False", "GroupNameOverridden",
                                     f"pods not in PodGroup {service} (is LWS gangSchedulingManagement on?): "
                                     + ", ".join(outside[:5])))
+    if fetched is not None:
+        conditions.append(condition("WeightsReady", *fetched))
     return {
         "conditions": conditions,
         "components": {name: {**s.to_manifest(), "lastUpdateTime": now} for name, s in statuses.items()},
@@ -409,9 +465,9 @@ def taken_over_table(name: str, replicas: Sequence[Mapping[str, Any]], result: M
     return "\n".join(lines) + "\n"
 
 
-def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Mapping[str, str] | None = None
-             ) -> str:
-    """ROLLING: role → how far its rollout is (`rollouts`), a line each."""
+def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Mapping[str, str] | None = None,
+             fetched: tuple[str, str, str] | None = None) -> str:
+    """ROLLING: role → how far its rollout is (`rollouts`), a line each; FETCHED: the weights (`weights`)."""
     rows = [("ROLE", "PHASE", "READY REPLICAS", "NODES/REPLICA", "READY PODS")]
     rows += [(name, s.phase.value, f"{s.ready_replicas}/{s.desired_replicas}", str(s.nodes_per_replica),
               f"{s.ready_pods}/{s.total_pods}") for name, s in statuses.items()]
@@ -420,4 +476,6 @@ def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Map
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines += [f"{name}: {s.problem}" for name, s in statuses.items() if s.problem]
     lines += [f"{name} progressing: {progress}" for name, progress in (rolling or {}).items()]
+    if fetched is not None:
+        lines.append(f"weights: {fetched[2]}" if fetched[0] == "True" else f"weights: {fetched[1]}: {fetched[2]}")
     return "\n".join(lines) + "\n"
