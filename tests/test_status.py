@@ -297,7 +297,7 @@ def test_a_taken_over_leader_worker_set_reports_as_lws_does() -> None:
     assert taken_over_status("svc", [whole], unread, "NOW") == {"replicas": 3, "readyReplicas": 3, "conditions": []}
 
 
-CACHED = {"model": {"source": "hf://Qwen/Qwen3-8B", "revision": "9c925d64d72725edaf899c6cb9c377fd0709d9c5"},
+CACHED = {"model": {"source": "hf://Qwen/Qwen3-8B", "revision": "b968826d9c46dd6066d109eabc6255188de91218"},
           "modelCache": {"size": "200Gi"}}
 
 

@@ -12,7 +12,7 @@ from fusion_helm import InvalidSpec
 from fusion_helm.expand.weights import PROGRAM_SOURCE
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap, render, role, service
 
-COMMIT = "9c925d64d72725edaf899c6cb9c377fd0709d9c5"
+COMMIT = "b968826d9c46dd6066d109eabc6255188de91218"
 HUB = {"source": "hf://Qwen/Qwen3-8B", "revision": COMMIT, "credentials": {"secretName": "hf-token"}}
 CACHE = {"size": "200Gi"}
 FOLDER = f"/models/hf/Qwen/Qwen3-8B/{COMMIT}"
