@@ -44,7 +44,8 @@ def errors(validator: jsonschema.Draft7Validator, obj: dict[str, Any]) -> list[s
 
 BUILT_IN = {("v1", "ServiceAccount"), ("v1", "ConfigMap"), ("v1", "Service"), ("apps/v1", "Deployment"),
             ("rbac.authorization.k8s.io/v1", "Role"), ("rbac.authorization.k8s.io/v1", "RoleBinding"),
-            ("networking.k8s.io/v1", "NetworkPolicy"), ("policy/v1", "PodDisruptionBudget")}
+            ("networking.k8s.io/v1", "NetworkPolicy"), ("policy/v1", "PodDisruptionBudget"),
+            ("v1", "PersistentVolumeClaim"), ("batch/v1", "Job")}
 """Kubernetes' own kinds: no CRD schema; the cluster tests' API server validates them."""
 
 
