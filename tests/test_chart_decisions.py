@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,15 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
             router(generation="llm-d-router")]},
     "a frontend beside a multi-node role at level group": {"roles": [role("w", "worker", 2, nodes=2), frontend()],
                                                            "gangSchedule": {"level": "group"}},
+    "weights on a claim, per role": {"model": {"source": "pvc://weights/qwen"}, "roles": [
+        role("w", "worker"), {**role("d", "worker"), "model": {"source": "pvc://drafts/small/v1"}}, router()]},
+    "weights fetched onto an existing claim, and a role of its own on another": {
+        "model": {"source": "s3://bucket/models/qwen", "credentials": {"secretName": "s3"}},
+        "modelCache": {"claimName": "shared-cache"},
+        "roles": [role("p", "prefiller"), {**role("d", "decoder"), "model": {"source": "pvc://weights/qwen"}}]},
+    "weights fetched onto a claim the service makes": {
+        "model": {"source": "hf://Qwen/Qwen3-8B", "revision": "b968826d9c46dd6066d109eabc6255188de91218"},
+        "modelCache": {"size": "100Gi"}, "roles": [role("w", "worker", 2, nodes=2)]},
 }
 
 
@@ -196,7 +206,8 @@ CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUE
          **generated(120)}
 
 
-SPEC_FIELDS = ("roles", "layout", "schedulingStrategy", "gangSchedule", "monitoring", "service", "tls")
+SPEC_FIELDS = ("roles", "layout", "schedulingStrategy", "gangSchedule", "monitoring", "service", "tls", "model",
+               "modelCache")
 
 
 def spec_of(values: dict[str, Any]) -> dict[str, Any]:
@@ -227,6 +238,7 @@ def written(objects: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, An
     tiers = sorted({str(t.get("highestTierName", t.get("highestTierAllowed"))) for t in topologies
                     if t and t["mode"] == "hard"})
     resources = {f"{o['apiVersion']}/{o['kind'].lower()}s": o for o in objects}
+    made = {o["metadata"]["name"] for o in objects if o["kind"] == "PersistentVolumeClaim"}
     return {
         "gang": podgroup is not None,
         "router": [api for api in resources if api.endswith(("/inferencepools", "/httproutes", "/gateways",
@@ -237,7 +249,20 @@ def written(objects: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, An
         "autoscaling": sorted(api for api in resources if api.startswith("keda.sh/")),
         "placement": needs.Placement((podgroup or {}).get("queue"),
                                      (spec.get("schedulingStrategy") or {}).get("priorityClassName"), tuple(tiers)),
+        "claims": tuple(sorted(set(claims_read(objects)) - made)),
     }
+
+
+def claims_read(found: Any) -> Iterator[str]:
+    """The claims the pods of FOUND (objects, or any part of them) mount."""
+    if isinstance(found, dict):
+        if isinstance(found.get("persistentVolumeClaim"), dict):
+            yield found["persistentVolumeClaim"]["claimName"]
+        for value in found.values():
+            yield from claims_read(value)
+    elif isinstance(found, list):
+        for value in found:
+            yield from claims_read(value)
 
 
 def decided(spec: dict[str, Any]) -> dict[str, Any]:
@@ -245,7 +270,7 @@ def decided(spec: dict[str, Any]) -> dict[str, Any]:
     return {"gang": needs.gang_minimum(spec) is not None, "router": needs.router_apis(spec),
             "layout": sorted(needs.layout_apis(spec)), "monitoring": sorted(needs.monitoring_apis(spec)),
             "tls": sorted(needs.tls_apis(spec)), "autoscaling": sorted(needs.autoscaling_apis(spec)),
-            "placement": needs.placement(spec)}
+            "placement": needs.placement(spec), "claims": needs.weight_claims(spec)}
 
 
 def test_the_check_decides_from_the_spec_as_the_expansion_writes() -> None:
@@ -277,6 +302,7 @@ data:
 {{- range $name, $values := .Values.cases }}
   {{ $name | quote }}: {{ dict "gang" (include "fusioninfer.gangScheduled" (dict "Values" $values) | eq "true")
                              "placement" (include "fusioninfer.placement" (dict "Values" $values) | fromJson)
+                             "claims" (include "fusioninfer.weightClaims" (dict "Values" $values) | fromJsonArray)
                         | toJson | quote }}
 {{- end }}
 """
@@ -301,6 +327,7 @@ def test_the_chart_decides_what_it_needs_at_render_time_as_the_check_does(helm: 
             "placement": {"tiers": list(placement.tiers),
                           **({"queue": placement.queue} if placement.queue else {}),
                           **({"priorityClass": placement.priority_class} if placement.priority_class else {})},
+            "claims": list(needs.weight_claims(spec)),
         }, (name, json.dumps(spec))
 
 

@@ -187,3 +187,19 @@ which the check Job reads. */}}
 {{- end -}}
 {{- $out | toJson -}}
 {{- end -}}
+
+{{/* The claims the service's weights are read from, sorted: the check reads exactly these (it may get them:
+templates/hooks.yaml). Decided as fusion_helm/hooks/needs.py weight_claims decides it (tests/test_chart_decisions.py
+holds the two to the same answers). */}}
+{{- define "fusioninfer.weightClaims" -}}
+{{- $claims := list -}}
+{{- with (.Values.modelCache | default dict).claimName -}}{{- $claims = append $claims (toString .) -}}{{- end -}}
+{{- $default := .Values.model -}}
+{{- range .Values.roles -}}
+{{- if not (has .componentType (list "router" "frontend")) -}}
+{{- $uri := toString ((ternary .model $default (hasKey . "model")) | default dict).source -}}
+{{- if hasPrefix "pvc://" $uri -}}{{- $claims = append $claims (index (splitList "/" (trimPrefix "pvc://" $uri)) 0) -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $claims | uniq | sortAlpha | toJson -}}
+{{- end -}}

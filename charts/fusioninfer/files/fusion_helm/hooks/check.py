@@ -8,11 +8,13 @@ Prometheus Operator's PodMonitor API. Where the service is
 placed: its Volcano queue must exist and be Open (Volcano schedules nothing from another), its
 PriorityClass must exist (Kubernetes refuses every pod naming a missing one), and each network topology
 tier it names must be one the cluster's HyperNodes have (Volcano reads an unknown tier name as no bound
-at all, and a tier number with no HyperNode at or below it as the whole cluster). And first, the
+at all, and a tier number with no HyperNode at or below it as the whole cluster). The claims its weights
+are read from must exist in its namespace (its pods would wait for them forever). And first, the
 InferenceService API itself: served, and by a CRD no older than the chart's (FILE, the fields the
 chart's CRD has), whose missing fields the API server would drop from the service without a word.
 
     python -m fusion_helm.hooks.check --spec FILE [--crd-fields FILE] [--lws-config NAMESPACE/NAME]
+                                      [--namespace NAMESPACE]
 
 What to check is decided from the service's spec (FILE: JSON, as the chart renders it) by the rules the
 post-renderer decides by (fusion_helm.hooks.needs). API discovery is open to every authenticated account;
@@ -38,6 +40,7 @@ from fusion_helm.hooks.kinds import (
     HYPER_NODE,
     INFERENCE_SERVICE,
     LEADER_WORKER_SET,
+    PERSISTENT_VOLUME_CLAIM,
     POD_GROUP,
     PRIORITY_CLASS,
     QUEUE,
@@ -162,6 +165,22 @@ def priority_class_problem(kube: Kube, name: str) -> str | None:
             "or change schedulingStrategy.priorityClassName")
 
 
+def claim_problems(kube: Kube, namespace: str, claims: Iterable[str]) -> list[str]:
+    """A claim the weights are read from that does not exist; one that pods of one node only can mount is
+    said, not refused (every serving pod may run on one node)."""
+    problems = []
+    for claim in claims:
+        found = kube.find(PERSISTENT_VOLUME_CLAIM.path(namespace, claim))
+        if found is None:
+            problems.append(f"PersistentVolumeClaim {claim} does not exist in namespace {namespace}, and the service's "
+                            "weights are read from it: its pods would wait for it forever; create it, or change "
+                            "modelCache.claimName or the pvc:// source (docs/models.md)")
+        elif "ReadWriteOnce" in ((found.get("spec") or {}).get("accessModes") or []):
+            print(f"prerequisites: PersistentVolumeClaim {claim} is ReadWriteOnce: only pods of one node can mount "
+                  "it (ReadWriteMany or ReadOnlyMany lets every node's)")
+    return problems
+
+
 def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
     group_version, resource = HYPER_NODE.api_version, HYPER_NODE.plural
     if not serves(kube, group_version, resource):
@@ -184,7 +203,8 @@ def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
     return problems
 
 
-def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_config: str | None) -> list[str]:
+def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_config: str | None,
+             namespace: str | None = None) -> list[str]:
     """Why the cluster cannot serve a service of SPEC, each in a sentence (none: it can)."""
     gang = needs.gang_minimum(spec) is not None
     layout = spec.get("layout", "replica")
@@ -219,6 +239,8 @@ def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_confi
         missing.append(problem)
     if placement.tiers:
         missing += tier_problems(kube, list(placement.tiers))
+    if namespace is not None:
+        missing += claim_problems(kube, namespace, needs.weight_claims(spec))
     return missing
 
 
@@ -235,10 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crd-fields", metavar="FILE",
                         help="the chart's CRD schema (its fields): the served one must have them")
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
+    parser.add_argument("--namespace", help="the service's namespace: where the claims it reads weights from must be")
     args = parser.parse_args(argv)
     try:
         spec = json.loads(Path(args.spec).read_text())
-        missing = problems(Kube(), spec, args.crd_fields, args.lws_config)
+        missing = problems(Kube(), spec, args.crd_fields, args.lws_config, args.namespace)
     except (ApiError, OSError, ValueError) as error:
         print(f"check_prerequisites: {error}", file=sys.stderr)
         return 1

@@ -277,3 +277,21 @@ def fetches_weights(spec: Mapping[str, Any]) -> bool:
         if source is not None and str(source.get("source", "")).partition("://")[0] in FETCHED_SCHEMES:
             return True
     return False
+
+
+def weight_claims(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The claims of the namespace the service's weights are read from, sorted: the model cache's where it
+    names one, and each pvc:// source's. They must exist, or the pods wait for them forever (the chart grants
+    the check reading exactly these: templates/_helpers.tpl fusioninfer.weightClaims). A source's credentials
+    are not read here: a missing Secret stops the pod that needs it, which the status names."""
+    claims = set()
+    claim = (spec.get("modelCache") or {}).get("claimName")
+    if claim:
+        claims.add(str(claim))
+    default = spec.get("model")
+    for role in serving_roles(spec):
+        source = role.get("model", default)
+        scheme, _, location = str((source or {}).get("source", "")).partition("://")
+        if scheme == "pvc":
+            claims.add(location.split("/", 1)[0])
+    return tuple(sorted(claims))
