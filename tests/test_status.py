@@ -335,6 +335,10 @@ def test_the_weights_condition_follows_the_fetch_jobs_and_says_why_one_failed() 
     assert weights(obj["spec"], cases[1][0]) == (
         "False", "Fetching", "svc-fetch-1 fetching since 2026-11-27T10:00:00Z, 1 failed attempt(s)")
     assert to_table("svc", {}, None, failed).splitlines()[-1] == f"weights: FetchFailed: {failed[2]}"
+    waiting = {"metadata": {"labels": {"job-name": "svc-fetch-1"}}, "status": {"containerStatuses": [{"state": {
+        "waiting": {"reason": "CreateContainerConfigError", "message": 'secret "hf-token" not found'}}}]}}
+    assert weights(obj["spec"], Workloads(fetch_jobs=(fetch_job("svc-fetch-1"),), fetch_pods=(waiting,))) == (
+        "False", "FetchFailed", 'svc-fetch-1: CreateContainerConfigError: secret "hf-token" not found')
 
 
 def test_weights_on_a_claim_or_fetched_by_the_engine_have_no_condition() -> None:

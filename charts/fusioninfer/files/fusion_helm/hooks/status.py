@@ -309,6 +309,9 @@ def weights(spec: Mapping[str, Any], workloads: Workloads) -> tuple[str, str, st
         return "False", "FetchFailed", "; ".join(f"{job['metadata']['name']}: {_last_words(job, workloads)}"
                                                  for job in failed)
     running = [job for job in jobs if not _job_condition(job, "Complete")]
+    stuck = [f"{job['metadata']['name']}: {words}" for job in running if (words := _stuck(job, workloads))]
+    if stuck:  # a Secret it names is missing, its image cannot be pulled: it will not start on its own
+        return "False", "FetchFailed", "; ".join(stuck)
     if running:
         return "False", "Fetching", "; ".join(
             f"{job['metadata']['name']} fetching since {(job.get('status') or {}).get('startTime', 'its start')}"
@@ -320,6 +323,18 @@ def weights(spec: Mapping[str, Any], workloads: Workloads) -> tuple[str, str, st
 def _job_condition(job: Mapping[str, Any], kind: str) -> bool:
     return any(c.get("type") == kind and c.get("status") == "True"
                for c in (job.get("status") or {}).get("conditions") or [])
+
+
+def _stuck(job: Mapping[str, Any], workloads: Workloads) -> str | None:
+    """Why a pod of JOB cannot start, where it waits for a reason that will not resolve on its own."""
+    for pod in workloads.fetch_pods:
+        if ((pod.get("metadata") or {}).get("labels") or {}).get("job-name") != job["metadata"]["name"]:
+            continue
+        for container in (pod.get("status") or {}).get("containerStatuses") or []:
+            waiting = (container.get("state") or {}).get("waiting") or {}
+            if waiting.get("reason") in FAILING_REASONS:
+                return f"{waiting['reason']}: {waiting.get('message', '')}".rstrip(": ")
+    return None
 
 
 def _last_words(job: Mapping[str, Any], workloads: Workloads) -> str:
