@@ -170,3 +170,14 @@ def test_a_pod_that_cannot_read_the_weights_is_refused_by_field() -> None:
         with pytest.raises(InvalidSpec) as raised:
             render(service(spec, model=HUB, modelCache=CACHE))
         assert raised.value.path == field, str(raised.value)
+
+
+def test_streaming_load_is_the_engine_s_load_format() -> None:
+    sglang = role("sg", "worker", image="lmsysorg/sglang:v0.5.23", command=["python3", "-m", "sglang.launch_server"],
+                  args=["--model-path", "Qwen/Qwen3-8B", "--load-format", "auto"])
+    objects = render(service(role("chat", "worker"), sglang, model={**HUB, "loadFormat": "runai_streamer"},
+                             modelCache=CACHE))
+    assert engine_of(objects["LeaderWorkerSet/svc-chat-0"])["containers"][0]["args"][-1] == \
+        "--load-format=runai_streamer"
+    assert engine_of(objects["LeaderWorkerSet/svc-sg-0"])["containers"][0]["args"][:4] == [
+        "--model-path", FOLDER, "--load-format", "runai_streamer"]

@@ -25,7 +25,7 @@ from fusion_helm.expand.quantity import parse_quantity
 from fusion_helm.hooks.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
 from fusion_helm.hooks.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import REVISION, SERVED_MODEL_NAME, Engine, ServerCommand
+from fusion_helm.model.engine import LOAD_FORMAT, REVISION, SERVED_MODEL_NAME, Engine, ServerCommand
 from fusion_helm.model.weights import ModelCache, Scheme, WeightsSource
 
 TYPE_CHECKING = False
@@ -340,6 +340,8 @@ class _Reading:
                                                                              why)
         if not server.given(SERVED_MODEL_NAME):
             server = server.with_value(SERVED_MODEL_NAME, named or self.default_name, why)
+        if self.source.load_format is not None:
+            server = server.with_value(LOAD_FORMAT, self.source.load_format, "model.loadFormat streams the weights")
         return server
 
 

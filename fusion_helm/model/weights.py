@@ -44,6 +44,8 @@ class WeightsSource:
     credentials_secret: str | None = None
     endpoint: str | None = None
     region: str | None = None
+    load_format: str | None = None
+    """The engine's --load-format (runai_streamer), or None: its own default."""
 
     @property
     def fetched(self) -> bool:
@@ -109,7 +111,8 @@ def parse_source(raw: Mapping[str, Any], path: str, where: str) -> WeightsSource
     return WeightsSource(scheme=scheme, location=location, path=inner, revision=revision,
                          credentials_secret=(raw.get("credentials") or {}).get("secretName"),
                          endpoint=raw.get("endpoint"),
-                         region=raw.get("region", DEFAULT_S3_REGION) if scheme is Scheme.S3 else None)
+                         region=raw.get("region", DEFAULT_S3_REGION) if scheme is Scheme.S3 else None,
+                         load_format=raw.get("loadFormat"))
 
 
 def parse_cache(raw: Mapping[str, Any] | None, path: str, where: str) -> ModelCache | None:

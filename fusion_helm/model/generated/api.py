@@ -345,7 +345,46 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                'region '
                                                                                                                '(default '
                                                                                                                'us-east-1).',
-                                                                                                'pattern': '^[a-z0-9-]{1,64}$'}}},
+                                                                                                'pattern': '^[a-z0-9-]{1,64}$'},
+                                                                                     'loadFormat': {'type': 'string',
+                                                                                                    'description': 'runai_streamer: '
+                                                                                                                   'the '
+                                                                                                                   'engine '
+                                                                                                                   'streams '
+                                                                                                                   'the '
+                                                                                                                   'weights '
+                                                                                                                   'from '
+                                                                                                                   'the '
+                                                                                                                   'files '
+                                                                                                                   'into '
+                                                                                                                   'GPU '
+                                                                                                                   'memory '
+                                                                                                                   'as '
+                                                                                                                   'it '
+                                                                                                                   'reads '
+                                                                                                                   'them '
+                                                                                                                   "(vLLM's "
+                                                                                                                   'and '
+                                                                                                                   "SGLang's "
+                                                                                                                   '--load-format; '
+                                                                                                                   'the '
+                                                                                                                   'image '
+                                                                                                                   'needs '
+                                                                                                                   'the '
+                                                                                                                   'runai-model-streamer '
+                                                                                                                   'package, '
+                                                                                                                   'which '
+                                                                                                                   "vLLM's "
+                                                                                                                   'images '
+                                                                                                                   'have), '
+                                                                                                                   'rather '
+                                                                                                                   'than '
+                                                                                                                   'reading '
+                                                                                                                   'each '
+                                                                                                                   'file '
+                                                                                                                   'whole '
+                                                                                                                   'first.',
+                                                                                                    'enum': ['runai_streamer']}}},
                                                             'autoscaling': {'type': 'object',
                                                                             'description': 'Layouts role and '
                                                                                            'disaggregated: the '
@@ -2325,7 +2364,18 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                   'region': {'type': 'string',
                                                              'description': "s3:// only - the bucket's region "
                                                                             '(default us-east-1).',
-                                                             'pattern': '^[a-z0-9-]{1,64}$'}}},
+                                                             'pattern': '^[a-z0-9-]{1,64}$'},
+                                                  'loadFormat': {'type': 'string',
+                                                                 'description': 'runai_streamer: the engine '
+                                                                                'streams the weights from the '
+                                                                                'files into GPU memory as it reads '
+                                                                                "them (vLLM's and SGLang's "
+                                                                                '--load-format; the image needs '
+                                                                                'the runai-model-streamer package, '
+                                                                                "which vLLM's images have), rather "
+                                                                                'than reading each file whole '
+                                                                                'first.',
+                                                                 'enum': ['runai_streamer']}}},
                          'modelCache': {'type': 'object',
                                         'description': 'One volume holding the weights of hf:// and s3:// sources, '
                                                        'fetched once per service and revision by a Job '
@@ -3280,7 +3330,45 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                       'region '
                                                                                                       '(default '
                                                                                                       'us-east-1).',
-                                                                                       'pattern': '^[a-z0-9-]{1,64}$'}},
+                                                                                       'pattern': '^[a-z0-9-]{1,64}$'},
+                                                                            'loadFormat': {'type': 'string',
+                                                                                           'description': 'runai_streamer: '
+                                                                                                          'the '
+                                                                                                          'engine '
+                                                                                                          'streams '
+                                                                                                          'the '
+                                                                                                          'weights '
+                                                                                                          'from '
+                                                                                                          'the '
+                                                                                                          'files '
+                                                                                                          'into '
+                                                                                                          'GPU '
+                                                                                                          'memory '
+                                                                                                          'as it '
+                                                                                                          'reads '
+                                                                                                          'them '
+                                                                                                          "(vLLM's "
+                                                                                                          'and '
+                                                                                                          "SGLang's "
+                                                                                                          '--load-format; '
+                                                                                                          'the '
+                                                                                                          'image '
+                                                                                                          'needs '
+                                                                                                          'the '
+                                                                                                          'runai-model-streamer '
+                                                                                                          'package, '
+                                                                                                          'which '
+                                                                                                          "vLLM's "
+                                                                                                          'images '
+                                                                                                          'have), '
+                                                                                                          'rather '
+                                                                                                          'than '
+                                                                                                          'reading '
+                                                                                                          'each '
+                                                                                                          'file '
+                                                                                                          'whole '
+                                                                                                          'first.',
+                                                                                           'enum': ['runai_streamer']}},
                                                              'additionalProperties': False},
                                                    'autoscaling': {'type': 'object',
                                                                    'description': 'Layouts role and disaggregated: '
@@ -5164,7 +5252,16 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                          'region': {'type': 'string',
                                                     'description': "s3:// only - the bucket's region (default "
                                                                    'us-east-1).',
-                                                    'pattern': '^[a-z0-9-]{1,64}$'}},
+                                                    'pattern': '^[a-z0-9-]{1,64}$'},
+                                         'loadFormat': {'type': 'string',
+                                                        'description': 'runai_streamer: the engine streams the '
+                                                                       'weights from the files into GPU memory as '
+                                                                       "it reads them (vLLM's and SGLang's "
+                                                                       '--load-format; the image needs the '
+                                                                       "runai-model-streamer package, which vLLM's "
+                                                                       'images have), rather than reading each '
+                                                                       'file whole first.',
+                                                        'enum': ['runai_streamer']}},
                           'additionalProperties': False},
                 'modelCache': {'type': 'object',
                                'description': 'One volume holding the weights of hf:// and s3:// sources, fetched '
