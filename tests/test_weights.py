@@ -16,6 +16,7 @@ COMMIT = "b968826d9c46dd6066d109eabc6255188de91218"
 HUB = {"source": "hf://Qwen/Qwen3-8B", "revision": COMMIT, "credentials": {"secretName": "hf-token"}}
 CACHE = {"size": "200Gi"}
 FOLDER = f"/models/hf/Qwen/Qwen3-8B/{COMMIT}"
+CONTAINER = "spec.roles[0].template.spec.containers[0]"
 
 
 def engine_of(obj: dict[str, Any], template: str = "workerTemplate") -> dict[str, Any]:
@@ -46,7 +47,7 @@ def test_a_hub_model_is_fetched_once_onto_the_cache_and_read_from_it() -> None:
     assert not any(entry["name"] == "HF_TOKEN" for entry in serving["env"])  # only the Job reads the hub
     assert {"name": "fusioninfer-weights", "mountPath": "/models", "readOnly": True} in serving["volumeMounts"]
     [wait] = pod["initContainers"]
-    assert wait["command"][-3:] == [FOLDER, job["metadata"]["name"], "5"]
+    assert wait["command"][-3:] == ["5", FOLDER, job["metadata"]["name"]]
     assert pod["volumes"] == [{"name": "fusioninfer-weights",
                                "persistentVolumeClaim": {"claimName": "svc-model-cache"}}]
 
@@ -181,3 +182,38 @@ def test_streaming_load_is_the_engine_s_load_format() -> None:
         "--load-format=runai_streamer"
     assert engine_of(objects["LeaderWorkerSet/svc-sg-0"])["containers"][0]["args"][:4] == [
         "--model-path", FOLDER, "--load-format", "runai_streamer"]
+
+
+ADAPTERS = [{"name": "sql", "source": "hf://org/qwen3-8b-sql-lora", "revision": "1" * 40},
+            {"name": "legal", "source": "s3://adapters/legal", "revision": "v3"}]
+
+
+def test_adapters_are_fetched_beside_their_model_and_loaded_under_their_names() -> None:
+    sglang = role("sg", "worker", image="lmsysorg/sglang:v0.5.23", command=["python3", "-m", "sglang.launch_server"],
+                  args=["--model-path", "Qwen/Qwen3-8B"])
+    objects = render(service(role("chat", "worker"), sglang, model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
+    assert sorted(job["spec"]["template"]["spec"]["containers"][0]["args"][1] for job in jobs(objects)) == [
+        "hf://Qwen/Qwen3-8B", "hf://org/qwen3-8b-sql-lora", "s3://adapters/legal"]
+    sql, legal = f"/models/hf/org/qwen3-8b-sql-lora/{'1' * 40}", "/models/s3/adapters/legal/v3"
+    vllm = engine_of(objects["LeaderWorkerSet/svc-chat-0"])
+    assert vllm["containers"][0]["args"][-4:] == ["--enable-lora", "--lora-modules", f"sql={sql}", f"legal={legal}"]
+    assert engine_of(objects["LeaderWorkerSet/svc-sg-0"])["containers"][0]["args"][-4:] == [
+        "--enable-lora", "--lora-paths", f"sql={sql}", f"legal={legal}"]
+    [wait] = vllm["initContainers"]
+    assert [word for word in wait["command"][5:] if word.startswith("/models/")] == [FOLDER, sql, legal]
+
+
+@pytest.mark.parametrize(("model", "cache", "args", "field"), [
+    ({**HUB, "adapters": ADAPTERS}, None, [], "spec.model.adapters"),
+    ({"source": "pvc://weights/qwen", "adapters": ADAPTERS}, CACHE, [], "spec.model.adapters"),
+    ({**HUB, "adapters": [{"name": "x", "source": "pvc://c/x"}]}, CACHE, [], "spec.model.adapters[0].source"),
+    ({**HUB, "adapters": [ADAPTERS[0], {**ADAPTERS[1], "name": "sql"}]}, CACHE, [], "spec.model.adapters[1].name"),
+    ({**HUB, "adapters": ADAPTERS}, CACHE, ["--lora-modules", "a=/x"], f"{CONTAINER}.args[2]"),
+    ({**HUB, "adapters": ADAPTERS}, CACHE, ["--no-enable-lora"], f"{CONTAINER}.args[2]"),
+])
+def test_adapters_that_cannot_be_loaded_are_refused_by_field(model: dict[str, Any], cache: dict[str, Any] | None,
+                                                             args: list[str], field: str) -> None:
+    spec = {"model": model, **({"modelCache": cache} if cache else {})}
+    with pytest.raises(InvalidSpec) as raised:
+        render(service(role("chat", "worker", args=["--model", "m", *args]), **spec))
+    assert raised.value.path == field, str(raised.value)

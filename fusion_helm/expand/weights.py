@@ -25,7 +25,16 @@ from fusion_helm.expand.quantity import parse_quantity
 from fusion_helm.hooks.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
 from fusion_helm.hooks.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import LOAD_FORMAT, REVISION, SERVED_MODEL_NAME, Engine, ServerCommand
+from fusion_helm.model.engine import (
+    ENABLE_LORA,
+    LOAD_FORMAT,
+    LORA_MODULES,
+    LORA_PATHS,
+    REVISION,
+    SERVED_MODEL_NAME,
+    Engine,
+    ServerCommand,
+)
 from fusion_helm.model.weights import ModelCache, Scheme, WeightsSource
 
 TYPE_CHECKING = False
@@ -51,8 +60,10 @@ SCRATCH_DIR = "/tmp"
 FETCH_USER = 65532
 """The fetch Job's and the wait's user: no root needed to write the volume (fsGroup makes it theirs)."""
 WAIT_SECONDS = 5
-WAIT_SCRIPT = 'until [ -d "$1" ]; do echo "waiting for $1, which Job $2 fetches"; sleep "$3"; done'
-"""The serving pods' init container: its values are the script's arguments, never spliced into it."""
+WAIT_SCRIPT = ('pause=$1; shift; while [ "$#" -gt 0 ]; do until [ -d "$1" ]; do '
+               'echo "waiting for $1, which Job $2 fetches"; sleep "$pause"; done; shift 2; done')
+"""The serving pods' init container: waits for each folder (its arguments: the pause, then each folder and
+the Job that fetches it), never splicing a value into the script."""
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 """A serving pod reading the cache never asks the hub (a cached model that is incomplete fails to start,
 rather than downloading on its own)."""
@@ -91,9 +102,15 @@ def fetched_sources(service: InferenceService) -> list[WeightsSource]:
         return []
     found: list[WeightsSource] = []
     for role in service.roles:
-        if role.weights is not None and role.weights.fetched and role.weights not in found:
-            found.append(role.weights)
+        for source in _read_by(role):
+            if source.fetched and source not in found:
+                found.append(source)
     return found
+
+
+def _read_by(role: Role) -> list[WeightsSource]:
+    """The sources ROLE's pods read: its model's, then its adapters'."""
+    return [*([role.weights] if role.weights is not None else []), *(adapter.source for adapter in role.adapters)]
 
 
 def weight_objects(service: InferenceService) -> list[dict[str, Any]]:
@@ -139,7 +156,7 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
     """The Job that fetches SOURCE. Its name ends in a hash of what it runs: a Job's pod template cannot
     change, so any change (a new revision, a new image) is a new Job, which finds a complete revision
     already there and ends at once."""
-    role = next(role for role in service.roles if role.weights == source)
+    role = next(role for role in service.roles if source in _read_by(role))
     serving = role.template["spec"]["containers"][0]
     container: dict[str, Any] = {
         "name": "fetch",
@@ -220,7 +237,7 @@ def with_weights(service: InferenceService, templates: Mapping[str, RoleTemplate
         if role.weights is None:
             continue
         current = templates[role.name]
-        reading = _Reading(service, role, role.weights, fetch_jobs.get(role.weights))
+        reading = _Reading(service, role, role.weights, fetch_jobs)
         leader = None if current.leader is None else reading.pod(current.leader, current.leader_server,
                                                                   current.launched)
         worker = reading.pod(current.worker, current.worker_server, current.launched)
@@ -232,9 +249,10 @@ def with_weights(service: InferenceService, templates: Mapping[str, RoleTemplate
 class _Reading:
     """How ROLE's pods read SOURCE."""
 
-    def __init__(self, service: InferenceService, role: Role, source: WeightsSource, fetch_job: str | None) -> None:
-        self.service, self.role, self.source, self.fetch_job = service, role, source, fetch_job
-        self.cached = fetch_job is not None
+    def __init__(self, service: InferenceService, role: Role, source: WeightsSource,
+                 fetch_jobs: Mapping[WeightsSource, str]) -> None:
+        self.service, self.role, self.source, self.fetch_jobs = service, role, source, fetch_jobs
+        self.cached = source in fetch_jobs
         self.on_volume = self.cached or source.scheme is Scheme.PVC
 
     @property
@@ -318,9 +336,13 @@ class _Reading:
         return env
 
     def _wait(self, image: str) -> dict[str, Any]:
+        """Waits for the model's folder and each adapter's."""
+        folders = [(self.local_path, self.fetch_jobs[self.source]),
+                   *((f"{MODELS_DIR}/{adapter.source.cache_folder}", self.fetch_jobs[adapter.source])
+                     for adapter in self.role.adapters)]
         return {"name": "wait-for-weights", "image": image,
-                "command": ["sh", "-c", WAIT_SCRIPT, "wait-for-weights", self.local_path,
-                            str(self.fetch_job), str(WAIT_SECONDS)],
+                "command": ["sh", "-c", WAIT_SCRIPT, "wait-for-weights", str(WAIT_SECONDS),
+                            *(word for folder in folders for word in folder)],
                 "volumeMounts": [{"name": WEIGHTS_VOLUME, "mountPath": MODELS_DIR, "readOnly": True}],
                 "securityContext": dict(RESTRICTED_CONTAINER)}
 
@@ -342,7 +364,27 @@ class _Reading:
             server = server.with_value(SERVED_MODEL_NAME, named or self.default_name, why)
         if self.source.load_format is not None:
             server = server.with_value(LOAD_FORMAT, self.source.load_format, "model.loadFormat streams the weights")
-        return server
+        return self._adapters(server) if self.role.adapters else server
+
+    def _adapters(self, server: ServerCommand) -> ServerCommand:
+        """The engine loading each adapter at start under its name: vLLM's --lora-modules NAME=PATH…, SGLang's
+        --lora-paths NAME=PATH…, with LoRA on."""
+        assert server.engine is not None
+        option = LORA_MODULES if server.engine is Engine.VLLM else LORA_PATHS
+        for occurrence in server.occurrences(option):
+            raise InvalidSpec(self.service.where, server.field(occurrence),
+                              f"{occurrence.written} names adapters, and so does model.adapters: name each in one "
+                              "place (model.adapters fetches them onto the cache)")
+        why = "model.adapters loads its adapters"
+        for occurrence in server.occurrences(ENABLE_LORA):
+            if occurrence.written.startswith("--no-"):
+                raise InvalidSpec(self.service.where, server.field(occurrence),
+                                  f"{occurrence.written} turns LoRA off, and model.adapters loads adapters: remove it")
+        if not server.given(ENABLE_LORA):
+            server = server.appended([ENABLE_LORA.name(server.engine)], why)
+        return server.appended([option.name(server.engine), *(f"{adapter.name}={MODELS_DIR}/"
+                                                              f"{adapter.source.cache_folder}"
+                                                              for adapter in self.role.adapters)], why)
 
 
 def _merged_env(given: Any, added: list[dict[str, Any]]) -> list[dict[str, Any]]:

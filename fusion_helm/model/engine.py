@@ -124,6 +124,10 @@ MODEL = Option({Engine.VLLM: ("--model",), Engine.SGLANG: ("--model-path", "--mo
 SERVED_MODEL_NAME = _both("--served-model-name")
 REVISION = _both("--revision")
 LOAD_FORMAT = _both("--load-format")
+ENABLE_LORA = Option({Engine.VLLM: ("--enable-lora", "--no-enable-lora"), Engine.SGLANG: ("--enable-lora",)},
+                     takes_value=False)
+LORA_MODULES = _vllm("--lora-modules")
+LORA_PATHS = Option({Engine.SGLANG: ("--lora-paths",)})
 
 API_SERVER_ONLY = (API_SERVER_COUNT,)
 """vLLM's options of its API server that its headless launch refuses: a headless worker (one that starts no

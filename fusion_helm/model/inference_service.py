@@ -29,7 +29,15 @@ from fusion_helm.model.scaling import (
 from fusion_helm.model.schema import api_source
 from fusion_helm.model.topology import NetworkTopology, check_nested, parse_network_topology
 from fusion_helm.model.validation import check_pods_of, check_unique, validate_spec
-from fusion_helm.model.weights import ModelCache, WeightsSource, check_fetchable, parse_cache, parse_source
+from fusion_helm.model.weights import (
+    Adapter,
+    ModelCache,
+    WeightsSource,
+    check_fetchable,
+    parse_adapters,
+    parse_cache,
+    parse_source,
+)
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -161,6 +169,8 @@ class Role:
     """The replicas a voluntary disruption may take down at once (its PodDisruptionBudget); None: no budget."""
     weights: WeightsSource | None = None
     """Its ``model`` (or the service's); None: the container's command names the model, the engine fetches it."""
+    adapters: tuple[Adapter, ...] = ()
+    """Its model's LoRA adapters, fetched onto the cache."""
 
     @property
     def spans_nodes(self) -> bool:
@@ -266,7 +276,9 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     spec = validate_spec(spec, where)
     check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
     layout = Layout(spec.get("layout", Layout.REPLICA))
-    weights = None if "model" not in spec else parse_source(spec["model"], "spec.model", where)
+    model = spec.get("model")
+    weights = None if model is None else (parse_source(model, "spec.model", where),
+                                          parse_adapters(model, "spec.model", where))
     model_cache = parse_cache(spec.get("modelCache"), "spec.modelCache", where)
     roles = tuple(_parse_role(raw, position, where, layout, weights) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] not in NOT_SERVING)
@@ -275,9 +287,8 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
             raise InvalidSpec(where, f"spec.roles[{position}].model",
                               f"is a serving role's weights; a {raw['componentType']} serves none")
     for role in roles:
-        if role.weights is not None:
-            check_fetchable(role.weights, model_cache, f"{role.path}.model" if "model" in spec["roles"][role.position]
-                            else "spec.model", where)
+        check_fetchable(role.weights, role.adapters, model_cache,
+                        f"{role.path}.model" if "model" in spec["roles"][role.position] else "spec.model", where)
     router = _parse_router(spec["roles"], bool(roles), where)
     frontends = _parse_frontends(spec["roles"], bool(roles), where)
     for role in roles:
@@ -429,7 +440,7 @@ def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> R
 
 
 def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layout,
-                default_weights: WeightsSource | None) -> Role:
+                default_weights: tuple[WeightsSource, tuple[Adapter, ...]] | None) -> Role:
     path = f"spec.roles[{position}]"
     component_type = ComponentType(raw["componentType"])
     for router_field in ROUTER_ONLY_FIELDS:
@@ -489,8 +500,18 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
                                                 opt_out=True),
         service=parse_client_service(raw.get("service"), f"{path}.service", where),
         disruption_budget=_disruption_budget(raw.get("disruptionBudget"), multinode.get("nodeCount", 1)),
-        weights=default_weights if "model" not in raw else parse_source(raw["model"], f"{path}.model", where),
+        weights=weights[0] if (weights := _role_weights(raw, path, where, default_weights)) else None,
+        adapters=weights[1] if weights else (),
     )
+
+
+def _role_weights(raw: Mapping[str, Any], path: str, where: str,
+                  default: tuple[WeightsSource, tuple[Adapter, ...]] | None
+                  ) -> tuple[WeightsSource, tuple[Adapter, ...]] | None:
+    """The role's own ``model``, else the service's."""
+    if "model" not in raw:
+        return default
+    return parse_source(raw["model"], f"{path}.model", where), parse_adapters(raw["model"], f"{path}.model", where)
 
 
 def _disruption_budget(raw: Mapping[str, Any] | None, node_count: int) -> int | None:

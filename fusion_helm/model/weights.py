@@ -65,6 +65,14 @@ class WeightsSource:
 
 
 @record
+class Adapter:
+    """``model.adapters[]``: a LoRA adapter of the model, fetched beside it, served under NAME."""
+
+    name: str
+    source: WeightsSource
+
+
+@record
 class ModelCache:
     """``modelCache``: the volume hf:// and s3:// weights are fetched onto."""
 
@@ -137,9 +145,35 @@ def parse_cache(raw: Mapping[str, Any] | None, path: str, where: str) -> ModelCa
                       fetch_retries=fetch.get("backoffLimit", DEFAULT_FETCH_RETRIES))
 
 
-def check_fetchable(source: WeightsSource, cache: ModelCache | None, path: str, where: str) -> None:
-    """An s3:// source is served from the cache volume only: no engine we start reads a bucket itself."""
-    if source.scheme is Scheme.S3 and cache is None:
+def parse_adapters(raw: Mapping[str, Any], path: str, where: str) -> tuple[Adapter, ...]:
+    """``model.adapters`` at PATH: each fetched (hf://, s3://), each name once."""
+    adapters: list[Adapter] = []
+    for index, item in enumerate(raw.get("adapters") or ()):
+        source = parse_source(item, f"{path}.adapters[{index}]", where)
+        if not source.fetched:
+            raise InvalidSpec(where, f"{path}.adapters[{index}].source",
+                              "an adapter is fetched onto spec.modelCache beside its model: give an hf:// or s3:// "
+                              "source (an adapter already on a claim: name it in the engine's own command)")
+        if any(adapter.name == item["name"] for adapter in adapters):
+            raise InvalidSpec(where, f"{path}.adapters[{index}].name", f"{show(item['name'])} is named twice")
+        adapters.append(Adapter(item["name"], source))
+    return tuple(adapters)
+
+
+def check_fetchable(source: WeightsSource | None, adapters: tuple[Adapter, ...], cache: ModelCache | None,
+                    path: str, where: str) -> None:
+    """An s3:// source and any adapter are served from the cache volume only (no engine we start reads a
+    bucket itself); a pvc:// model's volume is its own claim, where no fetched adapter lands."""
+    if source is not None and source.scheme is Scheme.S3 and cache is None:
         raise InvalidSpec(where, f"{path}.source",
                           f"{show(source.uri)} is fetched onto the service's cache volume: add spec.modelCache "
                           "(claimName, or size for a claim the service makes)")
+    if adapters and cache is None:
+        raise InvalidSpec(where, f"{path}.adapters",
+                          "are fetched onto the service's cache volume: add spec.modelCache (claimName, or size for "
+                          "a claim the service makes)")
+    if adapters and source is not None and source.scheme is Scheme.PVC:
+        raise InvalidSpec(where, f"{path}.adapters",
+                          f"are fetched onto the cache volume, and the model is read from its own claim "
+                          f"({show(source.uri)}): fetch the model too (hf://, s3://), or name adapters on its claim "
+                          "in the engine's own command")

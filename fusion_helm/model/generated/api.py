@@ -384,7 +384,186 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                    'file '
                                                                                                                    'whole '
                                                                                                                    'first.',
-                                                                                                    'enum': ['runai_streamer']}}},
+                                                                                                    'enum': ['runai_streamer']},
+                                                                                     'adapters': {'type': 'array',
+                                                                                                  'description': 'LoRA '
+                                                                                                                 'adapters '
+                                                                                                                 'of '
+                                                                                                                 'this '
+                                                                                                                 'model, '
+                                                                                                                 'each '
+                                                                                                                 'fetched '
+                                                                                                                 'onto '
+                                                                                                                 'spec.modelCache '
+                                                                                                                 'beside '
+                                                                                                                 'it '
+                                                                                                                 '(hf:// '
+                                                                                                                 'or '
+                                                                                                                 's3://) '
+                                                                                                                 'and '
+                                                                                                                 'loaded '
+                                                                                                                 'by '
+                                                                                                                 'the '
+                                                                                                                 'engine '
+                                                                                                                 'at '
+                                                                                                                 'start '
+                                                                                                                 'under '
+                                                                                                                 'its '
+                                                                                                                 'name '
+                                                                                                                 "(vLLM's "
+                                                                                                                 '--lora-modules, '
+                                                                                                                 "SGLang's "
+                                                                                                                 '--lora-paths, '
+                                                                                                                 'with '
+                                                                                                                 '--enable-lora). '
+                                                                                                                 'Needs '
+                                                                                                                 'spec.modelCache.',
+                                                                                                  'maxItems': 64,
+                                                                                                  'items': {'type': 'object',
+                                                                                                            'required': ['name',
+                                                                                                                         'source'],
+                                                                                                            'properties': {'name': {'type': 'string',
+                                                                                                                                    'description': 'The '
+                                                                                                                                                   'model '
+                                                                                                                                                   'name '
+                                                                                                                                                   'clients '
+                                                                                                                                                   'ask '
+                                                                                                                                                   'for '
+                                                                                                                                                   'to '
+                                                                                                                                                   'use '
+                                                                                                                                                   'the '
+                                                                                                                                                   'adapter.',
+                                                                                                                                    'minLength': 1,
+                                                                                                                                    'maxLength': 128,
+                                                                                                                                    'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]*(/[A-Za-z0-9][-A-Za-z0-9_.]*)?$'},
+                                                                                                                           'source': {'type': 'string',
+                                                                                                                                      'description': 'hf://ORG/NAME, '
+                                                                                                                                                     'pvc://CLAIM/PATH '
+                                                                                                                                                     'or '
+                                                                                                                                                     's3://BUCKET/PREFIX.',
+                                                                                                                                      'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                                                                                                      'maxLength': 1024},
+                                                                                                                           'revision': {'type': 'string',
+                                                                                                                                        'description': 'hf://: '
+                                                                                                                                                       'the '
+                                                                                                                                                       'commit '
+                                                                                                                                                       '(40 '
+                                                                                                                                                       'hexadecimal '
+                                                                                                                                                       'digits) '
+                                                                                                                                                       'to '
+                                                                                                                                                       'serve: '
+                                                                                                                                                       'a '
+                                                                                                                                                       'branch '
+                                                                                                                                                       'would '
+                                                                                                                                                       'move '
+                                                                                                                                                       'under '
+                                                                                                                                                       'a '
+                                                                                                                                                       'running '
+                                                                                                                                                       'service. '
+                                                                                                                                                       's3://: '
+                                                                                                                                                       'a '
+                                                                                                                                                       'name '
+                                                                                                                                                       'for '
+                                                                                                                                                       'what '
+                                                                                                                                                       'the '
+                                                                                                                                                       'prefix '
+                                                                                                                                                       'holds '
+                                                                                                                                                       'now '
+                                                                                                                                                       '(default '
+                                                                                                                                                       '"current"); '
+                                                                                                                                                       'a '
+                                                                                                                                                       'new '
+                                                                                                                                                       'name '
+                                                                                                                                                       'fetches '
+                                                                                                                                                       'it '
+                                                                                                                                                       'again, '
+                                                                                                                                                       'beside '
+                                                                                                                                                       'the '
+                                                                                                                                                       'old. '
+                                                                                                                                                       'Not '
+                                                                                                                                                       'for '
+                                                                                                                                                       'pvc://.',
+                                                                                                                                        'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                                                                                           'credentials': {'type': 'object',
+                                                                                                                                           'description': 'A '
+                                                                                                                                                          'Secret '
+                                                                                                                                                          'of '
+                                                                                                                                                          'the '
+                                                                                                                                                          "service's "
+                                                                                                                                                          'namespace '
+                                                                                                                                                          'holding '
+                                                                                                                                                          'the '
+                                                                                                                                                          'credentials: '
+                                                                                                                                                          'for '
+                                                                                                                                                          'hf://, '
+                                                                                                                                                          'key '
+                                                                                                                                                          'token '
+                                                                                                                                                          '(a '
+                                                                                                                                                          'Hugging '
+                                                                                                                                                          'Face '
+                                                                                                                                                          'access '
+                                                                                                                                                          'token); '
+                                                                                                                                                          'for '
+                                                                                                                                                          's3://, '
+                                                                                                                                                          'keys '
+                                                                                                                                                          'AWS_ACCESS_KEY_ID '
+                                                                                                                                                          'and '
+                                                                                                                                                          'AWS_SECRET_ACCESS_KEY. '
+                                                                                                                                                          'Read '
+                                                                                                                                                          'only '
+                                                                                                                                                          'by '
+                                                                                                                                                          'the '
+                                                                                                                                                          'fetch '
+                                                                                                                                                          'Job '
+                                                                                                                                                          '(and '
+                                                                                                                                                          'the '
+                                                                                                                                                          'engine '
+                                                                                                                                                          'where '
+                                                                                                                                                          'nothing '
+                                                                                                                                                          'is '
+                                                                                                                                                          'cached); '
+                                                                                                                                                          'never '
+                                                                                                                                                          'in '
+                                                                                                                                                          'values.',
+                                                                                                                                           'required': ['secretName'],
+                                                                                                                                           'properties': {'secretName': {'type': 'string',
+                                                                                                                                                                         'minLength': 1,
+                                                                                                                                                                         'maxLength': 253,
+                                                                                                                                                                         'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}}},
+                                                                                                                           'endpoint': {'type': 'string',
+                                                                                                                                        'description': 'hf://: '
+                                                                                                                                                       'a '
+                                                                                                                                                       'hub '
+                                                                                                                                                       "mirror's "
+                                                                                                                                                       'URL '
+                                                                                                                                                       '(HF_ENDPOINT; '
+                                                                                                                                                       'default '
+                                                                                                                                                       'the '
+                                                                                                                                                       'Hugging '
+                                                                                                                                                       'Face '
+                                                                                                                                                       'hub). '
+                                                                                                                                                       's3://: '
+                                                                                                                                                       'the '
+                                                                                                                                                       'S3-compatible '
+                                                                                                                                                       "store's "
+                                                                                                                                                       'URL '
+                                                                                                                                                       '(default '
+                                                                                                                                                       'AWS '
+                                                                                                                                                       'S3 '
+                                                                                                                                                       'of '
+                                                                                                                                                       'region).',
+                                                                                                                                        'pattern': '^https?://[^\\s]+$',
+                                                                                                                                        'maxLength': 2048},
+                                                                                                                           'region': {'type': 'string',
+                                                                                                                                      'description': 's3:// '
+                                                                                                                                                     'only '
+                                                                                                                                                     '- '
+                                                                                                                                                     'the '
+                                                                                                                                                     "bucket's "
+                                                                                                                                                     'region '
+                                                                                                                                                     '(default '
+                                                                                                                                                     'us-east-1).',
+                                                                                                                                      'pattern': '^[a-z0-9-]{1,64}$'}}}}}},
                                                             'autoscaling': {'type': 'object',
                                                                             'description': 'Layouts role and '
                                                                                            'disaggregated: the '
@@ -2375,7 +2554,160 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                 "which vLLM's images have), rather "
                                                                                 'than reading each file whole '
                                                                                 'first.',
-                                                                 'enum': ['runai_streamer']}}},
+                                                                 'enum': ['runai_streamer']},
+                                                  'adapters': {'type': 'array',
+                                                               'description': 'LoRA adapters of this model, each '
+                                                                              'fetched onto spec.modelCache beside '
+                                                                              'it (hf:// or s3://) and loaded by '
+                                                                              'the engine at start under its name '
+                                                                              "(vLLM's --lora-modules, SGLang's "
+                                                                              '--lora-paths, with --enable-lora). '
+                                                                              'Needs spec.modelCache.',
+                                                               'maxItems': 64,
+                                                               'items': {'type': 'object',
+                                                                         'required': ['name', 'source'],
+                                                                         'properties': {'name': {'type': 'string',
+                                                                                                 'description': 'The '
+                                                                                                                'model '
+                                                                                                                'name '
+                                                                                                                'clients '
+                                                                                                                'ask '
+                                                                                                                'for '
+                                                                                                                'to '
+                                                                                                                'use '
+                                                                                                                'the '
+                                                                                                                'adapter.',
+                                                                                                 'minLength': 1,
+                                                                                                 'maxLength': 128,
+                                                                                                 'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]*(/[A-Za-z0-9][-A-Za-z0-9_.]*)?$'},
+                                                                                        'source': {'type': 'string',
+                                                                                                   'description': 'hf://ORG/NAME, '
+                                                                                                                  'pvc://CLAIM/PATH '
+                                                                                                                  'or '
+                                                                                                                  's3://BUCKET/PREFIX.',
+                                                                                                   'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                                                                   'maxLength': 1024},
+                                                                                        'revision': {'type': 'string',
+                                                                                                     'description': 'hf://: '
+                                                                                                                    'the '
+                                                                                                                    'commit '
+                                                                                                                    '(40 '
+                                                                                                                    'hexadecimal '
+                                                                                                                    'digits) '
+                                                                                                                    'to '
+                                                                                                                    'serve: '
+                                                                                                                    'a '
+                                                                                                                    'branch '
+                                                                                                                    'would '
+                                                                                                                    'move '
+                                                                                                                    'under '
+                                                                                                                    'a '
+                                                                                                                    'running '
+                                                                                                                    'service. '
+                                                                                                                    's3://: '
+                                                                                                                    'a '
+                                                                                                                    'name '
+                                                                                                                    'for '
+                                                                                                                    'what '
+                                                                                                                    'the '
+                                                                                                                    'prefix '
+                                                                                                                    'holds '
+                                                                                                                    'now '
+                                                                                                                    '(default '
+                                                                                                                    '"current"); '
+                                                                                                                    'a '
+                                                                                                                    'new '
+                                                                                                                    'name '
+                                                                                                                    'fetches '
+                                                                                                                    'it '
+                                                                                                                    'again, '
+                                                                                                                    'beside '
+                                                                                                                    'the '
+                                                                                                                    'old. '
+                                                                                                                    'Not '
+                                                                                                                    'for '
+                                                                                                                    'pvc://.',
+                                                                                                     'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                                                        'credentials': {'type': 'object',
+                                                                                                        'description': 'A '
+                                                                                                                       'Secret '
+                                                                                                                       'of '
+                                                                                                                       'the '
+                                                                                                                       "service's "
+                                                                                                                       'namespace '
+                                                                                                                       'holding '
+                                                                                                                       'the '
+                                                                                                                       'credentials: '
+                                                                                                                       'for '
+                                                                                                                       'hf://, '
+                                                                                                                       'key '
+                                                                                                                       'token '
+                                                                                                                       '(a '
+                                                                                                                       'Hugging '
+                                                                                                                       'Face '
+                                                                                                                       'access '
+                                                                                                                       'token); '
+                                                                                                                       'for '
+                                                                                                                       's3://, '
+                                                                                                                       'keys '
+                                                                                                                       'AWS_ACCESS_KEY_ID '
+                                                                                                                       'and '
+                                                                                                                       'AWS_SECRET_ACCESS_KEY. '
+                                                                                                                       'Read '
+                                                                                                                       'only '
+                                                                                                                       'by '
+                                                                                                                       'the '
+                                                                                                                       'fetch '
+                                                                                                                       'Job '
+                                                                                                                       '(and '
+                                                                                                                       'the '
+                                                                                                                       'engine '
+                                                                                                                       'where '
+                                                                                                                       'nothing '
+                                                                                                                       'is '
+                                                                                                                       'cached); '
+                                                                                                                       'never '
+                                                                                                                       'in '
+                                                                                                                       'values.',
+                                                                                                        'required': ['secretName'],
+                                                                                                        'properties': {'secretName': {'type': 'string',
+                                                                                                                                      'minLength': 1,
+                                                                                                                                      'maxLength': 253,
+                                                                                                                                      'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}}},
+                                                                                        'endpoint': {'type': 'string',
+                                                                                                     'description': 'hf://: '
+                                                                                                                    'a '
+                                                                                                                    'hub '
+                                                                                                                    "mirror's "
+                                                                                                                    'URL '
+                                                                                                                    '(HF_ENDPOINT; '
+                                                                                                                    'default '
+                                                                                                                    'the '
+                                                                                                                    'Hugging '
+                                                                                                                    'Face '
+                                                                                                                    'hub). '
+                                                                                                                    's3://: '
+                                                                                                                    'the '
+                                                                                                                    'S3-compatible '
+                                                                                                                    "store's "
+                                                                                                                    'URL '
+                                                                                                                    '(default '
+                                                                                                                    'AWS '
+                                                                                                                    'S3 '
+                                                                                                                    'of '
+                                                                                                                    'region).',
+                                                                                                     'pattern': '^https?://[^\\s]+$',
+                                                                                                     'maxLength': 2048},
+                                                                                        'region': {'type': 'string',
+                                                                                                   'description': 's3:// '
+                                                                                                                  'only '
+                                                                                                                  '- '
+                                                                                                                  'the '
+                                                                                                                  "bucket's "
+                                                                                                                  'region '
+                                                                                                                  '(default '
+                                                                                                                  'us-east-1).',
+                                                                                                   'pattern': '^[a-z0-9-]{1,64}$'}}}}}},
                          'modelCache': {'type': 'object',
                                         'description': 'One volume holding the weights of hf:// and s3:// sources, '
                                                        'fetched once per service and revision by a Job '
@@ -3368,7 +3700,182 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                           'file '
                                                                                                           'whole '
                                                                                                           'first.',
-                                                                                           'enum': ['runai_streamer']}},
+                                                                                           'enum': ['runai_streamer']},
+                                                                            'adapters': {'type': 'array',
+                                                                                         'description': 'LoRA '
+                                                                                                        'adapters '
+                                                                                                        'of this '
+                                                                                                        'model, '
+                                                                                                        'each '
+                                                                                                        'fetched '
+                                                                                                        'onto '
+                                                                                                        'spec.modelCache '
+                                                                                                        'beside it '
+                                                                                                        '(hf:// or '
+                                                                                                        's3://) '
+                                                                                                        'and '
+                                                                                                        'loaded by '
+                                                                                                        'the '
+                                                                                                        'engine at '
+                                                                                                        'start '
+                                                                                                        'under its '
+                                                                                                        'name '
+                                                                                                        "(vLLM's "
+                                                                                                        '--lora-modules, '
+                                                                                                        "SGLang's "
+                                                                                                        '--lora-paths, '
+                                                                                                        'with '
+                                                                                                        '--enable-lora). '
+                                                                                                        'Needs '
+                                                                                                        'spec.modelCache.',
+                                                                                         'maxItems': 64,
+                                                                                         'items': {'type': 'object',
+                                                                                                   'required': ['name',
+                                                                                                                'source'],
+                                                                                                   'properties': {'name': {'type': 'string',
+                                                                                                                           'description': 'The '
+                                                                                                                                          'model '
+                                                                                                                                          'name '
+                                                                                                                                          'clients '
+                                                                                                                                          'ask '
+                                                                                                                                          'for '
+                                                                                                                                          'to '
+                                                                                                                                          'use '
+                                                                                                                                          'the '
+                                                                                                                                          'adapter.',
+                                                                                                                           'minLength': 1,
+                                                                                                                           'maxLength': 128,
+                                                                                                                           'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]*(/[A-Za-z0-9][-A-Za-z0-9_.]*)?$'},
+                                                                                                                  'source': {'type': 'string',
+                                                                                                                             'description': 'hf://ORG/NAME, '
+                                                                                                                                            'pvc://CLAIM/PATH '
+                                                                                                                                            'or '
+                                                                                                                                            's3://BUCKET/PREFIX.',
+                                                                                                                             'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                                                                                             'maxLength': 1024},
+                                                                                                                  'revision': {'type': 'string',
+                                                                                                                               'description': 'hf://: '
+                                                                                                                                              'the '
+                                                                                                                                              'commit '
+                                                                                                                                              '(40 '
+                                                                                                                                              'hexadecimal '
+                                                                                                                                              'digits) '
+                                                                                                                                              'to '
+                                                                                                                                              'serve: '
+                                                                                                                                              'a '
+                                                                                                                                              'branch '
+                                                                                                                                              'would '
+                                                                                                                                              'move '
+                                                                                                                                              'under '
+                                                                                                                                              'a '
+                                                                                                                                              'running '
+                                                                                                                                              'service. '
+                                                                                                                                              's3://: '
+                                                                                                                                              'a '
+                                                                                                                                              'name '
+                                                                                                                                              'for '
+                                                                                                                                              'what '
+                                                                                                                                              'the '
+                                                                                                                                              'prefix '
+                                                                                                                                              'holds '
+                                                                                                                                              'now '
+                                                                                                                                              '(default '
+                                                                                                                                              '"current"); '
+                                                                                                                                              'a '
+                                                                                                                                              'new '
+                                                                                                                                              'name '
+                                                                                                                                              'fetches '
+                                                                                                                                              'it '
+                                                                                                                                              'again, '
+                                                                                                                                              'beside '
+                                                                                                                                              'the '
+                                                                                                                                              'old. '
+                                                                                                                                              'Not '
+                                                                                                                                              'for '
+                                                                                                                                              'pvc://.',
+                                                                                                                               'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                                                                                  'credentials': {'type': 'object',
+                                                                                                                                  'description': 'A '
+                                                                                                                                                 'Secret '
+                                                                                                                                                 'of '
+                                                                                                                                                 'the '
+                                                                                                                                                 "service's "
+                                                                                                                                                 'namespace '
+                                                                                                                                                 'holding '
+                                                                                                                                                 'the '
+                                                                                                                                                 'credentials: '
+                                                                                                                                                 'for '
+                                                                                                                                                 'hf://, '
+                                                                                                                                                 'key '
+                                                                                                                                                 'token '
+                                                                                                                                                 '(a '
+                                                                                                                                                 'Hugging '
+                                                                                                                                                 'Face '
+                                                                                                                                                 'access '
+                                                                                                                                                 'token); '
+                                                                                                                                                 'for '
+                                                                                                                                                 's3://, '
+                                                                                                                                                 'keys '
+                                                                                                                                                 'AWS_ACCESS_KEY_ID '
+                                                                                                                                                 'and '
+                                                                                                                                                 'AWS_SECRET_ACCESS_KEY. '
+                                                                                                                                                 'Read '
+                                                                                                                                                 'only '
+                                                                                                                                                 'by '
+                                                                                                                                                 'the '
+                                                                                                                                                 'fetch '
+                                                                                                                                                 'Job '
+                                                                                                                                                 '(and '
+                                                                                                                                                 'the '
+                                                                                                                                                 'engine '
+                                                                                                                                                 'where '
+                                                                                                                                                 'nothing '
+                                                                                                                                                 'is '
+                                                                                                                                                 'cached); '
+                                                                                                                                                 'never '
+                                                                                                                                                 'in '
+                                                                                                                                                 'values.',
+                                                                                                                                  'required': ['secretName'],
+                                                                                                                                  'properties': {'secretName': {'type': 'string',
+                                                                                                                                                                'minLength': 1,
+                                                                                                                                                                'maxLength': 253,
+                                                                                                                                                                'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}},
+                                                                                                                                  'additionalProperties': False},
+                                                                                                                  'endpoint': {'type': 'string',
+                                                                                                                               'description': 'hf://: '
+                                                                                                                                              'a '
+                                                                                                                                              'hub '
+                                                                                                                                              "mirror's "
+                                                                                                                                              'URL '
+                                                                                                                                              '(HF_ENDPOINT; '
+                                                                                                                                              'default '
+                                                                                                                                              'the '
+                                                                                                                                              'Hugging '
+                                                                                                                                              'Face '
+                                                                                                                                              'hub). '
+                                                                                                                                              's3://: '
+                                                                                                                                              'the '
+                                                                                                                                              'S3-compatible '
+                                                                                                                                              "store's "
+                                                                                                                                              'URL '
+                                                                                                                                              '(default '
+                                                                                                                                              'AWS '
+                                                                                                                                              'S3 '
+                                                                                                                                              'of '
+                                                                                                                                              'region).',
+                                                                                                                               'pattern': '^https?://[^\\s]+$',
+                                                                                                                               'maxLength': 2048},
+                                                                                                                  'region': {'type': 'string',
+                                                                                                                             'description': 's3:// '
+                                                                                                                                            'only '
+                                                                                                                                            '- '
+                                                                                                                                            'the '
+                                                                                                                                            "bucket's "
+                                                                                                                                            'region '
+                                                                                                                                            '(default '
+                                                                                                                                            'us-east-1).',
+                                                                                                                             'pattern': '^[a-z0-9-]{1,64}$'}},
+                                                                                                   'additionalProperties': False}}},
                                                              'additionalProperties': False},
                                                    'autoscaling': {'type': 'object',
                                                                    'description': 'Layouts role and disaggregated: '
@@ -5261,7 +5768,152 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                        "runai-model-streamer package, which vLLM's "
                                                                        'images have), rather than reading each '
                                                                        'file whole first.',
-                                                        'enum': ['runai_streamer']}},
+                                                        'enum': ['runai_streamer']},
+                                         'adapters': {'type': 'array',
+                                                      'description': 'LoRA adapters of this model, each fetched '
+                                                                     'onto spec.modelCache beside it (hf:// or '
+                                                                     's3://) and loaded by the engine at start '
+                                                                     "under its name (vLLM's --lora-modules, "
+                                                                     "SGLang's --lora-paths, with --enable-lora). "
+                                                                     'Needs spec.modelCache.',
+                                                      'maxItems': 64,
+                                                      'items': {'type': 'object',
+                                                                'required': ['name', 'source'],
+                                                                'properties': {'name': {'type': 'string',
+                                                                                        'description': 'The model '
+                                                                                                       'name '
+                                                                                                       'clients '
+                                                                                                       'ask for to '
+                                                                                                       'use the '
+                                                                                                       'adapter.',
+                                                                                        'minLength': 1,
+                                                                                        'maxLength': 128,
+                                                                                        'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]*(/[A-Za-z0-9][-A-Za-z0-9_.]*)?$'},
+                                                                               'source': {'type': 'string',
+                                                                                          'description': 'hf://ORG/NAME, '
+                                                                                                         'pvc://CLAIM/PATH '
+                                                                                                         'or '
+                                                                                                         's3://BUCKET/PREFIX.',
+                                                                                          'pattern': '^(hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*|pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/\\x00]+)*/?|s3://[a-z0-9][-a-z0-9.]{1,61}[a-z0-9](/[^\\x00]*)?)$',
+                                                                                          'maxLength': 1024},
+                                                                               'revision': {'type': 'string',
+                                                                                            'description': 'hf://: '
+                                                                                                           'the '
+                                                                                                           'commit '
+                                                                                                           '(40 '
+                                                                                                           'hexadecimal '
+                                                                                                           'digits) '
+                                                                                                           'to '
+                                                                                                           'serve: '
+                                                                                                           'a '
+                                                                                                           'branch '
+                                                                                                           'would '
+                                                                                                           'move '
+                                                                                                           'under '
+                                                                                                           'a '
+                                                                                                           'running '
+                                                                                                           'service. '
+                                                                                                           's3://: '
+                                                                                                           'a name '
+                                                                                                           'for '
+                                                                                                           'what '
+                                                                                                           'the '
+                                                                                                           'prefix '
+                                                                                                           'holds '
+                                                                                                           'now '
+                                                                                                           '(default '
+                                                                                                           '"current"); '
+                                                                                                           'a new '
+                                                                                                           'name '
+                                                                                                           'fetches '
+                                                                                                           'it '
+                                                                                                           'again, '
+                                                                                                           'beside '
+                                                                                                           'the '
+                                                                                                           'old. '
+                                                                                                           'Not '
+                                                                                                           'for '
+                                                                                                           'pvc://.',
+                                                                                            'pattern': '^[A-Za-z0-9][-A-Za-z0-9_.]{0,127}$'},
+                                                                               'credentials': {'type': 'object',
+                                                                                               'description': 'A '
+                                                                                                              'Secret '
+                                                                                                              'of '
+                                                                                                              'the '
+                                                                                                              "service's "
+                                                                                                              'namespace '
+                                                                                                              'holding '
+                                                                                                              'the '
+                                                                                                              'credentials: '
+                                                                                                              'for '
+                                                                                                              'hf://, '
+                                                                                                              'key '
+                                                                                                              'token '
+                                                                                                              '(a '
+                                                                                                              'Hugging '
+                                                                                                              'Face '
+                                                                                                              'access '
+                                                                                                              'token); '
+                                                                                                              'for '
+                                                                                                              's3://, '
+                                                                                                              'keys '
+                                                                                                              'AWS_ACCESS_KEY_ID '
+                                                                                                              'and '
+                                                                                                              'AWS_SECRET_ACCESS_KEY. '
+                                                                                                              'Read '
+                                                                                                              'only '
+                                                                                                              'by '
+                                                                                                              'the '
+                                                                                                              'fetch '
+                                                                                                              'Job '
+                                                                                                              '(and '
+                                                                                                              'the '
+                                                                                                              'engine '
+                                                                                                              'where '
+                                                                                                              'nothing '
+                                                                                                              'is '
+                                                                                                              'cached); '
+                                                                                                              'never '
+                                                                                                              'in '
+                                                                                                              'values.',
+                                                                                               'required': ['secretName'],
+                                                                                               'properties': {'secretName': {'type': 'string',
+                                                                                                                             'minLength': 1,
+                                                                                                                             'maxLength': 253,
+                                                                                                                             'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}},
+                                                                                               'additionalProperties': False},
+                                                                               'endpoint': {'type': 'string',
+                                                                                            'description': 'hf://: '
+                                                                                                           'a hub '
+                                                                                                           "mirror's "
+                                                                                                           'URL '
+                                                                                                           '(HF_ENDPOINT; '
+                                                                                                           'default '
+                                                                                                           'the '
+                                                                                                           'Hugging '
+                                                                                                           'Face '
+                                                                                                           'hub). '
+                                                                                                           's3://: '
+                                                                                                           'the '
+                                                                                                           'S3-compatible '
+                                                                                                           "store's "
+                                                                                                           'URL '
+                                                                                                           '(default '
+                                                                                                           'AWS S3 '
+                                                                                                           'of '
+                                                                                                           'region).',
+                                                                                            'pattern': '^https?://[^\\s]+$',
+                                                                                            'maxLength': 2048},
+                                                                               'region': {'type': 'string',
+                                                                                          'description': 's3:// '
+                                                                                                         'only - '
+                                                                                                         'the '
+                                                                                                         "bucket's "
+                                                                                                         'region '
+                                                                                                         '(default '
+                                                                                                         'us-east-1).',
+                                                                                          'pattern': '^[a-z0-9-]{1,64}$'}},
+                                                                'additionalProperties': False}}},
                           'additionalProperties': False},
                 'modelCache': {'type': 'object',
                                'description': 'One volume holding the weights of hf:// and s3:// sources, fetched '
