@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
@@ -12,7 +13,6 @@ from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -138,6 +138,7 @@ def parse_cache(raw: Mapping[str, Any] | None, path: str, where: str) -> ModelCa
                           "is required to make the service's claim (the weights of every revision kept, and the "
                           "compile caches), or name an existing one with claimName")
     fetch = raw.get("fetch") or {}
+    _check_resources(fetch.get("resources") or {}, f"{path}.fetch.resources", where)
     return ModelCache(claim_name=claim, size=raw.get("size"), storage_class=raw.get("storageClassName"),
                       access_mode=raw.get("accessMode", "ReadWriteMany"), keep=raw.get("keep", True),
                       compile_cache=raw.get("compileCache", True), fetch_image=fetch.get("image"),
@@ -158,6 +159,18 @@ def parse_adapters(raw: Mapping[str, Any], path: str, where: str) -> tuple[Adapt
             raise InvalidSpec(where, f"{path}.adapters[{index}].name", f"{show(item['name'])} is named twice")
         adapters.append(Adapter(item["name"], source))
     return tuple(adapters)
+
+
+def _check_resources(resources: Mapping[str, Any], path: str, where: str) -> None:
+    """A ResourceRequirements' shape (its quantities are checked where it is written): limits and requests,
+    each of resource names to quantities."""
+    for field, value in resources.items():
+        if field not in ("limits", "requests"):
+            raise InvalidSpec(where, f"{path}.{field}", "is not a field of a container's resources (limits, requests)")
+        if not isinstance(value, Mapping) or not all(isinstance(name, str) and isinstance(amount, (str, int))
+                                                     and not isinstance(amount, bool)
+                                                     for name, amount in value.items()):
+            raise InvalidSpec(where, f"{path}.{field}", f"must map resource names to quantities, got {show(value)}")
 
 
 def check_fetchable(source: WeightsSource | None, adapters: tuple[Adapter, ...], cache: ModelCache | None,
