@@ -28,7 +28,7 @@ import warnings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 PARTIAL = ".partial"
@@ -113,15 +113,12 @@ def _fetch_hub(repo: str, revision: str, into: str) -> list[File]:
                           "one that has it, such as the serving engine's") from None
     endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
     try:
-        files = _hub_files(huggingface_hub.HfApi(), repo, revision)
-        done = 0
-        for index, file in enumerate(files, 1):
+        def fetch_one(file: File) -> None:
+            # In a folder, the hub's client skips a file it completed before (its metadata says so).
             huggingface_hub.hf_hub_download(repo, file.name, revision=revision, local_dir=into)
             _verify(into, file)
-            done += file.size
-            _say(f"[{index}/{len(files)}] {file.name}: {file.size / GB:.2f} GB, verified "
-                 f"({done / GB:.2f} of {sum(f.size for f in files) / GB:.2f} GB)")
-        return files
+
+        return _each(_hub_files(huggingface_hub.HfApi(), repo, revision), fetch_one)
     except errors.GatedRepoError:
         raise FetchFailed(f"{repo} is gated on {endpoint}: the token (HF_TOKEN, from model.credentials) has not "
                           "been granted access; accept its terms on the model's page with the token's account"
@@ -170,21 +167,18 @@ def _fetch_bucket(location: str, into: str) -> list[File]:
     etags_path = os.path.join(into, ETAGS)
     complete: dict[str, str] = _read_json(etags_path)
     try:
-        files = _bucket_files(client, bucket, prefix)
-        done = 0
-        for index, file in enumerate(files, 1):
+        def fetch_one(file: File) -> None:
             target = _inside(into, file.name)
-            if complete.get(file.name) != file.md5 or not os.path.isfile(target):
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                client.download_file(bucket, file.key, target + ".part")
-                os.replace(target + ".part", target)
-                _verify(into, file)
-                complete[file.name] = file.md5 or ""
-                _write_json(etags_path, complete)
-            done += file.size
-            _say(f"[{index}/{len(files)}] {file.name}: {file.size / GB:.2f} GB, verified "
-                 f"({done / GB:.2f} of {sum(f.size for f in files) / GB:.2f} GB)")
-        return files
+            if complete.get(file.name) == file.md5 and os.path.isfile(target):
+                return  # complete before a retry
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            client.download_file(bucket, file.key, target + ".part")
+            os.replace(target + ".part", target)
+            _verify(into, file)
+            complete[file.name] = file.md5 or ""
+            _write_json(etags_path, complete)
+
+        return _each(_bucket_files(client, bucket, prefix), fetch_one)
     except exceptions.NoCredentialsError:
         raise FetchFailed(f"no credentials for s3://{bucket}: name a Secret in model.credentials (keys "
                           "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)") from None
@@ -215,6 +209,17 @@ def _bucket_files(client: Any, bucket: str, prefix: str) -> list[File]:
     if not files:
         raise FetchFailed(f"nothing under s3://{bucket}/{start}")
     return sorted(files, key=lambda file: file.name)
+
+
+def _each(files: list[File], fetch_one: Callable[[File], None]) -> list[File]:
+    """FILES, each fetched and verified by FETCH_ONE, a line each saying how far the fetch is."""
+    total, done = sum(file.size for file in files), 0
+    for index, file in enumerate(files, 1):
+        fetch_one(file)
+        done += file.size
+        _say(f"[{index}/{len(files)}] {file.name}: {file.size / GB:.2f} GB, verified "
+             f"({done / GB:.2f} of {total / GB:.2f} GB)")
+    return files
 
 
 def _verify(folder: str, file: File) -> None:
