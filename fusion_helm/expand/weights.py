@@ -194,7 +194,8 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
     spec = {"backoffLimit": cache.fetch_retries, "template": pod}
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
     return {"apiVersion": JOB.api_version, "kind": JOB.kind,
-            "metadata": object_metadata(service, fetch_job_name(service, digest), {LABEL_FETCHES_FOR: service.name}),
+            "metadata": object_metadata(service, fetch_job_name(service, digest),
+                                        {LABEL_SERVICE: service.name, LABEL_FETCHES_FOR: service.name}),
             "spec": spec}
 
 
