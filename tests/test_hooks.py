@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.hooks import needs, report
-from fusion_helm.hooks.kube import Kube
+from fusion_helm.hooks import check, needs, report
+from fusion_helm.hooks.kube import ApiError, Kube
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
 from tests.support import hook_objects, rendered_spec
@@ -198,3 +198,37 @@ def test_the_status_hook_reads_no_leader_worker_set_in_the_replica_layout(monkey
     run_status_hook(monkeypatch, kube)
     assert not any("leaderworkersets" in path for path in kube.read)
     assert [c["type"] for c in kube.written[0]["conditions"]] == ["Ready"]
+
+
+class ClaimsKube(Kube):
+    """The API server as the check reads claims: CLAIMS by name, every other one missing."""
+
+    def __init__(self, claims: dict[str, dict[str, Any]]) -> None:
+        self.claims = claims
+
+    def request(self, method: str, path: str, body: Any = None, content_type: str = "application/json") -> Any:
+        namespace, _, name = path.removeprefix("/api/v1/namespaces/").partition("/persistentvolumeclaims/")
+        if namespace == "llm" and name in self.claims:
+            return self.claims[name]
+        raise ApiError(method, path, 404, "not found")
+
+
+def test_the_check_refuses_a_claim_the_weights_are_read_from_that_does_not_exist(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = {"model": {"source": "pvc://weights/qwen"}, "modelCache": {"claimName": "shared"},
+            "roles": [{"name": "w", "componentType": "worker"}]}
+    kube = ClaimsKube({"shared": {"spec": {"accessModes": ["ReadWriteOnce"]}}})
+    assert check.claim_problems(kube, "llm", needs.weight_claims(spec)) == [
+        "PersistentVolumeClaim weights does not exist in namespace llm, and the service's weights are read from it: "
+        "its pods would wait for it forever; create it, or change modelCache.claimName or the pvc:// source "
+        "(docs/models.md)"]
+    assert "PersistentVolumeClaim shared is ReadWriteOnce" in capsys.readouterr().out
+    assert check.claim_problems(ClaimsKube({"shared": {}, "weights": {}}), "llm", needs.weight_claims(spec)) == []
+
+
+def test_the_hooks_may_read_the_claims_and_the_fetch_jobs_of_a_model_cache(helm: Helm) -> None:
+    objects = hook_objects(helm, VALUES / "cached-multinode-deepseek-r1.yaml")
+    rules = objects["Role/deepseek-r1-inference-hooks"]["rules"]
+    assert {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["list"]} in rules
+    assert not any("persistentvolumeclaims" in rule["resources"] for rule in rules)  # the service makes its own
+    assert not any("secrets" in rule["resources"] for rule in rules)  # a missing Secret shows in the status
