@@ -76,6 +76,15 @@ def test_a_fetch_job_is_named_for_what_it_runs() -> None:
     assert len({first, job_name({**HUB, "revision": "1" * 40}), job_name(HUB, "vllm/vllm-openai:v0.11.1")}) == 3
 
 
+def test_the_fetch_pod_carries_the_annotations_given_for_it() -> None:
+    """A mesh told to leave the fetch pod alone (a Job whose pod has a mesh's sidecar never completes)."""
+    leave_out = {"sidecar.istio.io/inject": "false"}
+    [job] = jobs(render(service(role("chat", "worker"), model=HUB,
+                                modelCache={**CACHE, "fetch": {"podAnnotations": leave_out}})))
+    assert job["spec"]["template"]["metadata"] == {"annotations": leave_out,
+                                                   "labels": {"fusioninfer.io/fetches-for": "svc"}}
+
+
 def test_roles_reading_one_source_share_its_job() -> None:
     objects = render(service(role("prefill", "prefiller"), role("decode"), model=HUB, modelCache=CACHE))
     assert len(jobs(objects)) == 1
@@ -152,6 +161,8 @@ def test_every_pod_of_a_multi_node_replica_waits_for_and_reads_the_weights() -> 
     ({"model": HUB, "modelCache": {"size": "lots"}}, "spec.modelCache.size", "a quantity such as 200Gi"),
     ({"model": HUB, "modelCache": {**CACHE, "fetch": {"resources": {"limits": {"cpu": "x"}}}}},
      "spec.modelCache.fetch.resources.limits.cpu", "not a quantity"),
+    ({"model": HUB, "modelCache": {**CACHE, "fetch": {"podAnnotations": {"bad key!": "x"}}}},
+     "spec.modelCache.fetch.podAnnotations", "key 'bad key!' is not a valid label or annotation key"),
 ])
 def test_what_cannot_work_is_refused_by_field(spec: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(InvalidSpec) as raised:

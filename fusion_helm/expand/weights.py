@@ -180,7 +180,8 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
                               str(error)) from None
         container["resources"] = dict(cache.fetch_resources)
     pod = {
-        "metadata": {"labels": {LABEL_FETCHES_FOR: service.name}},
+        "metadata": {"labels": {LABEL_FETCHES_FOR: service.name},
+                     **({"annotations": dict(cache.fetch_pod_annotations)} if cache.fetch_pod_annotations else {})},
         "spec": {
             "restartPolicy": "Never",
             "securityContext": {"runAsNonRoot": True, "runAsUser": FETCH_USER, "runAsGroup": FETCH_USER,

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.hooks import needs
+from fusion_helm.model.metadata import check_annotation_map
 from fusion_helm.records import EMPTY, record
 
 TYPE_CHECKING = False
@@ -86,6 +87,7 @@ class ModelCache:
     fetch_image: str | None = None
     fetch_resources: Mapping[str, Any] = EMPTY
     fetch_retries: int = DEFAULT_FETCH_RETRIES
+    fetch_pod_annotations: Mapping[str, str] = EMPTY
 
 
 def parse_source(raw: Mapping[str, Any], path: str, where: str) -> WeightsSource:
@@ -139,11 +141,13 @@ def parse_cache(raw: Mapping[str, Any] | None, path: str, where: str) -> ModelCa
                           "compile caches), or name an existing one with claimName")
     fetch = raw.get("fetch") or {}
     _check_resources(fetch.get("resources") or {}, f"{path}.fetch.resources", where)
+    check_annotation_map(where, f"{path}.fetch.podAnnotations", fetch.get("podAnnotations"))
     return ModelCache(claim_name=claim, size=raw.get("size"), storage_class=raw.get("storageClassName"),
                       access_mode=raw.get("accessMode", "ReadWriteMany"), keep=raw.get("keep", True),
                       compile_cache=raw.get("compileCache", True), fetch_image=fetch.get("image"),
                       fetch_resources=fetch.get("resources") or EMPTY,
-                      fetch_retries=fetch.get("backoffLimit", DEFAULT_FETCH_RETRIES))
+                      fetch_retries=fetch.get("backoffLimit", DEFAULT_FETCH_RETRIES),
+                      fetch_pod_annotations=fetch.get("podAnnotations") or EMPTY)
 
 
 def parse_adapters(raw: Mapping[str, Any], path: str, where: str) -> tuple[Adapter, ...]:

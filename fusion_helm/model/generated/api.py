@@ -2827,7 +2827,37 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                 'already '
                                                                                                                 'complete.',
                                                                                                  'minimum': 0,
-                                                                                                 'maximum': 100}}}}},
+                                                                                                 'maximum': 100},
+                                                                                'podAnnotations': {'type': 'object',
+                                                                                                   'description': 'Annotations '
+                                                                                                                  'for '
+                                                                                                                  'the '
+                                                                                                                  'fetch '
+                                                                                                                  "Job's "
+                                                                                                                  'pod '
+                                                                                                                  '(a '
+                                                                                                                  'service '
+                                                                                                                  "mesh's: "
+                                                                                                                  'a '
+                                                                                                                  'Job '
+                                                                                                                  'whose '
+                                                                                                                  'pod '
+                                                                                                                  'carries '
+                                                                                                                  'a '
+                                                                                                                  "mesh's "
+                                                                                                                  'sidecar '
+                                                                                                                  'never '
+                                                                                                                  'completes '
+                                                                                                                  'unless '
+                                                                                                                  'the '
+                                                                                                                  'mesh '
+                                                                                                                  'is '
+                                                                                                                  'told '
+                                                                                                                  'to '
+                                                                                                                  'leave '
+                                                                                                                  'it '
+                                                                                                                  'out).',
+                                                                                                   'additionalProperties': {'type': 'string'}}}}}},
                          'layout': {'type': 'string',
                                     'description': 'replica (default): one LeaderWorkerSet per role replica, each '
                                                    'independent; a template change restarts every replica of the '
@@ -5999,7 +6029,29 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                        'already '
                                                                                                        'complete.',
                                                                                         'minimum': 0,
-                                                                                        'maximum': 100}},
+                                                                                        'maximum': 100},
+                                                                       'podAnnotations': {'type': 'object',
+                                                                                          'description': 'Annotations '
+                                                                                                         'for the '
+                                                                                                         'fetch '
+                                                                                                         "Job's "
+                                                                                                         'pod (a '
+                                                                                                         'service '
+                                                                                                         "mesh's: "
+                                                                                                         'a Job '
+                                                                                                         'whose '
+                                                                                                         'pod '
+                                                                                                         'carries '
+                                                                                                         "a mesh's "
+                                                                                                         'sidecar '
+                                                                                                         'never '
+                                                                                                         'completes '
+                                                                                                         'unless '
+                                                                                                         'the mesh '
+                                                                                                         'is told '
+                                                                                                         'to leave '
+                                                                                                         'it out).',
+                                                                                          'additionalProperties': {'type': 'string'}}},
                                                         'additionalProperties': False}},
                                'additionalProperties': False},
                 'layout': {'type': 'string',
