@@ -7,6 +7,11 @@ chart's standard-library Python, by this interpreter without site-packages — a
 ServiceAccount against the API server, and writes the pod's phase and exit code, from which the Job
 controller marks the Job complete or failed and Helm goes on or stops. A chart opts its hook pods in
 with ``hooks.podAnnotations`` (``REAL_HOOKS``); other pods stay kwok's.
+
+A Job's pod whose container runs its image's ``python3`` (the fetch Job's, annotated through
+``modelCache.fetch.podAnnotations``) runs by the interpreter here that has what a serving image has for it,
+with its volumes at their paths and its env as the kubelet sets it (tests/kubelet.py); its termination
+message is what it wrote there.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from typing import Any
 import kubernetes
 import yaml
 
+from tests import kubelet
 from tests.cluster import Cluster, Release
 from tests.controlplane.processes import TOKEN
+from tests.engines import SOURCES, built
 from tests.helm import ROOT
 
 CUSTOM = ("kwok.x-k8s.io/status", "custom")
@@ -94,6 +101,7 @@ class HookKubelet(threading.Thread):
     def stop(self) -> None:
         self.done.set()
         self.join(15)
+        kubelet.remove_mount_points()
 
     def _forget(self, pod: kubernetes.client.V1Pod) -> None:
         try:
@@ -103,9 +111,44 @@ class HookKubelet(threading.Thread):
                 raise
 
     def _run_pod(self, pod: kubernetes.client.V1Pod, key: str) -> None:
+        [container] = pod.spec.containers
+        directory = self.workdir / key.replace("/", "_")
+        directory.mkdir(parents=True, exist_ok=True)
+        logs = self._logs_file(pod, container.name, directory)
+        started = _now()
+        self._status(pod, "Running", {"running": {"startedAt": started}}, started)
+        timeout = pod.spec.active_deadline_seconds or 300
+        try:
+            if container.command[0] == "python3":
+                result, said = self._run_image_program(pod, directory, timeout)
+            else:
+                result, said = self._run_hook(pod, directory, timeout), ""
+        except subprocess.TimeoutExpired as expired:
+            result, said = subprocess.CompletedProcess([], 137, str(expired.stdout or ""), "deadline exceeded"), ""
+        except Exception as error:  # the runner could not start it (a volume it cannot lay out): the pod fails
+            result, said = subprocess.CompletedProcess([], 128, "", f"not started here: {error!r}"), ""
+        with self.lock:
+            self.ran[key] = result
+        finished = _now()
+        logs.write_text("".join(f"{finished} {stream} F {line}\n" for stream, text in (
+            ("stdout", result.stdout), ("stderr", result.stderr)) for line in text.splitlines()))
+        terminated = {"exitCode": result.returncode, "reason": "Completed" if result.returncode == 0 else "Error",
+                      "startedAt": started, "finishedAt": finished}
+        if said:
+            terminated["message"] = said
+        elif result.returncode != 0 and container.termination_message_policy == "FallbackToLogsOnError":
+            # a kubelet's, for a container that wrote no termination message: the log's last 80 lines, at
+            # most 2048 bytes
+            tail = "\n".join((result.stdout + result.stderr).splitlines()[-80:]).encode()[-2048:]
+            terminated["message"] = tail.decode(errors="ignore")
+        self._status(pod, "Succeeded" if result.returncode == 0 else "Failed", {"terminated": terminated}, started)
+
+    def _run_hook(self, pod: kubernetes.client.V1Pod, directory: Path, timeout: float
+                  ) -> subprocess.CompletedProcess[str]:
+        """A hook Job's container: the chart's standard-library Python, by this interpreter without
+        site-packages, its ConfigMap laid out where its arguments name it."""
         namespace, spec = pod.metadata.namespace, pod.spec
         [container] = spec.containers
-        directory = self.workdir / key.replace("/", "_")
         mount = next(m for m in container.volume_mounts if m.name == spec.volumes[0].name)
         configmap = self.cluster.core.read_namespaced_config_map(spec.volumes[0].config_map.name, namespace).data
         for item in spec.volumes[0].config_map.items:
@@ -115,28 +158,26 @@ class HookKubelet(threading.Thread):
         assert python == "python", container.command  # the image's; here this interpreter
         argv = [arg.replace(f"{mount.mount_path}/", f"{directory}/") for arg in argv]
         workdir = directory / Path(container.working_dir).relative_to(mount.mount_path)
-        logs = self._logs_file(pod, container.name, directory)
-        started = _now()
-        self._status(pod, "Running", {"running": {"startedAt": started}}, started)
         env = hook_environment(self.cluster, namespace, spec.service_account_name, directory)
-        try:
-            result = subprocess.run([sys.executable, "-S", "-E", *argv], env=env, text=True, capture_output=True,
-                                    cwd=workdir, timeout=spec.active_deadline_seconds or 300)
-        except subprocess.TimeoutExpired as expired:
-            result = subprocess.CompletedProcess(argv, 137, str(expired.stdout or ""), "deadline exceeded")
-        with self.lock:
-            self.ran[key] = result
-        finished = _now()
-        logs.write_text("".join(f"{finished} {stream} F {line}\n" for stream, text in (
-            ("stdout", result.stdout), ("stderr", result.stderr)) for line in text.splitlines()))
-        terminated = {"exitCode": result.returncode, "reason": "Completed" if result.returncode == 0 else "Error",
-                      "startedAt": started, "finishedAt": finished}
-        if result.returncode != 0 and container.termination_message_policy == "FallbackToLogsOnError":
-            # a kubelet's, for a container that wrote no terminationMessagePath of its own (ours write
-            # none): the log's last 80 lines, at most 2048 bytes
-            tail = "\n".join((result.stdout + result.stderr).splitlines()[-80:]).encode()[-2048:]
-            terminated["message"] = tail.decode(errors="ignore")
-        self._status(pod, "Succeeded" if result.returncode == 0 else "Failed", {"terminated": terminated}, started)
+        return subprocess.run([sys.executable, "-S", "-E", *argv], env=env, text=True, capture_output=True,
+                              cwd=workdir, timeout=timeout)
+
+    def _run_image_program(self, pod: kubernetes.client.V1Pod, directory: Path, timeout: float
+                           ) -> tuple[subprocess.CompletedProcess[str], str]:
+        """A container running its image's ``python3`` (the fetch Job's: a serving image, which has the hub's
+        client and the object store's): the interpreter here that has those (tests/engines.py SOURCES), with
+        the pod's volumes at their paths and its env as the kubelet sets it; what it printed, and its
+        termination message."""
+        spec = self.cluster.api.sanitize_for_serialization(pod)["spec"]
+        [container] = spec["containers"]
+        folders = kubelet.volumes(self.cluster.core, pod.metadata.namespace, spec, directory)
+        env = kubelet.environment(self.cluster.core, pod, "127.0.0.1", container)
+        termination = directory / "termination-log"
+        argv = kubelet.in_mounts(container, folders, termination, [
+            str(built(SOURCES) / "bin" / "python"), *container["command"][1:], *(container.get("args") or [])])
+        result = subprocess.run(argv, env={"PATH": "/usr/bin:/bin", **env}, text=True, capture_output=True,
+                                timeout=timeout)
+        return result, termination.read_text()
 
     def _logs_file(self, pod: kubernetes.client.V1Pod, container: str, directory: Path) -> Path:
         """Where the container's log goes, in the CRI format, named to kwok by a Logs object the pod owns:

@@ -59,7 +59,7 @@ import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
 from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
-from tests import engines
+from tests import engines, kubelet
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
 from tests.helm import Helm
@@ -80,9 +80,10 @@ OLDER_SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-routing-sidecar[:@]")
 v0.10.0's sidecar, which takes its flags but the removed --connector and its TLS switches (a test gives it
 only flags both take) and speaks the same prefill/decode protocol."""
 FRONTEND_MODULE = "sglang_router.launch_router"
+REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET_DEVICE": "cpu"}
+"""What this machine sets for a real engine: nothing reported (the hub's settings are the pod's own)."""
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
-VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 UNVERIFIED = ssl._create_unverified_context()
 """How the runner asks HTTPS probes and metrics: as the kubelet, verifying no certificate."""
 
@@ -219,6 +220,9 @@ class ServingKubelet(threading.Thread):
         self.cluster, self.workdir = cluster, workdir
         self.engine_options: dict[str, list[str]] = {}
         """Role name → the simulator's own options for that role's engines (latencies, KV cache …)."""
+        self.real_engines: set[str] = set()
+        """Namespaces whose engines run as the real vLLM (its CPU build, tests/engines.py) rather than the
+        simulator."""
         self.pods: dict[str, ServedPod] = {}
         self.by_address: dict[str, ServedPod] = {}
         """Every pod this runner ran, gone or not, by its address (no address is given twice)."""
@@ -256,6 +260,7 @@ class ServingKubelet(threading.Thread):
         self.relay.close()
         for path in self.secret_mounts:
             subprocess.run(["umount", "--lazy", path], check=False)
+        kubelet.remove_mount_points()
         subprocess.run(["umount", "--lazy", str(NETNS_DIR)], check=False)
 
     def _watch(self) -> None:
@@ -318,37 +323,68 @@ class ServingKubelet(threading.Thread):
             elif served.labels.get(LABEL_COMPONENT_TYPE) == "frontend":
                 self._run_frontend(pod, served)
             else:
-                for container in served.sidecars():
-                    self._run(pod, served, container, sidecar=True)
+                for container in spec.get("initContainers") or []:  # in order, as the kubelet starts them
+                    if container.get("restartPolicy") == "Always":
+                        self._run(pod, served, container, sidecar=True)
+                    else:
+                        self._run_to_completion(pod, served, container)
                 self._run(pod, served, spec["containers"][0], sidecar=False)
             # Ready once every container that runs is: the engine and each sidecar, by its readiness probe
             # once its startup probe has passed (the kubelet reads none before).
             for container in [*served.sidecars(), spec["containers"][0]]:
                 for probe in ("startupProbe", "readinessProbe"):
                     if container.get(probe) is not None:
-                        _wait_ready(served, container, container[probe])
+                        _wait_ready(served, container, container[probe], _patience(container[probe], probe))
             self._status(pod, served, started, ready=True)
         except Exception as error:
             with (served.workdir / "kubelet.log").open("a") as log:
                 log.write(f"{_now()} {error!r}\n")
 
     def _run(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any], sidecar: bool) -> None:
-        env = _environment(pod, served.address, container)
+        env = kubelet.environment(self.cluster.core, pod, served.address, container)
         if sidecar:
             image = container["image"]
             if OLDER_SIDECAR_IMAGE.search(image):
                 image = str(GENERATIONS[PD_GENERATION].pd_sidecar.image)  # type: ignore[union-attr]
             if not SIDECAR_IMAGE.search(image):
                 raise RuntimeError(f"no binary here for the sidecar image {container['image']}")
-            argv = [str(picker(image)), *(_expand(arg, env) for arg in container.get("args") or [])]
+            argv = [str(picker(image)), *(kubelet.expand(arg, env) for arg in container.get("args") or [])]
             env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
+        elif pod.metadata.namespace in self.real_engines:
+            argv = [kubelet.expand(str(word), env) for word in [*(container.get("command") or ["vllm", "serve"]),
+                                                                *(container.get("args") or [])]]
+            if argv[0] != "vllm":
+                raise RuntimeError(f"no real engine here for the command {argv[:2]}")
+            argv[0] = str(engines.built(engines.VLLM) / "bin" / "vllm")
+            env |= {**REAL_ENGINE_ENV, "HOME": str(served.workdir)}
         else:
             model, flags = _engine(container, env, self.simulator_flags)
             argv = [str(binary("llm-d-inference-sim")), "--model", model, *flags, *SIMULATOR_BASE,
                     *self.engine_options.get(served.role, [])]
             # What llm-d's manifests give the simulator from the downward API (its KV cache needs POD_IP).
             env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace, "POD_IP": served.address}
-        _spawn(served, container["name"], argv, env)
+        _spawn(served, container["name"], self._in_volumes(pod, served, container, argv), env)
+
+    def _run_to_completion(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any]) -> None:
+        """An init container: run to its end before the next starts (a shell script runs by this machine's
+        shell, as the image's would)."""
+        env = kubelet.environment(self.cluster.core, pod, served.address, container)
+        argv = [kubelet.expand(str(word), env) for word in [*(container.get("command") or []),
+                                                            *(container.get("args") or [])]]
+        if argv[:1] not in (["sh"], ["bash"]):
+            raise RuntimeError(f"no runner here for the init container {container['name']}: {argv[:2]}")
+        _spawn(served, container["name"], self._in_volumes(pod, served, container, argv), env)
+        if served.processes[container["name"]].wait() != 0:
+            raise RuntimeError(f"init container {container['name']} failed: {served.log(container['name'])[-2000:]}")
+
+    def _in_volumes(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any],
+                    argv: list[str]) -> list[str]:
+        """ARGV in CONTAINER's volumes, where the pod reads a claim (tests/kubelet.py; its Secrets are
+        where `_mount_secrets` put them)."""
+        if not any("persistentVolumeClaim" in volume for volume in served.spec.get("volumes") or []):
+            return argv
+        folders = kubelet.volumes(self.cluster.core, pod.metadata.namespace, served.spec, served.workdir)
+        return kubelet.in_mounts(container, folders, served.workdir / f"{container['name']}.termination", argv)
 
     def _mount_secrets(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
         """The pod's Secret volumes, each at its containers' mount path: the Secret's keys as files, as the
@@ -389,8 +425,8 @@ class ServingKubelet(threading.Thread):
         after ``python3 -m sglang_router.launch_router``), in the pod's network, with its ServiceAccount's
         credentials."""
         container = served.spec["containers"][0]
-        env = _environment(pod, served.address, container)
-        words = [_expand(str(word), env)
+        env = kubelet.environment(self.cluster.core, pod, served.address, container)
+        words = [kubelet.expand(str(word), env)
                  for word in [*(container.get("command") or []), *(container.get("args") or [])]]
         if words[:3] != ["python3", "-m", FRONTEND_MODULE]:
             raise RuntimeError(f"no router here for the frontend command {words[:3]}")
@@ -443,28 +479,12 @@ def _ours(pod: kubernetes.client.V1Pod) -> bool:
         SERVICE_LABEL in (pod.metadata.labels or {})
 
 
-def _environment(pod: kubernetes.client.V1Pod, address: str, container: dict[str, Any]) -> dict[str, str]:
-    """The container's env as the kubelet sets it: values, the downward API's fields, $(VAR) references."""
-    fields = {"metadata.name": pod.metadata.name, "metadata.namespace": pod.metadata.namespace,
-              "status.podIP": address, "spec.serviceAccountName": pod.spec.service_account_name or "default"}
-    env: dict[str, str] = {}
-    for variable in container.get("env") or []:
-        if "value" in variable:
-            env[variable["name"]] = _expand(variable["value"], env)
-        elif "fieldRef" in (variable.get("valueFrom") or {}):
-            env[variable["name"]] = fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
-    return env
-
-
-def _expand(text: str, env: dict[str, str]) -> str:
-    return VARIABLE.sub(lambda found: env.get(found.group(1), found.group(0)), text)
-
-
 def _engine(container: dict[str, Any], env: dict[str, str], simulator: frozenset[str]) -> tuple[str, list[str]]:
     """The model and the flags the simulator shares with vLLM — those of the engine's rendered command
     line the simulator takes too — from that command line (vLLM's image runs ``vllm serve`` when the
     container gives no command)."""
-    words = [_expand(str(word), env) for word in [*(container.get("command") or []), *(container.get("args") or [])]]
+    words = [kubelet.expand(str(word), env)
+             for word in [*(container.get("command") or []), *(container.get("args") or [])]]
     if words[:2] == ["vllm", "serve"]:
         words = words[2:]
     model = words.pop(0) if words and not words[0].startswith("-") else None
@@ -490,6 +510,15 @@ def _simulator_flags() -> frozenset[str]:
     """The flags llm-d-inference-sim takes, as its --help lists them."""
     done = subprocess.run([str(binary("llm-d-inference-sim")), "--help"], capture_output=True, text=True, timeout=30)
     return frozenset(re.findall(r"^\s+(?:-\w, )?--([a-z0-9-]+)", done.stdout + done.stderr, re.MULTILINE))
+
+
+def _patience(probe: dict[str, Any], kind: str) -> float:
+    """How long the kubelet lets PROBE (of KIND) fail: a startup probe its failureThreshold of periods, at
+    least the 120 s the runner gives any probe."""
+    if kind != "startupProbe":
+        return 120
+    return max(120, probe.get("failureThreshold", 3) * probe.get("periodSeconds", 10) + probe.get(
+        "initialDelaySeconds", 0))
 
 
 def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, Any], timeout: float = 120) -> None:

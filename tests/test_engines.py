@@ -1,8 +1,9 @@
 """The engines themselves read what we render: each bootstrap's leader and worker command lines go
 through the real engine's own argument parser (vLLM's CPU build, SGLang) at the pinned releases
-(ci/engines/versions.env), and a real vLLM started from the rendered commands serves a completion —
-one pod, and a replica of two pods joined by vLLM's own multi-node launch — its processes on loopback
-addresses with the environment LWS gives each pod."""
+(ci/engines/versions.env), and a real vLLM started from the rendered commands serves a completion — a
+replica of two pods joined by vLLM's own multi-node launch — its processes on loopback addresses with the
+environment LWS gives each pod. (One pod serving from the model cache, on the control plane:
+tests/test_cluster_weights.py.)"""
 
 from __future__ import annotations
 
@@ -154,17 +155,16 @@ MACHINE_ENV = {"HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK"
 """What this test machine sets for any engine it runs: nothing is fetched, nothing reported."""
 
 
-def serving_service(model: Path, nodes: int) -> dict[str, Any]:
+def serving_service(model: Path) -> dict[str, Any]:
+    """A replica of two pods, one node each."""
     container = {"name": "vllm", "image": "vllm/vllm-openai:v0.27.1",
                  "args": [str(model), "--host", POD_ADDRESSES[0], "--port", str(PORT), "--max-model-len", "256",
-                          "--enforce-eager", *(["--tensor-parallel-size", str(nodes)] if nodes > 1 else [])],
+                          "--enforce-eager", "--tensor-parallel-size", str(len(POD_ADDRESSES))],
                  "env": [{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"},
                          {"name": "VLLM_HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
                  "ports": [{"containerPort": PORT, "name": "http"}]}
     role: dict[str, Any] = {"name": "engine", "componentType": "worker", "template": {"spec": {
-        "containers": [container]}}}
-    if nodes > 1:
-        role["multinode"] = {"nodeCount": nodes}
+        "containers": [container]}}, "multinode": {"nodeCount": len(POD_ADDRESSES)}}
     return {**service(role), "metadata": {"name": "engines", "namespace": "llm"}}
 
 
@@ -246,15 +246,13 @@ def pod_names(tmp_path: Path) -> Iterator[None]:
         subprocess.run(["umount", "/etc/hosts"], check=True)
 
 
-@pytest.mark.parametrize("nodes", [1, 2], ids=["one pod", "two pods, vLLM's multi-node launch"])
-def test_a_real_vllm_serves_from_the_rendered_commands(tmp_path: Path, nodes: int, pod_names: None) -> None:
+def test_a_real_vllm_serves_from_the_rendered_commands_across_two_pods(tmp_path: Path, pod_names: None) -> None:
     engines.built(engines.VLLM)
     model = engines.tiny_model(tmp_path / "model")
-    obj = serving_service(model, nodes)
+    obj = serving_service(model)
     rendered = list(pods(obj))
-    assert len(rendered) == nodes
-    if nodes > 1:
-        assert rendered[0][3]["command"][3] == "vllm-leader" and rendered[1][3]["command"][3] == "vllm-worker"
+    assert len(rendered) == 2
+    assert rendered[0][3]["command"][3] == "vllm-leader" and rendered[1][3]["command"][3] == "vllm-worker"
     processes = start_pods(obj, tmp_path)
     try:
         answer = completion(processes, tmp_path)

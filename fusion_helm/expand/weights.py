@@ -184,6 +184,7 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
                      **({"annotations": dict(cache.fetch_pod_annotations)} if cache.fetch_pod_annotations else {})},
         "spec": {
             "restartPolicy": "Never",
+            "automountServiceAccountToken": False,  # it reads a source, never the API server
             "securityContext": {"runAsNonRoot": True, "runAsUser": FETCH_USER, "runAsGroup": FETCH_USER,
                                 "fsGroup": FETCH_USER, "seccompProfile": {"type": "RuntimeDefault"}},
             "containers": [container],

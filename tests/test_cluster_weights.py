@@ -1,0 +1,195 @@
+"""Weights fetched once onto a volume and served from it, on the control plane: a service installed with
+helm 3 as a user installs it, its model a commit of a hub served on loopback (olah, tests/model_sources.py,
+holding the suite's tiny model), its cache an existing claim (a PersistentVolume over a folder here). The
+fetch Job's pod runs for real (tests/hook_kubelet.py): the hub's own client, every file verified, into the
+folder of its commit. The serving pod (tests/serving.py) waits for that folder in its init container as
+rendered, then the real vLLM CPU build serves the model from the volume, read-only at /models, under the name
+the command gave. The serving pod has no hub address: were the engine to ask a hub, it would ask the
+public one, which the suite's sandbox refuses and counts (tests/sandbox.py), failing the test.
+
+Then helm 4 upgrades the service to the hub's next commit: a new Job fetches it beside the first, and the
+replica restarts on it, ready from the volume; the time to Ready is printed."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import kubernetes
+import pytest
+import yaml
+
+from tests import engines, model_sources
+from tests.cluster import Cluster, Release, eventually, ready, release
+from tests.helm import Helm, make_helm
+from tests.hook_kubelet import CUSTOM, REAL_HOOKS, HookKubelet, hook_runner
+from tests.model_sources import Hub
+from tests.serving import HEALTH, SERVING, ServingKubelet, completion
+
+pytestmark = pytest.mark.engines
+
+NAMESPACE = "weights"
+CLAIM = "weights"
+VOLUME = "fusioninfer-test-weights"
+SERVED_NAME = "org/tiny"
+STARTING = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2, "failureThreshold": 300}
+"""vLLM's start on two cores, model load included: up to 10 minutes."""
+
+
+def values(tmp_path: Path, hub: Hub, commit: str) -> Path:
+    spec: dict[str, Any] = {
+        "name": "tiny",
+        "model": {"source": f"hf://{SERVED_NAME}", "revision": commit, "endpoint": hub.endpoint,
+                  "credentials": {"secretName": "hub-token"}},
+        "modelCache": {"claimName": CLAIM, "fetch": {"podAnnotations": dict([CUSTOM])}},
+        "roles": [{"name": "worker", "componentType": "worker", "replicas": 1, "template": {
+            "metadata": {"annotations": SERVING},
+            "spec": {"containers": [{
+                "name": "vllm", "image": f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}",
+                "args": ["--model", SERVED_NAME, "--max-model-len", "256", "--enforce-eager"],
+                "env": [{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"}],
+                "ports": [{"containerPort": 8000, "name": "http"}],
+                "startupProbe": STARTING, "readinessProbe": HEALTH}]}}}],
+        "hooks": {**REAL_HOOKS["hooks"], "statusWaitSeconds": 1},
+    }
+    path = tmp_path / f"values-{commit[:8]}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def next_commit(hub: Hub, name: str, files: dict[str, bytes]) -> str:
+    folder = hub.mirrors / "models" / name
+    for path, content in files.items():
+        (folder / path).write_bytes(content)
+    git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "next"], check=True)
+    return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def claim(cluster: Cluster, tmp_path: Path) -> Iterator[Path]:
+    """An existing claim in NAMESPACE, bound to a volume over a folder here (and the hub's token): the folder."""
+    folder = tmp_path / "volume"
+    folder.mkdir()
+    cluster.control_plane.apply([
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": VOLUME}, "spec": {
+            "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteMany"], "storageClassName": "",
+            "persistentVolumeReclaimPolicy": "Retain", "hostPath": {"path": str(folder), "type": "Directory"},
+            "claimRef": {"namespace": NAMESPACE, "name": CLAIM}}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": CLAIM, "namespace": NAMESPACE},
+         "spec": {"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": VOLUME,
+                  "resources": {"requests": {"storage": "1Gi"}}}},
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hub-token", "namespace": NAMESPACE},
+         "stringData": {"token": "hf_test"}}])
+    eventually("the claim bound", lambda: cluster.core.read_namespaced_persistent_volume_claim(
+        CLAIM, NAMESPACE).status.phase == "Bound")
+    try:
+        yield folder
+    finally:
+        cluster.core.delete_namespaced_persistent_volume_claim(CLAIM, NAMESPACE)
+        cluster.core.delete_persistent_volume(VOLUME)
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def serving_pod(cluster: Cluster) -> kubernetes.client.V1Pod | None:
+    pods = [pod for pod in cluster.pods(NAMESPACE) if "fusioninfer.io/role-name" in (pod.metadata.labels or {})
+            and pod.metadata.deletion_timestamp is None]
+    return pods[0] if len(pods) == 1 else None
+
+
+def completed_job(cluster: Cluster, kubelet: HookKubelet, commit: str) -> str:
+    """The name of the Job that fetched COMMIT, once it has completed."""
+    def done() -> str | None:
+        for job in kubernetes.client.BatchV1Api(cluster.api).list_namespaced_job(NAMESPACE).items:
+            if commit in job.spec.template.spec.containers[0].args and (job.status.succeeded or 0) == 1:
+                return str(job.metadata.name)
+        return None
+
+    def said() -> str:
+        return "; ".join(f"{key}: {result.returncode} {result.stderr[-500:]}" for key, result in kubelet.ran.items()
+                         if "-fetch-" in key)
+    return eventually(f"the Job fetching {commit} complete", done, timeout=180, describe=said)
+
+
+def engine_process(kubelet: ServingKubelet, pod: kubernetes.client.V1Pod) -> tuple[list[str], dict[str, str]]:
+    """The serving engine's command line and environment, as its process has them."""
+    [served] = [p for p in kubelet.served(NAMESPACE) if p.key.endswith(pod.metadata.name)]
+    pid = served.processes["vllm"].pid
+    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:-1]
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")[:-1]
+    return [word.decode() for word in cmdline], dict(entry.decode().partition("=")[::2] for entry in environ)
+
+
+def ask(pod: kubernetes.client.V1Pod) -> dict[str, Any]:
+    status, _, answer = completion(f"{pod.status.pod_ip}:8000", {"model": SERVED_NAME, "prompt": "hello world the",
+                                                                  "max_tokens": 5, "temperature": 0}, timeout=120)
+    assert status == 200, answer
+    return answer
+
+
+def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with_the_hub_off(
+        cluster: Cluster, hook_kubelet: HookKubelet, serving_kubelet: ServingKubelet, claim: Path,
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    helm3: Helm = make_helm(3, tmp_path_factory.mktemp("weights-helm3"))
+    helm4: Helm = make_helm(4, tmp_path_factory.mktemp("weights-helm4"))
+    model = files_of(engines.tiny_model(tmp_path / "tiny"))
+    serving_kubelet.real_engines.add(NAMESPACE)
+    try:
+        with model_sources.hub(tmp_path / "hub") as hub, release(cluster, helm3, "tiny", NAMESPACE) as installed:
+            first = hub.repository(SERVED_NAME, {k: v for k, v in model.items() if not k.endswith(".safetensors")},
+                                   {k: v for k, v in model.items() if k.endswith(".safetensors")})
+            second = next_commit(hub, SERVED_NAME, {"README.md": b"# tiny, the next commit\n"})
+            installed.install(values(tmp_path, hub, first))
+
+            # Fetched once, whole and verified, into its commit's folder; nothing half-written left.
+            job = completed_job(cluster, hook_kubelet, first)
+            assert files_of(claim / "hf" / SERVED_NAME / first) == model
+            assert [str(p.relative_to(claim)) for p in (claim / ".partial").rglob("*") if p.is_file()] == [
+                f".partial/hf/{SERVED_NAME}/{first}.lock"]  # its lock, and nothing half-fetched
+            [fetched] = [out for key, out in hook_kubelet.ran.items() if key.startswith(f"{NAMESPACE}/{job}-")]
+            assert fetched.returncode == 0 and "each verified" in fetched.stdout.splitlines()[-1], fetched
+
+            # The serving pod waited for the folder, then the engine serves from the volume, offline.
+            pod = eventually("the serving pod Ready", lambda: (p := serving_pod(cluster)) and ready(p) and p,
+                             timeout=660)
+            argv, env = engine_process(serving_kubelet, pod)
+            assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{first}"
+            assert env["HF_HUB_OFFLINE"] == "1" and "HF_TOKEN" not in env and "HF_ENDPOINT" not in env
+            answer = ask(pod)
+            assert answer["model"] == SERVED_NAME and answer["usage"]["completion_tokens"] == 5, answer
+            with urllib.request.urlopen(f"http://{pod.status.pod_ip}:8000/v1/models", timeout=10) as listed:
+                assert [m["id"] for m in yaml.safe_load(listed.read())["data"]] == [SERVED_NAME]
+            assert (claim / "compile" / "vllm").is_dir()  # the compile cache's folder of this image
+
+            # The status the hooks write says so.
+            hook_runner(cluster, installed, "tiny", tmp_path / "status")("status")
+            service = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), NAMESPACE)[0]
+            [weights] = [c for c in service["status"]["conditions"] if c["type"] == "WeightsReady"]
+            assert (weights["status"], weights["reason"]) == ("True", "WeightsFetched"), weights
+
+            # helm 4 upgrades to the next commit: fetched beside the first, and the replica restarts on it.
+            upgraded_at = time.monotonic()
+            Release(cluster, helm4, "tiny", NAMESPACE).install(values(tmp_path, hub, second), verb="upgrade")
+            completed_job(cluster, hook_kubelet, second)
+            fetched_at = time.monotonic()
+            assert files_of(claim / "hf" / SERVED_NAME / first) == model  # the first commit kept as it was
+            assert files_of(claim / "hf" / SERVED_NAME / second) == {**model, "README.md": b"# tiny, the next commit\n"}
+            pod = eventually("the replica Ready on the next commit", lambda: (p := serving_pod(cluster)) and ready(p)
+                             and p.metadata.uid != pod.metadata.uid and p, timeout=660)
+            ready_at = time.monotonic()
+            argv, _ = engine_process(serving_kubelet, pod)
+            assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{second}"
+            assert ask(pod)["model"] == SERVED_NAME
+            print(f"\nhelm upgrade to the next commit: fetched {fetched_at - upgraded_at:.1f} s after it began, the "
+                  f"replica Ready on it from the volume after {ready_at - upgraded_at:.1f} s")
+    finally:
+        serving_kubelet.real_engines.discard(NAMESPACE)
