@@ -48,21 +48,32 @@ class Hub:
         return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
 
 
-@contextlib.contextmanager
-def hub(workdir: Path) -> Iterator[Hub]:
-    """olah on 127.0.0.1 serving the repositories under WORKDIR/mirrors, asking no upstream."""
-    port = free_port()
+def unserved_hub(workdir: Path) -> Hub:
+    """A hub's repositories under WORKDIR/mirrors and the address it will serve them at (`serve`)."""
     mirrors = workdir / "mirrors"
     mirrors.mkdir(parents=True)
+    return Hub(f"http://127.0.0.1:{free_port()}", mirrors)
+
+
+@contextlib.contextmanager
+def serve(hub: Hub) -> Iterator[Hub]:
+    """olah on 127.0.0.1 serving HUB's repositories, asking no upstream."""
+    workdir, netloc = hub.mirrors.parent, hub.endpoint.removeprefix("http://")
     config = workdir / "olah.toml"
-    config.write_text(f'[basic]\nhost = "127.0.0.1"\nport = {port}\nrepos-path = "{workdir / "olah-cache"}"\n'
-                      f'mirror-scheme = "http"\nmirror-netloc = "127.0.0.1:{port}"\n'
-                      f'mirror-lfs-netloc = "127.0.0.1:{port}"\nmirrors-path = ["{mirrors}"]\n'
+    config.write_text(f'[basic]\nhost = "127.0.0.1"\nport = {netloc.partition(":")[2]}\n'
+                      f'repos-path = "{workdir / "olah-cache"}"\nmirror-scheme = "http"\nmirror-netloc = "{netloc}"\n'
+                      f'mirror-lfs-netloc = "{netloc}"\nmirrors-path = ["{hub.mirrors}"]\n'
                       "[accessibility]\noffline = true\n")
-    endpoint = f"http://127.0.0.1:{port}"
     with _serving([str(built(SOURCES) / "bin" / "olah-cli"), "-c", str(config), "--log-path", str(workdir / "logs")],
-                  workdir / "olah.log", f"{endpoint}/api/models/none/none/revision/main"):
-        yield Hub(endpoint, mirrors)
+                  workdir / "olah.log", f"{hub.endpoint}/api/models/none/none/revision/main"):
+        yield hub
+
+
+@contextlib.contextmanager
+def hub(workdir: Path) -> Iterator[Hub]:
+    """A hub served on 127.0.0.1 from the repositories under WORKDIR/mirrors."""
+    with serve(unserved_hub(workdir)) as served:
+        yield served
 
 
 @contextlib.contextmanager

@@ -36,6 +36,7 @@ NAMESPACE = "weights"
 CLAIM = "weights"
 VOLUME = "fusioninfer-test-weights"
 SERVED_NAME = "org/tiny"
+NEXT_README = b"# tiny, the next commit\n"
 STARTING = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2, "failureThreshold": 300}
 """vLLM's start on two cores, model load included: up to 10 minutes."""
 
@@ -144,52 +145,62 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
     model = files_of(engines.tiny_model(tmp_path / "tiny"))
     serving_kubelet.real_engines.add(NAMESPACE)
     try:
-        with model_sources.hub(tmp_path / "hub") as hub, release(cluster, helm3, "tiny", NAMESPACE) as installed:
-            first = hub.repository(SERVED_NAME, {k: v for k, v in model.items() if not k.endswith(".safetensors")},
-                                   {k: v for k, v in model.items() if k.endswith(".safetensors")})
-            second = next_commit(hub, SERVED_NAME, {"README.md": b"# tiny, the next commit\n"})
+        hub = model_sources.unserved_hub(tmp_path / "hub")
+        first = hub.repository(SERVED_NAME, {k: v for k, v in model.items() if not k.endswith(".safetensors")},
+                               {k: v for k, v in model.items() if k.endswith(".safetensors")})
+        second = next_commit(hub, SERVED_NAME, {"README.md": NEXT_README})
+        with release(cluster, helm3, "tiny", NAMESPACE) as installed:
+            # Installed while the hub does not answer yet: the serving pod waits for the weights, its engine
+            # not started (without the wait it would start on a folder that is not there).
             installed.install(values(tmp_path, hub, first))
+            waiting = eventually("the serving pod waiting for the weights", lambda: next(
+                (p for p in serving_kubelet.served(NAMESPACE) if "wait-for-weights" in p.processes
+                 and "waiting for /models/hf/org/tiny/" in p.log("wait-for-weights")), None))
+            assert "vllm" not in waiting.processes and not (claim / "hf").exists()
+            with model_sources.serve(hub):
+                # Fetched once, whole and verified, into its commit's folder; nothing half-written left.
+                job = completed_job(cluster, hook_kubelet, first)
+                assert files_of(claim / "hf" / SERVED_NAME / first) == model
+                assert [str(p.relative_to(claim)) for p in (claim / ".partial").rglob("*") if p.is_file()] == [
+                    f".partial/hf/{SERVED_NAME}/{first}.lock"]  # its lock, and nothing half-fetched
+                tries = [out for key, out in hook_kubelet.ran.items() if key.startswith(f"{NAMESPACE}/{job}-")]
+                assert "each verified" in tries[-1].stdout.splitlines()[-1], tries[-1]
+                for failed in tries[:-1]:  # a pod that found no hub: one line, the Job's next pod retried
+                    assert failed.stderr.strip().splitlines()[-1].startswith(
+                        f"cannot fetch hf://{SERVED_NAME} at {first}: ConnectError"), failed.stderr
 
-            # Fetched once, whole and verified, into its commit's folder; nothing half-written left.
-            job = completed_job(cluster, hook_kubelet, first)
-            assert files_of(claim / "hf" / SERVED_NAME / first) == model
-            assert [str(p.relative_to(claim)) for p in (claim / ".partial").rglob("*") if p.is_file()] == [
-                f".partial/hf/{SERVED_NAME}/{first}.lock"]  # its lock, and nothing half-fetched
-            [fetched] = [out for key, out in hook_kubelet.ran.items() if key.startswith(f"{NAMESPACE}/{job}-")]
-            assert fetched.returncode == 0 and "each verified" in fetched.stdout.splitlines()[-1], fetched
+                # The serving pod waited for the folder, then the engine serves from the volume, offline.
+                pod = eventually("the serving pod Ready", lambda: (p := serving_pod(cluster)) and ready(p)
+                                 and p, timeout=660)
+                argv, env = engine_process(serving_kubelet, pod)
+                assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{first}"
+                assert env["HF_HUB_OFFLINE"] == "1" and "HF_TOKEN" not in env and "HF_ENDPOINT" not in env
+                answer = ask(pod)
+                assert answer["model"] == SERVED_NAME and answer["usage"]["completion_tokens"] == 5, answer
+                with urllib.request.urlopen(f"http://{pod.status.pod_ip}:8000/v1/models", timeout=10) as listed:
+                    assert [m["id"] for m in yaml.safe_load(listed.read())["data"]] == [SERVED_NAME]
+                assert (claim / "compile" / "vllm").is_dir()  # the compile cache's folder of this image
 
-            # The serving pod waited for the folder, then the engine serves from the volume, offline.
-            pod = eventually("the serving pod Ready", lambda: (p := serving_pod(cluster)) and ready(p) and p,
-                             timeout=660)
-            argv, env = engine_process(serving_kubelet, pod)
-            assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{first}"
-            assert env["HF_HUB_OFFLINE"] == "1" and "HF_TOKEN" not in env and "HF_ENDPOINT" not in env
-            answer = ask(pod)
-            assert answer["model"] == SERVED_NAME and answer["usage"]["completion_tokens"] == 5, answer
-            with urllib.request.urlopen(f"http://{pod.status.pod_ip}:8000/v1/models", timeout=10) as listed:
-                assert [m["id"] for m in yaml.safe_load(listed.read())["data"]] == [SERVED_NAME]
-            assert (claim / "compile" / "vllm").is_dir()  # the compile cache's folder of this image
+                # The status the hooks write says so.
+                hook_runner(cluster, installed, "tiny", tmp_path / "status")("status")
+                service = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), NAMESPACE)[0]
+                [weights] = [c for c in service["status"]["conditions"] if c["type"] == "WeightsReady"]
+                assert (weights["status"], weights["reason"]) == ("True", "WeightsFetched"), weights
 
-            # The status the hooks write says so.
-            hook_runner(cluster, installed, "tiny", tmp_path / "status")("status")
-            service = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), NAMESPACE)[0]
-            [weights] = [c for c in service["status"]["conditions"] if c["type"] == "WeightsReady"]
-            assert (weights["status"], weights["reason"]) == ("True", "WeightsFetched"), weights
-
-            # helm 4 upgrades to the next commit: fetched beside the first, and the replica restarts on it.
-            upgraded_at = time.monotonic()
-            Release(cluster, helm4, "tiny", NAMESPACE).install(values(tmp_path, hub, second), verb="upgrade")
-            completed_job(cluster, hook_kubelet, second)
-            fetched_at = time.monotonic()
-            assert files_of(claim / "hf" / SERVED_NAME / first) == model  # the first commit kept as it was
-            assert files_of(claim / "hf" / SERVED_NAME / second) == {**model, "README.md": b"# tiny, the next commit\n"}
-            pod = eventually("the replica Ready on the next commit", lambda: (p := serving_pod(cluster)) and ready(p)
-                             and p.metadata.uid != pod.metadata.uid and p, timeout=660)
-            ready_at = time.monotonic()
-            argv, _ = engine_process(serving_kubelet, pod)
-            assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{second}"
-            assert ask(pod)["model"] == SERVED_NAME
-            print(f"\nhelm upgrade to the next commit: fetched {fetched_at - upgraded_at:.1f} s after it began, the "
-                  f"replica Ready on it from the volume after {ready_at - upgraded_at:.1f} s")
+                # helm 4 upgrades to the next commit: fetched beside the first, and the replica restarts on it.
+                upgraded_at = time.monotonic()
+                Release(cluster, helm4, "tiny", NAMESPACE).install(values(tmp_path, hub, second), verb="upgrade")
+                completed_job(cluster, hook_kubelet, second)
+                fetched_at = time.monotonic()
+                assert files_of(claim / "hf" / SERVED_NAME / first) == model  # the first commit kept as it was
+                assert files_of(claim / "hf" / SERVED_NAME / second) == {**model, "README.md": NEXT_README}
+                pod = eventually("the replica Ready on the next commit", lambda: (p := serving_pod(cluster))
+                                 and ready(p) and p.metadata.uid != pod.metadata.uid and p, timeout=660)
+                ready_at = time.monotonic()
+                argv, _ = engine_process(serving_kubelet, pod)
+                assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{second}"
+                assert ask(pod)["model"] == SERVED_NAME
+                print(f"\nhelm upgrade to the next commit: fetched {fetched_at - upgraded_at:.1f} s after it began, "
+                      f"the replica Ready on it from the volume after {ready_at - upgraded_at:.1f} s")
     finally:
         serving_kubelet.real_engines.discard(NAMESPACE)
