@@ -18,7 +18,7 @@ BIN := $(VENV)/bin
 STORY ?= values/story2-pd-qwen3-8b.yaml
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help demo test test-fast test-setup lint bench bench-serving bench-elastic fuzz generate dist helm4-plugin helm-plugin setup venv cluster-build engines-build cluster-up cluster-down clean
+.PHONY: help demo test test-fast test-setup lint bench bench-serving bench-elastic bench-weights fuzz generate dist helm4-plugin helm-plugin setup venv cluster-build engines-build cluster-up cluster-down clean
 
 ## help: this list
 help:
@@ -99,6 +99,12 @@ bench-serving: test-setup cluster-build engines-build
 ## for the burst and one for the mean (tests/bench_elastic.py; BENCH_COLD_START, BENCH_QUIET, BENCH_BURST, ...)
 bench-elastic: test-setup cluster-build
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_elastic.py
+
+## bench-weights: a new replica's time to Ready with its weights on the model cache, against one that fetches
+## them from a hub on loopback as it starts: the real vLLM CPU build, BENCH_WEIGHTS_GB of weights (default 1)
+## (tests/bench_weights.py)
+bench-weights: test-setup engines-build
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_weights.py
 
 ## fuzz: a seeded fuzz campaign over the post-renderer (FUZZ_CASES, default 20000; FUZZ_SEED); failing
 ## cases are written to .fuzz/

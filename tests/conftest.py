@@ -10,6 +10,7 @@ import kubernetes
 import pytest
 
 from fusion_helm.schemagen import upstream_crds as read_upstream_crds
+from tests import kubelet
 from tests.cluster import GPU_NODES, Cluster, install_crd_chart
 from tests.controlplane import components, set_gpu_nodes, start
 from tests.controlplane.builds import COMPONENTS, SHARED_CRDS, binary, shared_crds
@@ -43,6 +44,14 @@ def network_guard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loopback
     guard = LoopbackGuard(tmp_path_factory.getbasetemp())
     yield guard
     guard.check()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def mount_points() -> Iterator[None]:
+    """The mount points the runners of pods made (tests/kubelet.py) removed once the session is over: set up
+    first, so torn down after the fixtures that run pods."""
+    yield
+    kubelet.remove_mount_points()
 
 
 @pytest.fixture(autouse=True)

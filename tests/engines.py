@@ -60,8 +60,9 @@ def options(venv: Path, engine: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-def tiny_model(directory: Path) -> Path:
-    """A 2-layer Llama with random weights and a word-level tokenizer, made here (no model hub)."""
-    subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory)],
-                   check=True, capture_output=True, timeout=300)
+def tiny_model(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
+    """A Llama with random weights (by default 2 layers) and a word-level tokenizer, made here (no model hub)."""
+    subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory),
+                    *((str(layers), str(hidden)) if (layers, hidden) != (2, 128) else ())],
+                   check=True, capture_output=True, timeout=600)
     return directory

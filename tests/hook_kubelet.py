@@ -101,7 +101,6 @@ class HookKubelet(threading.Thread):
     def stop(self) -> None:
         self.done.set()
         self.join(15)
-        kubelet.remove_mount_points()
 
     def _forget(self, pod: kubernetes.client.V1Pod) -> None:
         try:

@@ -8,8 +8,9 @@
   The container runs in a mount namespace of its own where each of its volumeMounts is a bind mount of its
   volume's folder (a subPath's folder made first, as the kubelet makes it; read-only where the mount says
   so), and its terminationMessagePath a file of the pod's. So the container sees exactly the paths it was
-  rendered with; nothing is mounted outside its namespace. The empty folders made on the way as mount
-  points are removed by `remove_mount_points`.
+  rendered with; nothing is mounted outside its namespace. The mount points made on the way (empty folders,
+  an empty /dev/termination-log) stay while the session runs — removing one would unmount it under every
+  container that has it — and go at its end (`remove_mount_points`, tests/conftest.py).
 
 Run as a program (in the container's mount namespace: ``unshare --mount``), it binds the mounts it is given
 and becomes the container's command. Standard library only: it runs by an interpreter without site-packages.

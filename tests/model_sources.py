@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests import kubelet
 from tests.controlplane.processes import free_port
 from tests.engines import SOURCES, built
 
@@ -89,10 +90,13 @@ def store(workdir: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
 def fetch(source: str, revision: str, root: Path, into: str, env: Mapping[str, str],
           timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """The fetch Job's program run as its Job runs it, by an interpreter with the clients a serving image has
-    (the vllm venv's huggingface_hub) and boto3."""
-    return subprocess.run([str(built(SOURCES) / "bin" / "python"), str(PROGRAM), "--source", source, "--revision",
-                           revision, "--root", str(root), "--into", into], capture_output=True, text=True,
-                          timeout=timeout, env={"PATH": os.environ["PATH"], "HOME": str(root.parent), **env})
+    (the vllm venv's huggingface_hub) and boto3, its termination message into ROOT's folder's
+    termination-log (tests/kubelet.py)."""
+    argv = kubelet.in_mounts({}, {}, root.parent / "termination-log", [
+        str(built(SOURCES) / "bin" / "python"), str(PROGRAM), "--source", source, "--revision", revision, "--root",
+        str(root), "--into", into])
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                          env={"PATH": os.environ["PATH"], "HOME": str(root.parent), **env})
 
 
 @contextlib.contextmanager

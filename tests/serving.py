@@ -260,7 +260,6 @@ class ServingKubelet(threading.Thread):
         self.relay.close()
         for path in self.secret_mounts:
             subprocess.run(["umount", "--lazy", path], check=False)
-        kubelet.remove_mount_points()
         subprocess.run(["umount", "--lazy", str(NETNS_DIR)], check=False)
 
     def _watch(self) -> None:

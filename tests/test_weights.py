@@ -41,6 +41,7 @@ def test_a_hub_model_is_fetched_once_onto_the_cache_and_read_from_it() -> None:
                              "--into", f"hf/Qwen/Qwen3-8B/{COMMIT}"]
     assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}} in fetch["env"]
     assert job["spec"]["template"]["spec"]["automountServiceAccountToken"] is False  # it never reads the API
+    assert fetch["resources"] == {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "4Gi"}}
     pod = engine_of(objects["LeaderWorkerSet/svc-chat-0"])
     serving = pod["containers"][0]
     assert serving["args"] == ["--model", FOLDER, "--served-model-name=Qwen/Qwen3-8B"]  # the name clients use, kept

@@ -1,9 +1,10 @@
 """Build a tiny random-weight Llama model that a real vLLM (CPU build) can serve.
 
 Runs in the vLLM engine venv (ci/engines/build.sh); needs no model hub:
-    python tests/tiny_model.py DIR
-2 layers, hidden 128, 2 attention heads of size 64 (vLLM's CPU attention kernels refuse
-head size 16), a WordLevel tokenizer of ~500 words.
+    python tests/tiny_model.py DIR [LAYERS HIDDEN]
+By default 2 layers, hidden 128, 2 attention heads of size 64 (vLLM's CPU attention kernels refuse
+head size 16), a WordLevel tokenizer of ~500 words; more layers and a wider hidden size make weights of
+the size a benchmark asks for (the MLP 4 times as wide, heads of 64).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 VOCAB_WORDS = 500
 
 
-def build(directory: Path) -> Path:
+def build(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -39,11 +40,11 @@ def build(directory: Path) -> Path:
 
     config = LlamaConfig(
         vocab_size=len(vocab),
-        hidden_size=128,
-        intermediate_size=256,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=2,
+        hidden_size=hidden,
+        intermediate_size=2 * hidden if hidden == 128 else 4 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=hidden // 64,
+        num_key_value_heads=hidden // 64,
         head_dim=64,
         max_position_embeddings=512,
         bos_token_id=vocab["<s>"],
@@ -59,6 +60,6 @@ def build(directory: Path) -> Path:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: tiny_model.py DIR")
-    print(build(Path(sys.argv[1])))
+    if len(sys.argv) not in (2, 4):
+        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN]")
+    print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:])))

@@ -14,6 +14,7 @@ kernel is only valid for the versions that made it).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from pathlib import Path
@@ -172,13 +173,11 @@ def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSour
         # Its last words are why it failed (auth, not found, disk full): kubectl describe shows them.
         "terminationMessagePolicy": "FallbackToLogsOnError",
     }
-    if cache.fetch_resources:
-        try:
-            resources.container_requests({"resources": cache.fetch_resources})
-        except resources.QuantityError as error:
-            raise InvalidSpec(service.where, format_path(["spec.modelCache.fetch", *error.path]),
-                              str(error)) from None
-        container["resources"] = dict(cache.fetch_resources)
+    try:
+        resources.container_requests({"resources": cache.fetch_resources})
+    except resources.QuantityError as error:
+        raise InvalidSpec(service.where, format_path(["spec.modelCache.fetch", *error.path]), str(error)) from None
+    container["resources"] = copy.deepcopy(dict(cache.fetch_resources))
     pod = {
         "metadata": {"labels": {LABEL_FETCHES_FOR: service.name},
                      **({"annotations": dict(cache.fetch_pod_annotations)} if cache.fetch_pod_annotations else {})},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import StrEnum
+from types import MappingProxyType
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.hooks import needs
@@ -21,6 +22,10 @@ COMMIT = re.compile(r"[0-9a-f]{40}")
 DEFAULT_S3_REVISION = "current"
 DEFAULT_S3_REGION = "us-east-1"
 DEFAULT_FETCH_RETRIES = 6
+DEFAULT_FETCH_RESOURCES: Mapping[str, Any] = MappingProxyType({"requests": {"cpu": "500m", "memory": "1Gi"},
+                                                               "limits": {"memory": "4Gi"}})
+"""A fetch streams files to disk and hashes them: half a core and a little memory; the limit keeps a
+runaway off the node's memory (no CPU limit: it would only slow the fetch)."""
 
 
 class Scheme(StrEnum):
@@ -85,7 +90,7 @@ class ModelCache:
     keep: bool = True
     compile_cache: bool = True
     fetch_image: str | None = None
-    fetch_resources: Mapping[str, Any] = EMPTY
+    fetch_resources: Mapping[str, Any] = DEFAULT_FETCH_RESOURCES
     fetch_retries: int = DEFAULT_FETCH_RETRIES
     fetch_pod_annotations: Mapping[str, str] = EMPTY
 
@@ -145,7 +150,7 @@ def parse_cache(raw: Mapping[str, Any] | None, path: str, where: str) -> ModelCa
     return ModelCache(claim_name=claim, size=raw.get("size"), storage_class=raw.get("storageClassName"),
                       access_mode=raw.get("accessMode", "ReadWriteMany"), keep=raw.get("keep", True),
                       compile_cache=raw.get("compileCache", True), fetch_image=fetch.get("image"),
-                      fetch_resources=fetch.get("resources") or EMPTY,
+                      fetch_resources=fetch.get("resources") or DEFAULT_FETCH_RESOURCES,
                       fetch_retries=fetch.get("backoffLimit", DEFAULT_FETCH_RETRIES),
                       fetch_pod_annotations=fetch.get("podAnnotations") or EMPTY)
 

@@ -2808,7 +2808,22 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                              "container's "
                                                                                                              'resources '
                                                                                                              '(a '
-                                                                                                             'ResourceRequirements).',
+                                                                                                             'ResourceRequirements; '
+                                                                                                             'default: '
+                                                                                                             'requests '
+                                                                                                             'of '
+                                                                                                             'half '
+                                                                                                             'a '
+                                                                                                             'core '
+                                                                                                             'and '
+                                                                                                             '1Gi '
+                                                                                                             'of '
+                                                                                                             'memory, '
+                                                                                                             'a '
+                                                                                                             'memory '
+                                                                                                             'limit '
+                                                                                                             'of '
+                                                                                                             '4Gi).',
                                                                                               'x-kubernetes-preserve-unknown-fields': True},
                                                                                 'backoffLimit': {'type': 'integer',
                                                                                                  'format': 'int32',
@@ -6016,7 +6031,14 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                      'description': 'The fetching '
                                                                                                     "container's "
                                                                                                     'resources (a '
-                                                                                                    'ResourceRequirements).'},
+                                                                                                    'ResourceRequirements; '
+                                                                                                    'default: '
+                                                                                                    'requests of '
+                                                                                                    'half a core '
+                                                                                                    'and 1Gi of '
+                                                                                                    'memory, a '
+                                                                                                    'memory limit '
+                                                                                                    'of 4Gi).'},
                                                                        'backoffLimit': {'type': 'integer',
                                                                                         'description': 'Retries of '
                                                                                                        'a failed '

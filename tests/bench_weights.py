@@ -1,0 +1,138 @@
+"""`make bench-weights`: a new replica's time to Ready with its weights on the model cache, against one that
+fetches them from the hub as it starts (what a service without spec.modelCache does).
+
+The real vLLM CPU build serves a random-weight Llama of about BENCH_WEIGHTS_GB (default 1) GB of float32
+weights from a hub on loopback (olah, tests/model_sources.py). Each replica runs what the post-renderer
+writes for it — its init container, command line and env:
+
+- **fetches at start**: ``--model org/big --revision COMMIT`` with the hub's HF_ENDPOINT; vLLM downloads into
+  an empty HF_HOME, as every new pod of such a service does;
+- **from the cache**: the fetch Job's program has filled the cache (timed apart: once per service and
+  revision, not per replica); the replica's wait-for-weights finds the folder, and vLLM loads it from the
+  volume with the hub off.
+
+Time to Ready runs from the replica's start to vLLM's /health answering. Loopback moves bytes at memory
+speed: a real hub or store is slower, so the gap grows with the distance to the weights.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests import engines, kubelet, model_sources
+from tests.builders import render, role, service
+from tests.serving import REAL_ENGINE_ENV
+
+WEIGHTS_GB = float(os.environ.get("BENCH_WEIGHTS_GB", "1"))
+HIDDEN = 1024
+LAYER_BYTES = (4 * HIDDEN * HIDDEN + 3 * HIDDEN * 4 * HIDDEN) * 4
+"""A layer's float32 weights: attention's four projections and the MLP's three, 4 times as wide."""
+NAME = "org/big"
+PORT = 8000
+
+
+def replica(model: dict[str, Any], cache: dict[str, Any] | None) -> dict[str, Any]:
+    """The pod spec the post-renderer writes for a replica of a service serving MODEL (with CACHE)."""
+    engine = role("chat", "worker", image=f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}",
+                  args=["--model", NAME, "--max-model-len", "256", "--enforce-eager"],
+                  env=[{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"}])
+    objects = render(service(engine, model=model, **({"modelCache": cache} if cache else {})))
+    spec: dict[str, Any] = objects["LeaderWorkerSet/svc-chat-0"]["spec"]["leaderWorkerTemplate"]["workerTemplate"][
+        "spec"]
+    return spec
+
+
+def time_to_ready(spec: dict[str, Any], folders: dict[str, Path], workdir: Path) -> tuple[float, float, int]:
+    """SPEC's pod started as a kubelet starts it: seconds to its init containers' end and to vLLM's /health,
+    and the engine's peak RSS (bytes, over its processes)."""
+    workdir.mkdir(parents=True)
+    started = time.monotonic()
+    for init in spec.get("initContainers") or []:
+        subprocess.run(kubelet.in_mounts(init, folders, workdir / "init.termination", init["command"]),
+                       check=True, capture_output=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    initialized = time.monotonic()
+    container = spec["containers"][0]
+    env = {entry["name"]: entry["value"] for entry in container.get("env") or []}
+    # This machine's address, which vLLM would otherwise look up by routing towards a public one.
+    env |= {**REAL_ENGINE_ENV, "HOME": str(workdir), "PATH": f"{engines.VLLM / 'bin'}:/usr/bin:/bin",
+            "VLLM_HOST_IP": "127.0.0.1"}
+    argv = kubelet.in_mounts(container, folders, workdir / "termination",
+                             [str(engines.VLLM / "bin" / "vllm"), "serve", *container["args"]])
+    with (workdir / "vllm.log").open("wb") as log:
+        process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 1200
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{PORT}/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except (urllib.error.URLError, OSError):
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, (workdir / "vllm.log").read_text()[-3000:]
+            time.sleep(0.2)
+        ready = time.monotonic()
+        return initialized - started, ready - started, _peak_rss(process.pid)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        kubelet.remove_mount_points()
+
+
+def _peak_rss(session: int) -> int:
+    """The peak RSS (VmHWM) summed over the processes of SESSION."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+            if int(fields[3]) == session:  # the session id
+                status = (stat.parent / "status").read_text()
+                total += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) * 1024
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total
+
+
+def test_time_to_ready_from_the_cache_against_fetching_at_start(tmp_path: Path) -> None:
+    layers = max(1, round(WEIGHTS_GB * 1e9 / LAYER_BYTES))
+    made = engines.tiny_model(tmp_path / "big", layers=layers, hidden=HIDDEN)
+    files = {str(p.relative_to(made)): p.read_bytes() for p in sorted(made.rglob("*")) if p.is_file()}
+    weights = sum(len(content) for name, content in files.items() if name.endswith(".safetensors"))
+    with model_sources.hub(tmp_path / "hub") as hub:
+        commit = hub.repository(NAME, {k: v for k, v in files.items() if not k.endswith(".safetensors")},
+                                {k: v for k, v in files.items() if k.endswith(".safetensors")})
+        del files
+        model = {"source": f"hf://{NAME}", "revision": commit, "endpoint": hub.endpoint}
+
+        fetching = replica(model, None)
+        _, fetching_ready, fetching_rss = time_to_ready(fetching, {}, tmp_path / "fetches")
+
+        cache = tmp_path / "cache"
+        began = time.monotonic()
+        fetched = model_sources.fetch(f"hf://{NAME}", commit, cache, f"hf/{NAME}/{commit}",
+                                      {"HF_ENDPOINT": hub.endpoint}, timeout=1800)
+        fetch_seconds = time.monotonic() - began
+        assert fetched.returncode == 0, fetched.stderr
+    # The hub is gone: the cached replica never asks it.
+    cached = replica(model, {"claimName": "cache"})
+    waited, cached_ready, cached_rss = time_to_ready(cached, {"fusioninfer-weights": cache}, tmp_path / "cached")
+
+    print(f"\n{weights / 1e9:.2f} GB of weights ({layers} layers), the real vLLM {engines.VERSIONS['VLLM_VERSION']} "
+          "CPU build, a hub on loopback")
+    print(f"{'replica':<22}{'time to Ready':>15}{'weights step':>16}{'engine peak RSS':>18}")
+    print(f"{'fetches at start':<22}{fetching_ready:>13.1f} s{'in its start':>16}{fetching_rss / 2**30:>14.2f} GiB")
+    print(f"{'from the cache':<22}{cached_ready:>13.1f} s{waited:>14.2f} s{cached_rss / 2**30:>14.2f} GiB")
+    print(f"from the cache / fetches at start: {cached_ready / fetching_ready:.2f}")
+    print(f"the fetch Job's program, once per service and revision: {fetch_seconds:.1f} s "
+          f"({weights / 1e9 / fetch_seconds:.2f} GB/s, every file verified)")
