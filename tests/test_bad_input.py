@@ -64,7 +64,7 @@ CASES = {
         with_role_change("replica", 2),
         "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, componentType, "
         "disruptionBudget, "
-        "endpointPicker, endpointPickerConfig, frontend, gateway, httproute, models, multinode, name, "
+        "endpointPicker, endpointPickerConfig, frontend, gateway, httproute, model, models, multinode, name, "
         "networkTopology, poolAPIVersion, recoveryPolicy, replicas, rollout, service, strategy, targetPort, "
         "template)"),
     "a serving role turned router": (
