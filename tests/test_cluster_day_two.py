@@ -117,7 +117,7 @@ def test_an_older_crd_is_refused_then_upgraded_and_no_field_is_lost(
             [check] = [r for r in hook_runs(hook_kubelet, namespace, "fusion_helm.hooks.check") if r.returncode]
             assert "the served InferenceService CRD is older than this chart's: it lacks spec.gangSchedule." \
                 in check.stderr, check.stderr
-            assert "spec.layout, spec.monitoring, spec.roles[].autoscaling, " in check.stderr
+            assert "spec.layout, spec.model, spec.modelCache, spec.monitoring and " in check.stderr
             assert "which the API server would drop from the service; upgrade it: helm upgrade --install " \
                    "fusioninfer-crds charts/fusioninfer-crds --take-ownership" in check.stderr
             assert cluster.custom(INFERENCE_SERVICES, namespace) == [], "nothing applied past the check"

@@ -8,7 +8,9 @@ the command gave. The serving pod has no hub address: were the engine to ask a h
 public one, which the suite's sandbox refuses and counts (tests/sandbox.py), failing the test.
 
 Then helm 4 upgrades the service to the hub's next commit: a new Job fetches it beside the first, and the
-replica restarts on it, ready from the volume; the time to Ready is printed."""
+replica restarts on it, ready from the volume; the time to Ready is printed. A second service on the same
+claim has its model in an S3-compatible store (moto on loopback) and an adapter the hub does not have: the
+store's Job fills its folder, and the service's status names the adapter's failure in the fetch's words."""
 
 from __future__ import annotations
 
@@ -74,7 +76,8 @@ def next_commit(hub: Hub, name: str, files: dict[str, bytes]) -> str:
 
 @pytest.fixture
 def claim(cluster: Cluster, tmp_path: Path) -> Iterator[Path]:
-    """An existing claim in NAMESPACE, bound to a volume over a folder here (and the hub's token): the folder."""
+    """An existing claim in NAMESPACE, bound to a volume over a folder here (and the hub's token, the store's
+    keys): the folder."""
     folder = tmp_path / "volume"
     folder.mkdir()
     cluster.control_plane.apply([
@@ -87,7 +90,9 @@ def claim(cluster: Cluster, tmp_path: Path) -> Iterator[Path]:
          "spec": {"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": VOLUME,
                   "resources": {"requests": {"storage": "1Gi"}}}},
         {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "hub-token", "namespace": NAMESPACE},
-         "stringData": {"token": "hf_test"}}])
+         "stringData": {"token": "hf_test"}},
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "store-keys", "namespace": NAMESPACE},
+         "stringData": {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}}])
     eventually("the claim bound", lambda: cluster.core.read_namespaced_persistent_volume_claim(
         CLAIM, NAMESPACE).status.phase == "Bound")
     try:
@@ -95,6 +100,43 @@ def claim(cluster: Cluster, tmp_path: Path) -> Iterator[Path]:
     finally:
         cluster.core.delete_namespaced_persistent_volume_claim(CLAIM, NAMESPACE)
         cluster.core.delete_persistent_volume(VOLUME)
+
+
+def store_values(tmp_path: Path, endpoint: str, hub: Hub) -> Path:
+    """A service of no replicas (its weights alone) whose model is in the store at ENDPOINT, with an adapter
+    the hub does not have."""
+    spec: dict[str, Any] = {
+        "name": "tiny-store",
+        "model": {"source": "s3://weights/models/tiny", "endpoint": endpoint,
+                  "credentials": {"secretName": "store-keys"},
+                  "adapters": [{"name": "missing", "source": "hf://org/missing", "revision": "1" * 40,
+                                "endpoint": hub.endpoint}]},
+        "modelCache": {"claimName": CLAIM, "fetch": {"podAnnotations": dict([CUSTOM]), "backoffLimit": 0}},
+        "roles": [{"name": "worker", "componentType": "worker", "replicas": 0, "template": {"spec": {"containers": [{
+            "name": "vllm", "image": f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}",
+            "args": ["--model", SERVED_NAME]}]}}}],
+        "hooks": {**REAL_HOOKS["hooks"], "statusWaitSeconds": 1},
+    }
+    path = tmp_path / "values-store.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def put(endpoint: str, path: str, data: bytes) -> None:
+    """An object (or, at a bucket's path, the bucket) put over the store's REST API."""
+    request = urllib.request.Request(f"{endpoint}/{path}", data=data, method="PUT",
+                                     headers={"Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(request, timeout=30):
+        pass
+
+
+def fetch_status(cluster: Cluster, of: Release, tmp_path: Path) -> dict[str, Any] | None:
+    """OF's WeightsReady condition, as the status hook writes it."""
+    hook_runner(cluster, of, of.name, tmp_path / f"status-{of.name}")("status")
+    service = next(o for o in cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), NAMESPACE)
+                   if o["metadata"]["name"] == of.name)
+    return next((c for c in (service.get("status") or {}).get("conditions") or [] if c["type"] == "WeightsReady"),
+                None)
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
@@ -108,7 +150,7 @@ def serving_pod(cluster: Cluster) -> kubernetes.client.V1Pod | None:
 
 
 def completed_job(cluster: Cluster, kubelet: HookKubelet, commit: str) -> str:
-    """The name of the Job that fetched COMMIT, once it has completed."""
+    """The name of the Job that fetched COMMIT (a revision, or a source), once it has completed."""
     def done() -> str | None:
         for job in kubernetes.client.BatchV1Api(cluster.api).list_namespaced_job(NAMESPACE).items:
             if commit in job.spec.template.spec.containers[0].args and (job.status.succeeded or 0) == 1:
@@ -202,5 +244,20 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
                 assert ask(pod)["model"] == SERVED_NAME
                 print(f"\nhelm upgrade to the next commit: fetched {fetched_at - upgraded_at:.1f} s after it began, "
                       f"the replica Ready on it from the volume after {ready_at - upgraded_at:.1f} s")
+
+                # A second service on the claim: its model from an S3-compatible store (moto on loopback) with
+                # keys from a Secret, an adapter from a repository the hub does not have. The store's Job
+                # fetches beside the hub's; the adapter's fails, and the status says why in its own words.
+                with model_sources.store(tmp_path / "store") as endpoint, \
+                        release(cluster, helm4, "tiny-store", NAMESPACE) as store_release:
+                    put(endpoint, "weights", b"")
+                    for name, content in model.items():
+                        put(endpoint, f"weights/models/tiny/{name}", content)
+                    store_release.install(store_values(tmp_path, endpoint, hub))
+                    completed_job(cluster, hook_kubelet, "s3://weights/models/tiny")
+                    assert files_of(claim / "s3" / "weights" / "models" / "tiny" / "current") == model
+                    status = eventually("the adapter's fetch failed", lambda: (s := fetch_status(
+                        cluster, store_release, tmp_path)) and s["reason"] == "FetchFailed" and s)
+                    assert status["status"] == "False" and "no repository org/missing on " in status["message"], status
     finally:
         serving_kubelet.real_engines.discard(NAMESPACE)

@@ -31,7 +31,7 @@ PUBLISHED = CRD_CHART / "schemas" / "{{ .Group }}" / "{{ .ResourceKind }}_{{ .Re
 """The InferenceService's schema the CRD's chart publishes, as a kubeconform schema location."""
 CORE_KINDS = {"Service", "ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Deployment", "Secret",
               "HorizontalPodAutoscaler", "PodDisruptionBudget", "ClusterRole", "ClusterRoleBinding", "Job",
-              "NetworkPolicy"}
+              "NetworkPolicy", "PersistentVolumeClaim"}
 
 
 @pytest.fixture
