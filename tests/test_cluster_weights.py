@@ -248,16 +248,22 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
                 # A second service on the claim: its model from an S3-compatible store (moto on loopback) with
                 # keys from a Secret, an adapter from a repository the hub does not have. The store's Job
                 # fetches beside the hub's; the adapter's fails, and the status says why in its own words.
-                with model_sources.store(tmp_path / "store") as endpoint, \
-                        release(cluster, helm4, "tiny-store", NAMESPACE) as store_release:
+                store_release = Release(cluster, helm4, "tiny-store", NAMESPACE)  # its pods go with the first's
+                with model_sources.store(tmp_path) as endpoint:
                     put(endpoint, "weights", b"")
                     for name, content in model.items():
                         put(endpoint, f"weights/models/tiny/{name}", content)
-                    store_release.install(store_values(tmp_path, endpoint, hub))
-                    completed_job(cluster, hook_kubelet, "s3://weights/models/tiny")
-                    assert files_of(claim / "s3" / "weights" / "models" / "tiny" / "current") == model
-                    status = eventually("the adapter's fetch failed", lambda: (s := fetch_status(
-                        cluster, store_release, tmp_path)) and s["reason"] == "FetchFailed" and s)
-                    assert status["status"] == "False" and "no repository org/missing on " in status["message"], status
+                    try:
+                        store_release.install(store_values(tmp_path, endpoint, hub))
+                        completed_job(cluster, hook_kubelet, "s3://weights/models/tiny")
+                        assert files_of(claim / "s3" / "weights" / "models" / "tiny" / "current") == model
+                        status = eventually("the adapter's fetch failed", lambda: (s := fetch_status(
+                            cluster, store_release, tmp_path)) and s["reason"] == "FetchFailed" and s)
+                        assert status["status"] == "False", status
+                        assert f"cannot fetch hf://org/missing at {'1' * 40}: not found on {hub.endpoint}: " \
+                               "neither the repository nor that revision of it" in status["message"], status
+                    finally:
+                        if store_release.exists():
+                            store_release.uninstall()
     finally:
         serving_kubelet.real_engines.discard(NAMESPACE)

@@ -134,7 +134,8 @@ def _fetch_hub(repo: str, revision: str, into: str) -> list[File]:
             raise FetchFailed(f"{endpoint} refused the token (HTTP {status}): check the Secret named by "
                               "model.credentials, key token") from None
         if status == 404:
-            raise FetchFailed(f"{repo} at {revision}: not found on {endpoint} ({_first_line(error)})") from None
+            raise FetchFailed(f"not found on {endpoint}: neither the repository nor that revision of it "
+                              f"({_first_line(error)})") from None
         raise FetchFailed(f"{endpoint} answered HTTP {status}: {_first_line(error)}") from None
     except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled) as error:
         raise FetchFailed(f"cannot reach {endpoint}: {_first_line(error)}") from None
