@@ -107,7 +107,7 @@ def _peak_rss(session: int) -> int:
 def test_time_to_ready_from_the_cache_against_fetching_at_start(tmp_path: Path) -> None:
     layers = max(1, round(WEIGHTS_GB * 1e9 / LAYER_BYTES))
     made = engines.tiny_model(tmp_path / "big", layers=layers, hidden=HIDDEN)
-    files = {str(p.relative_to(made)): p.read_bytes() for p in sorted(made.rglob("*")) if p.is_file()}
+    files = model_sources.files_of(made)
     weights = sum(len(content) for name, content in files.items() if name.endswith(".safetensors"))
     with model_sources.hub(tmp_path / "hub") as hub:
         commit = hub.repository(NAME, {k: v for k, v in files.items() if not k.endswith(".safetensors")},

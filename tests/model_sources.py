@@ -33,12 +33,17 @@ class Hub:
         """A model repository NAME (ORG/REPO) of FILES in git and LARGE ones in git-lfs, committed; its commit."""
         folder = self.mirrors / "models" / name
         folder.mkdir(parents=True)
+        subprocess.run(["git", "-C", str(folder), "init", "-q", "-b", "main"], check=True)
+        return self.commit(name, files, large)
+
+    def commit(self, name: str, files: Mapping[str, bytes], large: Mapping[str, bytes] | None = None) -> str:
+        """FILES (and LARGE ones, in git-lfs) written into repository NAME and committed; the commit."""
+        folder = self.mirrors / "models" / name
         git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
-        subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
         for path, content in files.items():
             (folder / path).parent.mkdir(parents=True, exist_ok=True)
             (folder / path).write_bytes(content)
-        for path, content in large.items():
+        for path, content in (large or {}).items():
             oid = hashlib.sha256(content).hexdigest()
             (folder / path).write_text(LFS_POINTER.format(oid=oid, size=len(content)))
             store = folder / ".git" / "lfs" / "objects" / oid[:2] / oid[2:4]
@@ -75,6 +80,19 @@ def hub(workdir: Path) -> Iterator[Hub]:
     """A hub served on 127.0.0.1 from the repositories under WORKDIR/mirrors."""
     with serve(unserved_hub(workdir)) as served:
         yield served
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """Each file under FOLDER (its path relative to it) → its bytes."""
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def put(endpoint: str, path: str, data: bytes = b"") -> None:
+    """An object (or, at a bucket's path, the bucket) put over the S3 store's REST API at ENDPOINT."""
+    request = urllib.request.Request(f"{endpoint}/{path}", data=data, method="PUT",
+                                     headers={"Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(request, timeout=30):
+        pass
 
 
 @contextlib.contextmanager

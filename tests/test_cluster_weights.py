@@ -14,7 +14,6 @@ store's Job fills its folder, and the service's status names the adapter's failu
 
 from __future__ import annotations
 
-import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from tests import engines, model_sources
 from tests.cluster import Cluster, Release, eventually, ready, release
 from tests.helm import Helm, make_helm
 from tests.hook_kubelet import CUSTOM, REAL_HOOKS, HookKubelet, hook_runner
-from tests.model_sources import Hub
+from tests.model_sources import Hub, files_of, put
 from tests.serving import HEALTH, SERVING, ServingKubelet, completion
 
 pytestmark = pytest.mark.engines
@@ -62,16 +61,6 @@ def values(tmp_path: Path, hub: Hub, commit: str) -> Path:
     path = tmp_path / f"values-{commit[:8]}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
-
-
-def next_commit(hub: Hub, name: str, files: dict[str, bytes]) -> str:
-    folder = hub.mirrors / "models" / name
-    for path, content in files.items():
-        (folder / path).write_bytes(content)
-    git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "next"], check=True)
-    return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
 
 
 @pytest.fixture
@@ -122,14 +111,6 @@ def store_values(tmp_path: Path, endpoint: str, hub: Hub) -> Path:
     return path
 
 
-def put(endpoint: str, path: str, data: bytes) -> None:
-    """An object (or, at a bucket's path, the bucket) put over the store's REST API."""
-    request = urllib.request.Request(f"{endpoint}/{path}", data=data, method="PUT",
-                                     headers={"Content-Type": "application/octet-stream"})
-    with urllib.request.urlopen(request, timeout=30):
-        pass
-
-
 def fetch_status(cluster: Cluster, of: Release, tmp_path: Path) -> dict[str, Any] | None:
     """OF's WeightsReady condition, as the status hook writes it."""
     hook_runner(cluster, of, of.name, tmp_path / f"status-{of.name}")("status")
@@ -137,10 +118,6 @@ def fetch_status(cluster: Cluster, of: Release, tmp_path: Path) -> dict[str, Any
                    if o["metadata"]["name"] == of.name)
     return next((c for c in (service.get("status") or {}).get("conditions") or [] if c["type"] == "WeightsReady"),
                 None)
-
-
-def files_of(folder: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
 def serving_pod(cluster: Cluster) -> kubernetes.client.V1Pod | None:
@@ -190,7 +167,7 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
         hub = model_sources.unserved_hub(tmp_path / "hub")
         first = hub.repository(SERVED_NAME, {k: v for k, v in model.items() if not k.endswith(".safetensors")},
                                {k: v for k, v in model.items() if k.endswith(".safetensors")})
-        second = next_commit(hub, SERVED_NAME, {"README.md": NEXT_README})
+        second = hub.commit(SERVED_NAME, {"README.md": NEXT_README})
         with release(cluster, helm3, "tiny", NAMESPACE) as installed:
             # Installed while the hub does not answer yet: the serving pod waits for the weights, its engine
             # not started (without the wait it would start on a folder that is not there).

@@ -8,7 +8,6 @@ import hashlib
 import os
 import signal
 import subprocess
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,8 +39,7 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
 
 
 def fetched(root: Path, into: str) -> dict[str, bytes]:
-    folder = root / into
-    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+    return model_sources.files_of(root / into)
 
 
 def test_a_hub_revision_is_fetched_whole_verified_and_once(hub: Hub, tmp_path: Path) -> None:
@@ -59,11 +57,7 @@ def test_a_hub_revision_is_fetched_whole_verified_and_once(hub: Hub, tmp_path: P
 
 def test_a_new_revision_is_fetched_beside_the_old_one(hub: Hub, tmp_path: Path) -> None:
     first = hub.repository("org/tiny", SMALL, {"model.safetensors": weights(MB, 1)})
-    folder = hub.mirrors / "models" / "org" / "tiny"
-    (folder / "config.json").write_bytes(b'{"changed": true}\n')
-    git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
-    subprocess.run([*git, "commit", "-qam", "new config"], check=True)
-    second = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    second = hub.commit("org/tiny", {"config.json": b'{"changed": true}\n'})
     root = tmp_path / "cache"
     for commit in (first, second):
         result = model_sources.fetch("hf://org/tiny", commit, root, f"hf/org/tiny/{commit}",
@@ -144,23 +138,16 @@ def test_a_full_volume_says_so(hub: Hub, tmp_path: Path) -> None:
 
 # s3:// — moto's S3 server; objects put over its REST API.
 
-def put(endpoint: str, path: str, data: bytes = b"") -> None:
-    request = urllib.request.Request(f"{endpoint}/{path}", data=data, method="PUT",
-                                     headers={"Content-Type": "application/octet-stream"})
-    with urllib.request.urlopen(request, timeout=30):
-        pass
-
-
 OBJECTS = {"config.json": SMALL["config.json"], "model.safetensors": weights(4 * MB, 1),
            "tokenizer/tokenizer.json": b"{}"}
 KEYS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
 
 
 def bucket(endpoint: str) -> None:
-    put(endpoint, "weights")
+    model_sources.put(endpoint, "weights")
     for name, data in OBJECTS.items():
-        put(endpoint, f"weights/models/tiny/{name}", data)
-    put(endpoint, "weights/models/other/config.json", b"{}")
+        model_sources.put(endpoint, f"weights/models/tiny/{name}", data)
+    model_sources.put(endpoint, "weights/models/other/config.json", b"{}")
 
 
 def test_an_s3_prefix_is_fetched_whole_and_verified(tmp_path: Path) -> None:
