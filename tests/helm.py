@@ -32,6 +32,7 @@ __all__ = ["BELOW_MINIMUM", "CACHE", "CHART", "CLI_PLUGIN", "CRD", "CRD_CHART", 
 CACHE = cache()
 """FUSION_CACHE: the suite stops at once, saying so, where it is not set (make sets it)."""
 CRD_CHART = ROOT / "charts" / "fusioninfer-crds"
+BBR_CHART = ROOT / "charts" / "fusioninfer-bbr"
 CRD = CRD_CHART / "templates" / "fusioninfer.io_inferenceservices.yaml"
 BELOW_MINIMUM = helm_path(HELM_BELOW_MINIMUM_VERSION)
 """A helm older than the charts' minimum (3.17), which they refuse."""

@@ -37,6 +37,8 @@ from tests.helm import ROOT
 
 CUSTOM = ("kwok.x-k8s.io/status", "custom")
 SERVICE_LABEL = "fusioninfer.io/service"
+BBR_LABEL = ("app.kubernetes.io/name", "fusioninfer-bbr")
+"""The shared Gateway's body-based router's pods (charts/fusioninfer-bbr)."""
 REAL_HOOKS = {"hooks": {"podAnnotations": {CUSTOM[0]: CUSTOM[1]}, "ttlSecondsAfterFinished": 3}}
 """Values that have the chart's hook Jobs run for real here (a failed one gone soon after)."""
 
@@ -86,7 +88,7 @@ class HookKubelet(threading.Thread):
         for event in watch.stream(self.cluster.core.list_pod_for_all_namespaces, timeout_seconds=5):
             pod = event["object"]
             if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED" \
-                    or SERVICE_LABEL in (pod.metadata.labels or {}):  # a serving pod: tests/serving.py runs those
+                    or serving_pod(pod):  # tests/serving.py runs those
                 continue
             key = f"{pod.metadata.namespace}/{pod.metadata.name}"
             if pod.metadata.deletion_timestamp is not None:  # no kubelet confirms it: the runner does
@@ -244,3 +246,9 @@ def run_check(cluster: Cluster, tmp_path: Path, spec: dict[str, Any]) -> subproc
     return subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.check",
                            "--spec", str(tmp_path / "spec.json")],
                           cwd=ROOT, env=env, text=True, capture_output=True, timeout=120)
+
+
+def serving_pod(pod: kubernetes.client.V1Pod) -> bool:
+    """A pod tests/serving.py runs: a service's, or a shared Gateway's body-based router's."""
+    labels = pod.metadata.labels or {}
+    return SERVICE_LABEL in labels or labels.get(BBR_LABEL[0]) == BBR_LABEL[1]

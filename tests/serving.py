@@ -48,7 +48,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,7 @@ from tests import engines, kubelet
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
 from tests.helm import Helm
-from tests.hook_kubelet import CUSTOM, SERVICE_LABEL
+from tests.hook_kubelet import BBR_LABEL, CUSTOM, serving_pod
 from tests.pickers import GRPC_PORT, Picker, ask, command, kubeconfig_for, running, serving
 
 SERVING = {CUSTOM[0]: CUSTOM[1]}
@@ -321,6 +321,8 @@ class ServingKubelet(threading.Thread):
                 self._run_picker(pod, served)
             elif served.labels.get(LABEL_COMPONENT_TYPE) == "frontend":
                 self._run_frontend(pod, served)
+            elif served.labels.get(BBR_LABEL[0]) == BBR_LABEL[1]:
+                self._run_body_router(pod, served)
             else:
                 for container in spec.get("initContainers") or []:  # in order, as the kubelet starts them
                     if container.get("restartPolicy") == "Always":
@@ -433,6 +435,15 @@ class ServingKubelet(threading.Thread):
         _spawn(served, container["name"], [str(engines.built(engines.SGLANG_ROUTER) / "bin" / "python"), "-m",
                                           FRONTEND_MODULE, *words[3:]], env)
 
+    def _run_body_router(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
+        """A shared Gateway's body-based router's pod: the bbr built for its image, with its rendered args,
+        in the pod's network, with its ServiceAccount's credentials."""
+        [container] = served.spec["containers"]
+        env = kubelet.environment(self.cluster.core, pod, served.address, container)
+        argv = [str(picker(container["image"])), *(kubelet.expand(arg, env) for arg in container.get("args") or [])]
+        env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
+        _spawn(served, container["name"], argv, env)
+
     def _kubeconfig(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> Path:
         account = pod.spec.service_account_name or "default"
         token = self.cluster.control_plane.kubectl("create", "token", account, "--namespace",
@@ -474,8 +485,7 @@ def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str]) -
 
 def _ours(pod: kubernetes.client.V1Pod) -> bool:
     """A serving pod left to this runner (hook Jobs' pods are the hook kubelet's)."""
-    return (pod.metadata.annotations or {}).get(CUSTOM[0]) == CUSTOM[1] and \
-        SERVICE_LABEL in (pod.metadata.labels or {})
+    return (pod.metadata.annotations or {}).get(CUSTOM[0]) == CUSTOM[1] and serving_pod(pod)
 
 
 def _engine(container: dict[str, Any], env: dict[str, str], simulator: frozenset[str]) -> tuple[str, list[str]]:
@@ -764,3 +774,97 @@ def another_picker(service: Served, config: str, workdir: Path, offset: int = 10
         serving(picker)
         with gateway(picker.grpc, workdir) as address:
             yield address
+
+
+ROUTES = ("gateway.networking.k8s.io", "v1", "httproutes")
+POOLS = ("inference.networking.k8s.io", "v1", "inferencepools")
+BBR_GRPC_PORT = 9004
+
+
+class GatewayView(threading.Thread):
+    """What a gateway implementation learns from the API for one shared Gateway, kept in the file
+    ``picker-probe routes-gateway`` reads: the HTTPRoutes attached to it (each through CHANGE, which a test
+    uses to take a protection away), each InferencePool's pickers (the ready pods of its endpointPickerRef's
+    Service, in a file of its own), and its body-based router (a ready pod of the chart's, in the Gateway's
+    namespace; None: the gateway calls none)."""
+
+    def __init__(self, cluster: Cluster, namespace: str, name: str, workdir: Path, body_router: bool = True,
+                 change: Callable[[dict[str, Any]], dict[str, Any]] = lambda route: route) -> None:
+        super().__init__(daemon=True)
+        self.cluster, self.namespace, self.name, self.workdir = cluster, namespace, name, workdir
+        self.body_router, self.change = body_router, change
+        self.path = workdir / "gateway.json"
+        self.done = threading.Event()
+        self.pickers: dict[str, PickerEndpoints] = {}
+        self.config: dict[str, Any] = {}
+        self._write({"routes": [], "pools": {}})
+
+    def run(self) -> None:
+        while not self.done.wait(0.3):
+            with contextlib.suppress(kubernetes.client.ApiException, urllib3.exceptions.HTTPError):
+                self._refresh()
+
+    def _refresh(self) -> None:
+        custom = kubernetes.client.CustomObjectsApi(self.cluster.api)
+        routes = [self.change(route) for route in custom.list_cluster_custom_object(*ROUTES)["items"]
+                  if any(ref["name"] == self.name and ref.get("namespace", route["metadata"]["namespace"]) ==
+                         self.namespace for ref in route["spec"].get("parentRefs") or [])]
+        pools = {}
+        for route in routes:
+            for rule in route["spec"].get("rules") or []:
+                for ref in rule.get("backendRefs") or []:
+                    key = f"{ref.get('namespace', route['metadata']['namespace'])}/{ref['name']}"
+                    pools[key] = f"@{self._pickers(key).path}"
+        config: dict[str, Any] = {"routes": routes, "pools": pools}
+        if self.body_router:
+            ready_routers = [pod.status.pod_ip for pod in self.cluster.core.list_namespaced_pod(
+                self.namespace, label_selector="=".join(BBR_LABEL)).items if pod.status.pod_ip and any(
+                    c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])]
+            config["bbr"] = f"{sorted(ready_routers)[0]}:{BBR_GRPC_PORT}" if ready_routers else ""
+        if config != self.config:
+            self._write(config)
+
+    def _pickers(self, pool: str) -> PickerEndpoints:
+        """The pickers of POOL (namespace/name), followed from its endpointPickerRef's Service's selector."""
+        if pool not in self.pickers:
+            namespace, name = pool.split("/")
+            found = kubernetes.client.CustomObjectsApi(self.cluster.api).get_namespaced_custom_object(
+                POOLS[0], POOLS[1], namespace, POOLS[2], name)
+            service = self.cluster.core.read_namespaced_service(found["spec"]["endpointPickerRef"]["name"], namespace)
+            follower = PickerEndpoints(self.cluster, namespace, service.spec.selector,
+                                       self.workdir / f"{namespace}-{name}.pickers")
+            follower.start()
+            self.pickers[pool] = follower
+        return self.pickers[pool]
+
+    def _write(self, config: dict[str, Any]) -> None:
+        self.config = config
+        staged = self.path.with_suffix(".new")
+        staged.write_text(json.dumps(config))
+        staged.replace(self.path)
+
+    def __enter__(self) -> GatewayView:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.join(10)
+        for follower in self.pickers.values():
+            follower.__exit__()
+
+
+@contextlib.contextmanager
+def routes_gateway(view: GatewayView) -> Iterator[str]:
+    """The gateway stand-in routing as VIEW's Gateway does (``picker-probe routes-gateway``): its address."""
+    log = (view.workdir / "gateway.log").open("w")
+    process = subprocess.Popen([str(picker_probe()), "routes-gateway", str(view.path), "127.0.0.1:0"],
+                               stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        assert process.stdout is not None
+        address = process.stdout.readline().strip()
+        assert address, (view.workdir / "gateway.log").read_text()
+        yield address
+    finally:
+        process.terminate()
+        process.wait(10)

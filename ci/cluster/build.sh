@@ -140,6 +140,10 @@ for component in $components; do
         [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$version"
         build "$src" "epp-$version" sigs.k8s.io/gateway-api-inference-extension/cmd/epp
       done
+      # The body-based router a shared Gateway runs before the pickers (charts/fusioninfer-bbr).
+      src="$cache/src/gie-$GIE_BBR_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$GIE_BBR_VERSION"
+      build "$src" "bbr-$GIE_BBR_VERSION" sigs.k8s.io/gateway-api-inference-extension/cmd/bbr
       # llm-d-router's picker, from its release source; its CRDs (the llm-d.ai model objects it prefers).
       src=$(vendored "llm-d-router-$LLMD_ROUTER_VERSION" "$LLMD_ROUTER_SHA256")
       build "$src" "llm-d-router-endpoint-picker-$LLMD_ROUTER_VERSION" ./cmd/epp

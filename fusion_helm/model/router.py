@@ -103,6 +103,23 @@ class ServedModel:
 
 
 @record
+class SharedGateway:
+    """A Gateway many services share, which the router's HTTPRoute joins."""
+
+    name: str
+    namespace: str | None
+    section_name: str | None
+
+
+@record
+class Canary:
+    """The router's service takes WEIGHT percent of the requests for its model names from POOL's."""
+
+    pool: str
+    weight: int
+
+
+@record
 class Router:
     name: str
     position: int
@@ -130,6 +147,10 @@ class Router:
     gateway: Mapping[str, Any] | None
     httproute: Mapping[str, Any]
     models: tuple[ServedModel, ...]
+    shared_gateway: SharedGateway | None = None
+    model_names: tuple[str, ...] | None = None
+    """The model names a shared Gateway routes here; None: the names the serving engines serve."""
+    canary_of: Canary | None = None
 
     DEFAULT_POOL_API: ClassVar[PoolAPI] = PoolAPI.V1
     DEFAULT_PICKER_REPLICAS: ClassVar[int] = 2
@@ -202,7 +223,39 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         gateway=raw.get("gateway"),
         httproute=raw.get("httproute") or {},
         models=_models(raw.get("models") or [], f"{path}.models", where),
+        shared_gateway=_shared_gateway(raw, path, where),
+        model_names=_model_names(raw, path, where),
+        canary_of=Canary(raw["canaryOf"]["inferencePool"], raw["canaryOf"]["weight"]) if "canaryOf" in raw else None,
     )
+
+
+def _shared_gateway(raw: Mapping[str, Any], path: str, where: str) -> SharedGateway | None:
+    shared = raw.get("sharedGateway")
+    if shared is None:
+        return None
+    if "gateway" in raw:
+        raise InvalidSpec(where, f"{path}.gateway",
+                          "give gateway (a Gateway of the service's own) or sharedGateway (one many services share), "
+                          "not both")
+    if (raw.get("httproute") or {}).get("parentRefs"):
+        raise InvalidSpec(where, f"{path}.httproute.parentRefs",
+                          "is sharedGateway's to write: the route attaches to the shared Gateway; remove it")
+    return SharedGateway(shared["name"], shared.get("namespace"), shared.get("sectionName"))
+
+
+def _model_names(raw: Mapping[str, Any], path: str, where: str) -> tuple[str, ...] | None:
+    names = raw.get("modelNames")
+    if names is None:
+        return None
+    if "sharedGateway" not in raw:
+        raise InvalidSpec(where, f"{path}.modelNames",
+                          "names what a shared Gateway routes here, and the router has no sharedGateway: add one, or "
+                          "remove modelNames")
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise InvalidSpec(where, f"{path}.modelNames[{index}]",
+                              f"duplicate model name {show(name)} (also {path}.modelNames[{names.index(name)}])")
+    return tuple(names)
 
 
 def _network_policy(raw: Mapping[str, Any] | None, path: str, where: str

@@ -17,7 +17,7 @@ SHARED_CRDS = Path(os.environ.get("FUSION_SHARED_CRDS", ROOT.parent / "shared" /
 COMPONENTS = {
     "etcd": "ETCD", "kube-apiserver": "KUBERNETES", "kube-controller-manager": "KUBERNETES",
     "kube-scheduler": "KUBERNETES", "kubectl": "KUBERNETES", "kwok": "KWOK", "lws-controller": "LWS",
-    "vc-scheduler": "VOLCANO", "vc-controller-manager": "VOLCANO", "registry": "REGISTRY",
+    "vc-scheduler": "VOLCANO", "bbr": "GIE_BBR", "vc-controller-manager": "VOLCANO", "registry": "REGISTRY",
     "llm-d-inference-sim": "INFERENCE_SIM", "keda-operator": "KEDA", "keda-adapter": "KEDA",
     "prometheus": "PROMETHEUS",
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fusion_helm.expand.names import check_router_names
 from fusion_helm.expand.router.generations import Generation, generation_of
+from fusion_helm.expand.router.model_names import routed_model_names
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
@@ -54,7 +55,8 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     gateway_object = gateway(service, router)
     if gateway_object is not None:
         objects.append(gateway_object)
-    objects.append(http_route(service, router, port, queue_seconds))
+    names = routed_model_names(service, router, templates) if router.shared_gateway is not None else ()
+    objects.append(http_route(service, router, port, queue_seconds, names))
     return objects
 
 

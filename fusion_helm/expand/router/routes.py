@@ -10,8 +10,10 @@ from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
 from fusion_helm.expand.router.generations import backend_ref
+from fusion_helm.expand.router.model_names import MODEL_HEADER
 from fusion_helm.hooks.kinds import GATEWAY, HTTP_ROUTE
 from fusion_helm.model import InferenceService, Router
+from fusion_helm.model.router import SharedGateway
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,15 +30,18 @@ def gateway(service: InferenceService, router: Router) -> dict[str, Any] | None:
             "spec": dict(router.gateway)}
 
 
-def http_route(service: InferenceService, router: Router, target_port: int, queue_seconds: int | None = None
-               ) -> dict[str, Any]:
+def http_route(service: InferenceService, router: Router, target_port: int, queue_seconds: int | None = None,
+               model_names: tuple[str, ...] = ()) -> dict[str, Any]:
     """The user's HTTPRoute spec, each rule kept: one without backendRefs gets the pool, one with them
     must name the pool as the pool's API version does. Attached to the router's gateway by default.
-    Where the picker holds requests up to QUEUE_SECONDS, each rule's request timeout leaves them that wait."""
+    Where the picker holds requests up to QUEUE_SECONDS, each rule's request timeout leaves them that wait.
+    On a shared Gateway each rule matches only MODEL_NAMES (``for_models``); a canary's split its requests."""
     name = router_name(service.name, router.name)
     path = f"{router.path}.httproute"
     spec = dict(router.httproute)
-    if not spec.get("parentRefs"):
+    if router.shared_gateway is not None:
+        spec = {"parentRefs": [_parent_ref(router.shared_gateway)], **spec}
+    elif not spec.get("parentRefs"):
         if router.gateway is None:
             raise InvalidSpec(service.where, f"{path}.parentRefs",
                               "is required without a gateway: name the Gateway the route attaches to, or give the "
@@ -46,12 +51,75 @@ def http_route(service: InferenceService, router: Router, target_port: int, queu
     pool = backend_ref(router.pool_api, name)
     spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, router, target_port)
                      for index, rule in enumerate(spec.get("rules") or [{}])]
+    if router.shared_gateway is not None:
+        spec["rules"] = [for_models(service, rule, f"{path}.rules[{index}]", model_names, router.canary_of is not None)
+                         for index, rule in enumerate(spec["rules"])]
+    if router.canary_of is not None:
+        spec["rules"] = [_split(service, router, rule, f"{path}.rules[{index}]", pool)
+                         for index, rule in enumerate(spec["rules"])]
     if queue_seconds is not None:
         spec["rules"] = [_waiting(service, rule, f"{path}.rules[{index}]", queue_seconds)
                          for index, rule in enumerate(spec["rules"])]
     return {"apiVersion": HTTP_ROUTE.api_version, "kind": HTTP_ROUTE.kind,
             "metadata": object_metadata(service, name, role_labels(service, router)),
             "spec": spec}
+
+
+def _parent_ref(shared: SharedGateway) -> dict[str, str]:
+    ref = {"group": GATEWAY.group, "kind": GATEWAY.kind, "name": shared.name}
+    if shared.namespace is not None:
+        ref["namespace"] = shared.namespace
+    if shared.section_name is not None:
+        ref["sectionName"] = shared.section_name
+    return ref
+
+
+MAX_MATCHES = 64
+"""An HTTPRoute rule's most matches (the Gateway API's CRD)."""
+
+
+def for_models(service: InferenceService, rule: Mapping[str, Any], path: str, model_names: tuple[str, ...],
+               inference_only: bool = False) -> dict[str, Any]:
+    """RULE matching only requests for MODEL_NAMES: each of its matches (a rule without one matches every
+    request) once per name, with the header the body-based router sets. INFERENCE_ONLY: POST requests only,
+    which the Gateway API ranks above any match without a method, so a canary's split decides the requests
+    its stable service's route matches too, whichever route is older."""
+    matches = []
+    for index, match in enumerate(rule.get("matches") or [{}]):
+        headers = match.get("headers") or []
+        if any(str(header.get("name", "")).lower() == MODEL_HEADER.lower() for header in headers):
+            raise InvalidSpec(service.where, f"{path}.matches[{index}].headers",
+                              f"match {MODEL_HEADER}, which sharedGateway matches with the model names; name them in "
+                              "the router's modelNames instead")
+        if inference_only and "method" in match:
+            raise InvalidSpec(service.where, f"{path}.matches[{index}].method",
+                              "is canaryOf's to write: a canary's route matches POST requests, which decides them "
+                              "ahead of its stable service's route; remove it")
+        method = {"method": "POST"} if inference_only else {}
+        matches += [{**match, **method, "headers": [*headers, {"type": "Exact", "name": MODEL_HEADER, "value": name}]}
+                    for name in model_names]
+    if len(matches) > MAX_MATCHES:
+        raise InvalidSpec(service.where, f"{path}.matches",
+                          f"would have {len(matches)} matches ({len(model_names)} model names, each for each match), "
+                          f"more than an HTTPRoute rule's {MAX_MATCHES}; serve fewer names here or use fewer matches")
+    return {**rule, "matches": matches}
+
+
+def _split(service: InferenceService, router: Router, rule: Mapping[str, Any], path: str, pool: Mapping[str, str]
+           ) -> dict[str, Any]:
+    """RULE sending the canary's weight of its requests to the router's pool and the rest to the stable pool."""
+    canary = router.canary_of
+    assert canary is not None
+    if canary.pool == pool["name"]:
+        raise InvalidSpec(service.where, f"{router.path}.canaryOf.inferencePool",
+                          f"is this service's own pool {show(pool['name'])}: name the stable service's")
+    if len(rule["backendRefs"]) != 1:
+        raise InvalidSpec(service.where, f"{path}.backendRefs",
+                          "has several backends, and canaryOf splits a rule between the stable pool and this one; "
+                          "give one, or none")
+    [own] = rule["backendRefs"]
+    stable = {**own, "name": canary.pool}
+    return {**rule, "backendRefs": [{**stable, "weight": 100 - canary.weight}, {**own, "weight": canary.weight}]}
 
 
 def _through_pool(service: InferenceService, rule: Mapping[str, Any], path: str, pool: Mapping[str, str],

@@ -2404,6 +2404,134 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                                      'name': {'type': 'string'},
                                                                                                                                                                      'port': {'type': 'integer',
                                                                                                                                                                               'format': 'int32'}}}}}}}}},
+                                                            'sharedGateway': {'type': 'object',
+                                                                              'description': 'Join a Gateway that '
+                                                                                             'many services share '
+                                                                                             'instead of making '
+                                                                                             'one (router only): '
+                                                                                             'the HTTPRoute '
+                                                                                             'attaches to it and '
+                                                                                             'matches, on the '
+                                                                                             'header '
+                                                                                             'X-Gateway-Model-Name, '
+                                                                                             'only the model names '
+                                                                                             'this service serves '
+                                                                                             '(modelNames), so '
+                                                                                             'services on one '
+                                                                                             'Gateway never take '
+                                                                                             "each other's "
+                                                                                             'requests. The '
+                                                                                             "Gateway's body-based "
+                                                                                             'router sets that '
+                                                                                             'header from the '
+                                                                                             "request body's "
+                                                                                             'model: install '
+                                                                                             'charts/fusioninfer-bbr '
+                                                                                             'once per Gateway '
+                                                                                             '(docs/router.md, '
+                                                                                             '"Many models on one '
+                                                                                             'Gateway").',
+                                                                              'required': ['name'],
+                                                                              'properties': {'name': {'type': 'string',
+                                                                                                      'description': 'The '
+                                                                                                                     "Gateway's "
+                                                                                                                     'name.',
+                                                                                                      'minLength': 1,
+                                                                                                      'maxLength': 253,
+                                                                                                      'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                                                             'namespace': {'type': 'string',
+                                                                                                           'description': 'The '
+                                                                                                                          "Gateway's "
+                                                                                                                          'namespace, '
+                                                                                                                          'if '
+                                                                                                                          'not '
+                                                                                                                          'the '
+                                                                                                                          "service's "
+                                                                                                                          '(its '
+                                                                                                                          'listeners '
+                                                                                                                          'must '
+                                                                                                                          'allow '
+                                                                                                                          'routes '
+                                                                                                                          'from '
+                                                                                                                          'here).',
+                                                                                                           'minLength': 1,
+                                                                                                           'maxLength': 63,
+                                                                                                           'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
+                                                                                             'sectionName': {'type': 'string',
+                                                                                                             'description': 'The '
+                                                                                                                            "Gateway's "
+                                                                                                                            'listener '
+                                                                                                                            'to '
+                                                                                                                            'attach '
+                                                                                                                            'to; '
+                                                                                                                            'default '
+                                                                                                                            'every '
+                                                                                                                            'listener '
+                                                                                                                            'that '
+                                                                                                                            'allows '
+                                                                                                                            'the '
+                                                                                                                            'route.',
+                                                                                                             'minLength': 1,
+                                                                                                             'maxLength': 253,
+                                                                                                             'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}}},
+                                                            'modelNames': {'type': 'array',
+                                                                           'description': 'The model names a '
+                                                                                          'shared Gateway routes '
+                                                                                          'to this service (router '
+                                                                                          'with sharedGateway '
+                                                                                          'only): what clients put '
+                                                                                          "in the request body's "
+                                                                                          'model. Default: the '
+                                                                                          'names the serving '
+                                                                                          "roles' engines serve "
+                                                                                          '(--served-model-name, '
+                                                                                          'else the model) and '
+                                                                                          "model.adapters' names.",
+                                                                           'minItems': 1,
+                                                                           'maxItems': 64,
+                                                                           'items': {'type': 'string',
+                                                                                     'minLength': 1,
+                                                                                     'maxLength': 4096}},
+                                                            'canaryOf': {'type': 'object',
+                                                                         'description': 'This service is a canary '
+                                                                                        "of another service's pool "
+                                                                                        'in the same namespace '
+                                                                                        '(router only): its '
+                                                                                        'HTTPRoute sends weight '
+                                                                                        'percent of the requests '
+                                                                                        'for its model names to '
+                                                                                        'its own pool and the rest '
+                                                                                        'to that pool (HTTPRoute '
+                                                                                        'backendRef weights), '
+                                                                                        'deciding those requests '
+                                                                                        'whichever route is older '
+                                                                                        '(docs/router.md, '
+                                                                                        '"Canary").',
+                                                                         'required': ['inferencePool', 'weight'],
+                                                                         'properties': {'inferencePool': {'type': 'string',
+                                                                                                          'description': 'The '
+                                                                                                                         'stable '
+                                                                                                                         "service's "
+                                                                                                                         'InferencePool '
+                                                                                                                         '(<service>-<router '
+                                                                                                                         'role '
+                                                                                                                         'name>).',
+                                                                                                          'minLength': 1,
+                                                                                                          'maxLength': 253,
+                                                                                                          'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                                                        'weight': {'type': 'integer',
+                                                                                                   'description': 'The '
+                                                                                                                  'percentage '
+                                                                                                                  'of '
+                                                                                                                  'requests '
+                                                                                                                  'this '
+                                                                                                                  'canary '
+                                                                                                                  'serves, '
+                                                                                                                  '1 '
+                                                                                                                  'to '
+                                                                                                                  '99.',
+                                                                                                   'minimum': 1,
+                                                                                                   'maximum': 99}}},
                                                             'models': {'type': 'array',
                                                                        'description': 'Served models (router '
                                                                                       'only): an '
@@ -5669,6 +5797,119 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                                             'kind': {'type': 'string'},
                                                                                                                                                             'name': {'type': 'string'},
                                                                                                                                                             'port': {'type': 'integer'}}}}}}}}},
+                                                   'sharedGateway': {'type': 'object',
+                                                                     'description': 'Join a Gateway that many '
+                                                                                    'services share instead of '
+                                                                                    'making one (router only): the '
+                                                                                    'HTTPRoute attaches to it and '
+                                                                                    'matches, on the header '
+                                                                                    'X-Gateway-Model-Name, only '
+                                                                                    'the model names this service '
+                                                                                    'serves (modelNames), so '
+                                                                                    'services on one Gateway never '
+                                                                                    "take each other's requests. "
+                                                                                    "The Gateway's body-based "
+                                                                                    'router sets that header from '
+                                                                                    "the request body's model: "
+                                                                                    'install '
+                                                                                    'charts/fusioninfer-bbr once '
+                                                                                    'per Gateway (docs/router.md, '
+                                                                                    '"Many models on one '
+                                                                                    'Gateway").',
+                                                                     'required': ['name'],
+                                                                     'properties': {'name': {'type': 'string',
+                                                                                             'description': 'The '
+                                                                                                            "Gateway's "
+                                                                                                            'name.',
+                                                                                             'minLength': 1,
+                                                                                             'maxLength': 253,
+                                                                                             'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                                                    'namespace': {'type': 'string',
+                                                                                                  'description': 'The '
+                                                                                                                 "Gateway's "
+                                                                                                                 'namespace, '
+                                                                                                                 'if '
+                                                                                                                 'not '
+                                                                                                                 'the '
+                                                                                                                 "service's "
+                                                                                                                 '(its '
+                                                                                                                 'listeners '
+                                                                                                                 'must '
+                                                                                                                 'allow '
+                                                                                                                 'routes '
+                                                                                                                 'from '
+                                                                                                                 'here).',
+                                                                                                  'minLength': 1,
+                                                                                                  'maxLength': 63,
+                                                                                                  'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'},
+                                                                                    'sectionName': {'type': 'string',
+                                                                                                    'description': 'The '
+                                                                                                                   "Gateway's "
+                                                                                                                   'listener '
+                                                                                                                   'to '
+                                                                                                                   'attach '
+                                                                                                                   'to; '
+                                                                                                                   'default '
+                                                                                                                   'every '
+                                                                                                                   'listener '
+                                                                                                                   'that '
+                                                                                                                   'allows '
+                                                                                                                   'the '
+                                                                                                                   'route.',
+                                                                                                    'minLength': 1,
+                                                                                                    'maxLength': 253,
+                                                                                                    'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'}},
+                                                                     'additionalProperties': False},
+                                                   'modelNames': {'type': 'array',
+                                                                  'description': 'The model names a shared Gateway '
+                                                                                 'routes to this service (router '
+                                                                                 'with sharedGateway only): what '
+                                                                                 'clients put in the request '
+                                                                                 "body's model. Default: the names "
+                                                                                 "the serving roles' engines serve "
+                                                                                 '(--served-model-name, else the '
+                                                                                 "model) and model.adapters' "
+                                                                                 'names.',
+                                                                  'minItems': 1,
+                                                                  'maxItems': 64,
+                                                                  'items': {'type': 'string',
+                                                                            'minLength': 1,
+                                                                            'maxLength': 4096}},
+                                                   'canaryOf': {'type': 'object',
+                                                                'description': 'This service is a canary of '
+                                                                               "another service's pool in the same "
+                                                                               'namespace (router only): its '
+                                                                               'HTTPRoute sends weight percent of '
+                                                                               'the requests for its model names '
+                                                                               'to its own pool and the rest to '
+                                                                               'that pool (HTTPRoute backendRef '
+                                                                               'weights), deciding those requests '
+                                                                               'whichever route is older '
+                                                                               '(docs/router.md, "Canary").',
+                                                                'required': ['inferencePool', 'weight'],
+                                                                'properties': {'inferencePool': {'type': 'string',
+                                                                                                 'description': 'The '
+                                                                                                                'stable '
+                                                                                                                "service's "
+                                                                                                                'InferencePool '
+                                                                                                                '(<service>-<router '
+                                                                                                                'role '
+                                                                                                                'name>).',
+                                                                                                 'minLength': 1,
+                                                                                                 'maxLength': 253,
+                                                                                                 'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'},
+                                                                               'weight': {'type': 'integer',
+                                                                                          'description': 'The '
+                                                                                                         'percentage '
+                                                                                                         'of '
+                                                                                                         'requests '
+                                                                                                         'this '
+                                                                                                         'canary '
+                                                                                                         'serves, '
+                                                                                                         '1 to 99.',
+                                                                                          'minimum': 1,
+                                                                                          'maximum': 99}},
+                                                                'additionalProperties': False},
                                                    'models': {'type': 'array',
                                                               'description': 'Served models (router only): an '
                                                                              'InferenceObjective each with a v1 '

@@ -1,0 +1,132 @@
+"""A router on a shared Gateway (router.sharedGateway): its HTTPRoute attaches to that Gateway and matches
+only the model names the service serves, on the header the body-based router sets; a canary's route
+splits those requests with its stable pool. Each route validates against the Gateway API's CRD."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from fusion_helm import InvalidSpec
+from fusion_helm.expand.router.model_names import MODEL_HEADER
+from tests.builders import render, role, service
+from tests.schemas import Validators, custom_resource_errors
+
+SHARED = {"name": "inference-gateway", "namespace": "gateways"}
+PORTS = [{"containerPort": 8000, "name": "http"}]
+
+
+def shared_router(**fields: Any) -> dict[str, Any]:
+    return {"name": "router", "componentType": "router", "sharedGateway": SHARED, **fields}
+
+
+def route_of(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return render(service(*roles, **spec))["HTTPRoute/svc-router"]["spec"]
+
+
+def matched_names(rule: dict[str, Any]) -> list[str]:
+    return [header["value"] for match in rule["matches"] for header in match["headers"]
+            if header["name"] == MODEL_HEADER]
+
+
+def test_the_route_joins_the_shared_gateway_and_matches_the_served_names(validators: Validators) -> None:
+    objects = render(service(role("w", "worker", ports=PORTS, args=["--model", "org/m", "--served-model-name",
+                                                                   "m", "m-chat"]), shared_router()))
+    route = objects["HTTPRoute/svc-router"]
+    assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                                            "name": "inference-gateway", "namespace": "gateways"}]
+    [rule] = route["spec"]["rules"]
+    assert matched_names(rule) == ["m", "m-chat"]
+    assert all(header["type"] == "Exact" for match in rule["matches"] for header in match["headers"])
+    assert rule["backendRefs"] == [{"group": "inference.networking.k8s.io", "kind": "InferencePool",
+                                    "name": "svc-router"}]
+    assert "Gateway/svc-router" not in objects  # the shared one is not the service's
+    assert custom_resource_errors(validators, list(objects.values())) == {}
+
+
+def test_without_served_names_the_model_and_the_adapters_are_matched() -> None:
+    spec = {"model": {"source": "hf://org/base", "revision": "a" * 40,
+                      "adapters": [{"name": "sql", "source": "hf://org/sql-lora", "revision": "b" * 40}]},
+            "modelCache": {"size": "100Gi"}}
+    [rule] = route_of(role("w", "worker", ports=PORTS, args=[]), shared_router(), **spec)["rules"]
+    assert matched_names(rule) == ["org/base", "sql"]
+
+
+def test_each_user_match_is_kept_once_per_model_name() -> None:
+    rules = [{"matches": [{"path": {"type": "PathPrefix", "value": "/v1"}},
+                          {"path": {"type": "Exact", "value": "/generate"}, "headers": [{"name": "x-team", "value": "a"}]}],
+              "timeouts": {"request": "300s"}}]
+    router = shared_router(httproute={"rules": rules}, modelNames=["a", "b"])
+    [rule] = route_of(role("w", "worker", ports=PORTS), router)["rules"]
+    assert [(m["path"]["value"], [h["value"] for h in m["headers"]]) for m in rule["matches"]] == [
+        ("/v1", ["a"]), ("/v1", ["b"]), ("/generate", ["a", "a"]), ("/generate", ["a", "b"])]
+    assert rule["timeouts"] == {"request": "300s"}
+
+
+def test_a_canary_splits_its_names_requests_with_the_stable_pool_and_matches_post(validators: Validators) -> None:
+    objects = render(service(role("w", "worker", ports=PORTS),
+                             shared_router(canaryOf={"inferencePool": "stable-router", "weight": 10})))
+    [rule] = objects["HTTPRoute/svc-router"]["spec"]["rules"]
+    assert [(ref["name"], ref["weight"]) for ref in rule["backendRefs"]] == [("stable-router", 90), ("svc-router", 10)]
+    assert [match["method"] for match in rule["matches"]] == ["POST"]
+    assert custom_resource_errors(validators, list(objects.values())) == {}
+
+
+def test_a_canary_on_a_gateway_of_its_own_splits_every_request() -> None:
+    router = {"name": "router", "componentType": "router", "gateway": {"gatewayClassName": "istio", "listeners": [
+        {"name": "http", "protocol": "HTTP", "port": 80}]}, "canaryOf": {"inferencePool": "old-router", "weight": 25}}
+    [rule] = route_of(role("w", "worker", ports=PORTS), router)["rules"]
+    assert "matches" not in rule
+    assert [ref.get("weight") for ref in rule["backendRefs"]] == [75, 25]
+
+
+WORKER = role("w", "worker", ports=PORTS)
+GATEWAY = {"gatewayClassName": "istio", "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}
+ERRORS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
+    "a gateway of its own too": (
+        [WORKER, shared_router(gateway=GATEWAY)], "spec.roles[1].gateway",
+        "give gateway (a Gateway of the service's own) or sharedGateway (one many services share), not both"),
+    "parentRefs of its own": (
+        [WORKER, shared_router(httproute={"parentRefs": [{"name": "other"}]})], "spec.roles[1].httproute.parentRefs",
+        "is sharedGateway's to write"),
+    "model names without a shared gateway": (
+        [WORKER, {"name": "router", "componentType": "router", "gateway": GATEWAY, "modelNames": ["m"]}],
+        "spec.roles[1].modelNames", "the router has no sharedGateway"),
+    "a model name twice": (
+        [WORKER, shared_router(modelNames=["m", "n", "m"])], "spec.roles[1].modelNames[2]",
+        "duplicate model name 'm' (also spec.roles[1].modelNames[0])"),
+    "a match of the model header": (
+        [WORKER, shared_router(httproute={"rules": [{"matches": [{"headers": [
+            {"name": "x-gateway-model-name", "value": "m"}]}]}]})],
+        "spec.roles[1].httproute.rules[0].matches[0].headers", "match X-Gateway-Model-Name, which sharedGateway"),
+    "too many matches": (
+        [WORKER, shared_router(modelNames=[f"m{i}" for i in range(33)], httproute={"rules": [{"matches": [
+            {"path": {"type": "PathPrefix", "value": "/v1"}}, {"path": {"type": "PathPrefix", "value": "/v2"}}]}]})],
+        "spec.roles[1].httproute.rules[0].matches", "would have 66 matches (33 model names, each for each match)"),
+    "a script that names no model": (
+        [role("w", "worker", ports=PORTS, command=["sh", "-c", "exec my-server"], args=[]), shared_router()],
+        "spec.roles[1].modelNames", "is required: the engine of role w names no model"),
+    "a canary of its own pool": (
+        [WORKER, shared_router(canaryOf={"inferencePool": "svc-router", "weight": 5})],
+        "spec.roles[1].canaryOf.inferencePool", "is this service's own pool 'svc-router'"),
+    "a canary weight of 100": (
+        [WORKER, shared_router(canaryOf={"inferencePool": "old-router", "weight": 100})],
+        "spec.roles[1].canaryOf.weight", "must be <= 99, got 100"),
+    "a canary's own method": (
+        [WORKER, shared_router(canaryOf={"inferencePool": "old-router", "weight": 5},
+                               httproute={"rules": [{"matches": [{"method": "GET"}]}]})],
+        "spec.roles[1].httproute.rules[0].matches[0].method", "is canaryOf's to write"),
+    "shared gateway on a worker": (
+        [{**WORKER, "sharedGateway": SHARED}, shared_router()], "spec.roles[0].sharedGateway", "router"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_shared_gateway_errors_name_the_field(case: str) -> None:
+    roles, path, message = ERRORS[case]
+    with pytest.raises(InvalidSpec) as raised:
+        render(service(*copy.deepcopy(roles)))
+    assert (raised.value.where, raised.value.path) == ("InferenceService svc", path)
+    assert message in raised.value.message
