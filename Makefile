@@ -128,7 +128,7 @@ dist: setup
 	# exactly what MANIFEST.in says
 	rm -rf $(DIST) fusioninfer_helm.egg-info
 	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
-	$(BIN)/python ci/chart_package.py --helm $(HELM4) --destination $(DIST) charts/fusioninfer-crds charts/fusioninfer
+	$(BIN)/python ci/chart_package.py --helm $(HELM4) --destination $(DIST) charts/fusioninfer-crds charts/fusioninfer charts/fusioninfer-bbr
 	@ls -1 $(DIST)
 
 ## helm4-plugin: install the postrenderer/v1 plugin into your helm 4 (HELM=path/to/helm4), in a plugin folder

@@ -15,7 +15,7 @@ from tests.helm import ROOT, Helm
 from tests.recipes import Workspace
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "charts" / "fusioninfer" / "README.md",
-             ROOT / "charts" / "fusioninfer-crds" / "README.md"]
+             ROOT / "charts" / "fusioninfer-crds" / "README.md", ROOT / "charts" / "fusioninfer-bbr" / "README.md"]
 FENCE = re.compile(r"^```(sh|bash|console)\n(.*?)^```$", re.S | re.M)
 
 
@@ -97,6 +97,12 @@ ELSEWHERE = {
         "a cluster: tests/test_cluster_lifecycle.py, tests/test_helm_plugins.py (the plugin folders)",
     "README.md: python3 -m venv ~/fusioninfer && ~/fusioninfer/bin/pip install fusioninfer_helm-0.1.0-py3-none-any.whl":
         "a registry and a cluster: tests/test_cluster_release.py",
+    "docs/router.md: helm upgrade --install gateway charts/fusioninfer-bbr --namespace gateways "
+    "--set provider=istio \\":
+        "a cluster with Istio: tests/test_bbr_chart.py renders it, tests/test_cluster_shared_gateway.py installs it",
+    "charts/fusioninfer-bbr/README.md: helm upgrade --install gateway charts/fusioninfer-bbr --namespace gateways "
+    "--set provider=istio \\":
+        "a cluster with Istio: tests/test_bbr_chart.py renders it, tests/test_cluster_shared_gateway.py installs it",
     "docs/layouts.md: LeaderWorkerSet/deepseek-r1-disagg-decode   rolling (group 1; partition keeps 0)":
         "output alone: tests/test_diff.py",
     "docs/layouts.md: helm upgrade qwen charts/fusioninfer -f values/story2-pd-qwen3-8b.yaml --set layout=role "

@@ -21,7 +21,7 @@ import yaml
 from ci.chart_package import Unshippable, named_files
 from fusion_helm.expand.router.generations import GENERATIONS
 from tests.controlplane.builds import shared_crds
-from tests.helm import CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm, plugins_of
+from tests.helm import BBR_CHART, CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm, plugins_of
 
 STORY = VALUES / "story2-pd-qwen3-8b.yaml"
 COMMANDS = ("fusion-postrender", "fusion-krm", "fusion-helm")
@@ -64,7 +64,7 @@ def test_the_wheel_s_krm_function_and_cli_render_as_the_working_tree_s(helm: Hel
     assert outputs[0] == outputs[1]
 
 
-@pytest.mark.parametrize("chart", [CHART, CRD_CHART], ids=lambda path: path.name)
+@pytest.mark.parametrize("chart", [CHART, CRD_CHART, BBR_CHART], ids=lambda path: path.name)
 def test_the_chart_packages_carry_their_readme_and_metadata(dist: Path, helm: Helm, chart: Path) -> None:
     package = dist / f"{chart.name}-{version()}.tgz"
     with tarfile.open(package) as archive:

@@ -55,8 +55,9 @@ def test_without_served_names_the_model_and_the_adapters_are_matched() -> None:
 
 
 def test_each_user_match_is_kept_once_per_model_name() -> None:
+    team = [{"name": "x-team", "value": "a"}]
     rules = [{"matches": [{"path": {"type": "PathPrefix", "value": "/v1"}},
-                          {"path": {"type": "Exact", "value": "/generate"}, "headers": [{"name": "x-team", "value": "a"}]}],
+                          {"path": {"type": "Exact", "value": "/generate"}, "headers": team}],
               "timeouts": {"request": "300s"}}]
     router = shared_router(httproute={"rules": rules}, modelNames=["a", "b"])
     [rule] = route_of(role("w", "worker", ports=PORTS), router)["rules"]

@@ -1,0 +1,82 @@
+"""charts/fusioninfer-bbr, the body-based router of a shared Gateway, as helm 3 and 4 render it: one
+Deployment running the router with the one plugin the services' routes rely on, restricted, replaced one
+at a time; its values checked by the chart's schema; with provider istio, Istio's objects valid against
+Istio's own CRDs (istio.io/api). tests/test_cluster_shared_gateway.py installs it and routes through it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+
+from fusion_helm.expand.router.model_names import MODEL_HEADER
+from fusion_helm.schemagen import module_file
+from tests.controlplane.builds import VERSIONS
+from tests.helm import BBR_CHART, Helm
+from tests.schemas import errors, strict_validator
+
+
+def rendered(helm: Helm, *args: str) -> dict[str, dict[str, Any]]:
+    text = helm.run("template", "gateway", BBR_CHART, "--namespace", "gateways", *args).stdout
+    return {f"{o['kind']}/{o['metadata']['name']}": o for o in yaml.safe_load_all(text) if o}
+
+
+def test_the_router_copies_the_model_into_the_header_the_routes_match(helm: Helm) -> None:
+    objects = rendered(helm)
+    assert sorted(objects) == ["Deployment/gateway-bbr", "PodDisruptionBudget/gateway-bbr", "Service/gateway-bbr",
+                               "ServiceAccount/gateway-bbr"]
+    deployment = objects["Deployment/gateway-bbr"]["spec"]
+    [container] = deployment["template"]["spec"]["containers"]
+    assert container["image"] == "registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0"
+    plugin = container["args"][container["args"].index("--plugin") + 1]
+    kind, _, parameters = plugin.split(":", 2)
+    assert kind == "body-field-to-header"
+    assert json.loads(parameters) == {"fieldName": "model", "headerName": MODEL_HEADER}
+    assert "--streaming" in container["args"]
+    assert deployment["replicas"] == 2 and deployment["strategy"]["rollingUpdate"] == {"maxSurge": 1,
+                                                                                       "maxUnavailable": 0}
+    # The Pod Security Standard "restricted" (the cluster test installs it where that is enforced).
+    pod = deployment["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"]
+    assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+    assert container["securityContext"] == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                            "capabilities": {"drop": ["ALL"]}}
+    assert objects["Service/gateway-bbr"]["spec"]["ports"] == [{"name": "grpc", "port": 9004, "targetPort": "grpc",
+                                                               "appProtocol": "http2"}]
+
+
+def test_one_replica_has_no_disruption_budget_and_flags_are_quoted_words(helm: Helm) -> None:
+    objects = rendered(helm, "--set", "replicas=1", "--set-json", 'flags={"v": "4: x"}')
+    assert "PodDisruptionBudget/gateway-bbr" not in objects
+    [container] = objects["Deployment/gateway-bbr"]["spec"]["template"]["spec"]["containers"]
+    assert container["args"][-1] == "--v=4: x"
+
+
+@pytest.mark.parametrize("setting, message", [("replicas=0", "replicas"), ("provider=envoy", "provider"),
+                                              ("flags.--v=4", "flags")])
+def test_bad_values_are_refused_by_the_schema(helm: Helm, setting: str, message: str) -> None:
+    done = helm.run("template", "gateway", BBR_CHART, "--set", setting, check=False)
+    assert done.returncode != 0 and message in done.stderr and done.stdout == "", done.stderr
+
+
+def istio_schemas() -> dict[tuple[str, str], dict[str, Any]]:
+    text = module_file("istio.io/api", VERSIONS["ISTIO_API_VERSION"], "kubernetes/customresourcedefinitions.gen.yaml")
+    return {(f"{crd['spec']['group']}/{version['name']}", crd["spec"]["names"]["kind"]):
+            version["schema"]["openAPIV3Schema"]
+            for crd in yaml.safe_load_all(text) if crd for version in crd["spec"]["versions"]}
+
+
+def test_provider_istio_wires_the_router_into_the_gateway_as_istio_s_crds_allow(helm: Helm) -> None:
+    objects = rendered(helm, "--set", "provider=istio", "--set", "gateway=shared")
+    schemas = istio_schemas()
+    for key in ("EnvoyFilter/gateway-bbr", "DestinationRule/gateway-bbr"):
+        obj = objects[key]  # Istio's schemas describe the spec (and status) alone
+        assert errors(strict_validator(schemas[(obj["apiVersion"], obj["kind"])]), {"spec": obj["spec"]}) == [], key
+    envoy_filter = objects["EnvoyFilter/gateway-bbr"]["spec"]
+    assert envoy_filter["targetRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "shared"}]
+    config = envoy_filter["configPatches"][0]["patch"]["value"]["typed_config"]
+    cluster = config["grpc_service"]["envoy_grpc"]["cluster_name"]
+    assert cluster == "outbound|9004||gateway-bbr.gateways.svc.cluster.local"
+    assert config["processing_mode"]["request_body_mode"] == "FULL_DUPLEX_STREAMED"
