@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster import Cluster, eventually, ready_pods, release
+from tests.cluster import Cluster, Release, eventually, ready_pods, release
 from tests.helm import BBR_CHART, VALUES, Helm, make_helm
 from tests.serving import SERVING, GatewayView, ServingKubelet, completion, routes_gateway, serving_values
 
@@ -140,9 +140,11 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
             assert pools_reached(gateway, MODEL_A, 10) == Counter({"404": 10})
 
         # A canary of A, at weight 10, helm 4: a tenth of A's requests.
-        with release(cluster, helm4, "canary", "shared-a") as canary:
-            canary.install(service_values(tmp_path, "canary", MODEL_A,
-                                          canaryOf={"inferencePool": "a-router", "weight": CANARY_WEIGHT}))
+        # (A's release, on leaving, waits for every pod of the namespace to go: the canary's too.)
+        canary = Release(cluster, helm4, "canary", "shared-a")
+        canary.install(service_values(tmp_path, "canary", MODEL_A,
+                                      canaryOf={"inferencePool": "a-router", "weight": CANARY_WEIGHT}))
+        try:
             ready_pods(cluster, "shared-a", 6)
             with through(cluster, tmp_path, "canary") as gateway:
                 eventually("the canary's pool routed", lambda: pools_reached(gateway, MODEL_A, 20)[pool_canary] > 0,
@@ -150,9 +152,12 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
                 reached = pools_reached(gateway, MODEL_A, CANARY_REQUESTS)
                 assert set(reached) == {pool_a, pool_canary}, reached
                 share = 100 * reached[pool_canary] / CANARY_REQUESTS
+                print(f"canary: {reached[pool_canary]} of {CANARY_REQUESTS} requests ({share:.1f} %)")
                 assert abs(share - CANARY_WEIGHT) <= 3, reached
                 assert pools_reached(gateway, MODEL_B, 20) == Counter({pool_b: 20})
             # Without its POST match the canary's route ties with A's older one, and A's wins every request.
             with through(cluster, tmp_path, "canary-unmatched", change=without("method")) as gateway:
                 eventually("routes", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
                 assert pools_reached(gateway, MODEL_A, 100) == Counter({pool_a: 100})
+        finally:
+            canary.uninstall()

@@ -14,6 +14,9 @@ package main
 // picker in turn, named in x-stand-in-picker; with none listed, or when that picker fails the request,
 // the request fails (the InferencePool's failureMode FailClose): no retry elsewhere, as Envoy's ext-proc
 // filter does not retry.
+//
+// routes-gateway (routes.go) is this gateway in front of several pools, routing first: once it knows
+// the pool, it does with the pool's pickers what this one does with its only pool's (throughPicker).
 
 import (
 	"bytes"
@@ -43,57 +46,130 @@ const (
 	requestTimeout    = 5 * time.Minute
 )
 
-// serveGateway listens on LISTEN and serves until the process ends, calling the pods in SCHEME: "https" as
-// a gateway's backend TLS does, the pods' certificate not verified (it names no address of the test's).
+// serveGateway serves the gateway in front of one pool's pickers (an address, or "@FILE") on LISTEN until
+// the process ends, calling the pods in SCHEME.
 func serveGateway(picker, listen, scheme string) error {
-	if scheme != "http" && scheme != "https" {
-		return fmt.Errorf("scheme %q: http or https", scheme)
+	upstream, err := newUpstream(scheme)
+	if err != nil {
+		return err
 	}
-	pickers := &pickers{conns: map[string]*grpc.ClientConn{}}
-	if file, ok := strings.CutPrefix(picker, "@"); ok {
-		pickers.file = file
-	} else {
-		pickers.addresses = []string{picker}
-	}
+	pickers := newPickers(picker)
+	return serve(listen, func(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return err
+		}
+		return upstream.throughPicker(ctx, w, r, body, pickers)
+	})
+}
+
+// serve listens on LISTEN, prints the address for whoever started the gateway (LISTEN's port may be 0),
+// and serves each request with HANDLE until the process ends.
+func serve(listen string, handle handler) error {
 	listener, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
-	fmt.Println(listener.Addr().String()) // the address, for whoever started it
-	transport := &http.Transport{MaxIdleConnsPerHost: 256, ResponseHeaderTimeout: requestTimeout,
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test pods' certificates
-	server := &http.Server{Handler: &gateway{pickers: pickers, scheme: scheme,
-		client: &http.Client{Transport: transport}},
-		ReadHeaderTimeout: 10 * time.Second}
+	fmt.Println(listener.Addr().String())
+	server := &http.Server{Handler: handle, ReadHeaderTimeout: 10 * time.Second}
 	return server.Serve(listener)
+}
+
+// handler serves one request; what it fails with, the client gets: a statusError's own answer, else 502.
+type handler func(ctx context.Context, w http.ResponseWriter, r *http.Request) error
+
+func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	if err := h(ctx, w, r); err != nil {
+		log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		var answer *statusError
+		if errors.As(err, &answer) {
+			answer.write(w)
+			return
+		}
+		http.Error(w, err.Error(), http.StatusBadGateway)
+	}
+}
+
+// statusError is a request the gateway answers itself, as a gateway answers one no route matches: the
+// status, and a JSON body in the shape OpenAI-style clients read errors in.
+type statusError struct {
+	status  int
+	message string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("%d %s", e.status, e.message) }
+
+func (e *statusError) write(w http.ResponseWriter) {
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+			Code    int    `json:"code"`
+		} `json:"error"`
+	}
+	body.Error.Message, body.Error.Code = e.message, e.status
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// watchedFile is a file whoever started the gateway rewrites while it runs (atomically, by renaming).
+type watchedFile struct {
+	path string
+	read time.Time
+	size int64
+}
+
+// changed is the file's text and true if its modification time or size changed since the last time it
+// was read (the first time: always).
+func (f *watchedFile) changed() ([]byte, bool, error) {
+	info, err := os.Stat(f.path)
+	if err != nil {
+		return nil, false, err
+	}
+	if info.ModTime().Equal(f.read) && info.Size() == f.size {
+		return nil, false, nil
+	}
+	text, err := os.ReadFile(f.path)
+	if err != nil {
+		return nil, false, err
+	}
+	f.read, f.size = info.ModTime(), info.Size()
+	return text, true, nil
 }
 
 // pickers are the picker addresses the gateway sends requests to, in turn.
 type pickers struct {
 	mu        sync.Mutex
-	file      string // "": the addresses are fixed
-	read      time.Time
-	size      int64
+	file      *watchedFile // nil: the addresses are fixed
 	addresses []string
 	next      int
 	conns     map[string]*grpc.ClientConn
+}
+
+// newPickers are the pickers SPEC names: one address, or "@FILE", a file of addresses.
+func newPickers(spec string) *pickers {
+	p := &pickers{conns: map[string]*grpc.ClientConn{}}
+	if file, ok := strings.CutPrefix(spec, "@"); ok {
+		p.file = &watchedFile{path: file}
+	} else {
+		p.addresses = []string{spec}
+	}
+	return p
 }
 
 // choose is the next picker and a connection to it, the file read again first if it changed.
 func (p *pickers) choose() (string, *grpc.ClientConn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.file != "" {
-		info, err := os.Stat(p.file)
+	if p.file != nil {
+		text, changed, err := p.file.changed()
 		if err != nil {
 			return "", nil, err
 		}
-		if !info.ModTime().Equal(p.read) || info.Size() != p.size {
-			text, err := os.ReadFile(p.file)
-			if err != nil {
-				return "", nil, err
-			}
-			p.read, p.size, p.addresses = info.ModTime(), info.Size(), strings.Fields(string(text))
+		if changed {
+			p.addresses = strings.Fields(string(text))
 		}
 	}
 	if len(p.addresses) == 0 {
@@ -112,27 +188,28 @@ func (p *pickers) choose() (string, *grpc.ClientConn, error) {
 	return address, conn, nil
 }
 
-type gateway struct {
-	pickers *pickers
-	scheme  string
-	client  *http.Client
+// upstream is how the gateway calls the pods: in scheme, "https" as a gateway's backend TLS does, the
+// pods' certificate not verified (it names no address of the test's).
+type upstream struct {
+	scheme string
+	client *http.Client
 }
 
-func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	if err := g.serve(ctx, w, r); err != nil {
-		log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		http.Error(w, err.Error(), http.StatusBadGateway)
+func newUpstream(scheme string) (*upstream, error) {
+	if scheme != "http" && scheme != "https" {
+		return nil, fmt.Errorf("scheme %q: http or https", scheme)
 	}
+	transport := &http.Transport{MaxIdleConnsPerHost: 256, ResponseHeaderTimeout: requestTimeout,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the test pods' certificates
+	return &upstream{scheme: scheme, client: &http.Client{Transport: transport}}, nil
 }
 
-func (g *gateway) serve(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return err
-	}
-	picker, conn, err := g.pickers.choose()
+// throughPicker is what the gateway does with a request (its body already read) once it knows the pool:
+// the next of the pool's pickers chooses the endpoint, the request goes there, and the response goes
+// back through that picker.
+func (u *upstream) throughPicker(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte,
+	pickers *pickers) error {
+	picker, conn, err := pickers.choose()
 	if err != nil {
 		return err
 	}
@@ -142,6 +219,35 @@ func (g *gateway) serve(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return err
 	}
 	defer stream.CloseSend() //nolint:errcheck // the stream ends with the request
+	reply, err := exchange(stream, r, body)
+	if err != nil {
+		return err
+	}
+	if immediate := reply.GetImmediateResponse(); immediate != nil {
+		writeImmediate(w, immediate)
+		return nil
+	}
+	set := setHeaders(reply.GetRequestHeaders().GetResponse().GetHeaderMutation())
+	forwarded, err := requestBody(stream, body)
+	if err != nil {
+		return err
+	}
+	destination := strings.TrimSpace(strings.Split(set[destinationHeader], ",")[0])
+	if destination == "" {
+		return errors.New("the picker named no endpoint")
+	}
+	response, err := u.forward(ctx, r, destination, set, forwarded)
+	if err != nil {
+		return err
+	}
+	defer response.Body.Close()
+	return respond(stream, w, response, destination, set[prefillHeader])
+}
+
+// exchange sends the request's headers and body over the ext-proc stream as Envoy does (the pseudo
+// headers first, names in lower case, the whole body in one message) and returns the first answer.
+func exchange(stream extproc.ExternalProcessor_ProcessClient, r *http.Request, body []byte) (
+	*extproc.ProcessingResponse, error) {
 	headers := []*corev3.HeaderValue{
 		{Key: ":method", RawValue: []byte(r.Method)}, {Key: ":path", RawValue: []byte(r.URL.RequestURI())},
 		{Key: ":authority", RawValue: []byte(r.Host)}, {Key: ":scheme", RawValue: []byte("http")},
@@ -151,52 +257,52 @@ func (g *gateway) serve(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestHeaders{
 		RequestHeaders: &extproc.HttpHeaders{Headers: &corev3.HeaderMap{Headers: headers}}}}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestBody{
 		RequestBody: &extproc.HttpBody{Body: body, EndOfStream: true}}}); err != nil {
-		return err
+		return nil, err
 	}
-	reply, err := stream.Recv()
-	if err != nil {
-		return err
-	}
-	if immediate := reply.GetImmediateResponse(); immediate != nil {
-		w.WriteHeader(int(immediate.GetStatus().GetCode()))
-		_, _ = w.Write(immediate.GetBody())
-		return nil
-	}
+	return stream.Recv()
+}
+
+// writeImmediate answers the client with what an ext-proc server answered itself (a picker's 429 or 503,
+// the body-based router's 400).
+func writeImmediate(w http.ResponseWriter, immediate *extproc.ImmediateResponse) {
+	w.WriteHeader(int(immediate.GetStatus().GetCode()))
+	_, _ = w.Write(immediate.GetBody())
+}
+
+// setHeaders are the headers a mutation sets, names in lower case.
+func setHeaders(mutation *extproc.HeaderMutation) map[string]string {
 	set := map[string]string{}
-	for _, option := range reply.GetRequestHeaders().GetResponse().GetHeaderMutation().GetSetHeaders() {
+	for _, option := range mutation.GetSetHeaders() {
 		set[strings.ToLower(option.GetHeader().GetKey())] = headerValue(option.GetHeader())
 	}
-	forwarded, err := requestBody(stream, body)
+	return set
+}
+
+// forward sends the request to the endpoint with the headers the picker set and the body it forwards.
+func (u *upstream) forward(ctx context.Context, r *http.Request, destination string, set map[string]string,
+	body []byte) (*http.Response, error) {
+	request, err := http.NewRequestWithContext(ctx, r.Method, u.scheme+"://"+destination+r.URL.RequestURI(),
+		bytes.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	destination := strings.TrimSpace(strings.Split(set[destinationHeader], ",")[0])
-	if destination == "" {
-		return errors.New("the picker named no endpoint")
-	}
-	upstream, err := http.NewRequestWithContext(ctx, r.Method, g.scheme+"://"+destination+r.URL.RequestURI(),
-		bytes.NewReader(forwarded))
-	if err != nil {
-		return err
-	}
-	upstream.Header = r.Header.Clone()
-	upstream.Header.Set("Content-Length", strconv.Itoa(len(forwarded)))
-	upstream.ContentLength = int64(len(forwarded))
+	request.Header = r.Header.Clone()
+	request.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	request.ContentLength = int64(len(body))
 	for name, value := range set {
 		if !strings.HasPrefix(name, ":") && name != "content-length" {
-			upstream.Header.Set(name, value)
+			request.Header.Set(name, value)
 		}
 	}
-	response, err := g.client.Do(upstream)
+	response, err := u.client.Do(request)
 	if err != nil {
-		return fmt.Errorf("%s: %w", destination, err)
+		return nil, fmt.Errorf("%s: %w", destination, err)
 	}
-	defer response.Body.Close()
-	return respond(stream, w, response, destination, set[prefillHeader])
+	return response, nil
 }
 
 // requestBody is the body the picker forwards: whole, or streamed back in chunks until end of stream.

@@ -10,6 +10,12 @@
 //	                                             pickers listed in the file @FILE), on LISTEN (gateway.go),
 //	                                             calling the pods in SCHEME (http, or https without
 //	                                             verification); prints the address it listens on
+//	picker-probe routes-gateway CONFIG LISTEN [SCHEME]
+//	                                             the same in front of several InferencePools, routing as
+//	                                             the HTTPRoutes in the JSON file CONFIG say (routes.go),
+//	                                             after the body-based router it names if any (bbr.go):
+//	                                             {"bbr": ADDR, "routes": [HTTPRoute...],
+//	                                              "pools": {"NAMESPACE/NAME": ADDR or @FILE}}
 //
 // route sends one request's headers and JSON body over the ext-proc stream, as Envoy does, over TLS
 // without verification (the picker serves a self-signed certificate by default). "headers" are the
@@ -38,14 +44,15 @@ import (
 
 func main() {
 	if len(os.Args) < 4 {
-		fail(fmt.Errorf("usage: picker-probe health ADDR SERVICE | route(s) ADDR BODY [KEY=VALUE...] | gateway ADDR|@FILE LISTEN [SCHEME]"))
+		fail(fmt.Errorf("usage: picker-probe health ADDR SERVICE | route(s) ADDR BODY [KEY=VALUE...] | " +
+			"gateway ADDR|@FILE LISTEN [SCHEME] | routes-gateway CONFIG LISTEN [SCHEME]"))
 	}
-	if os.Args[1] == "gateway" {
+	if serve, ok := gateways[os.Args[1]]; ok {
 		scheme := "http"
 		if len(os.Args) > 4 {
 			scheme = os.Args[4]
 		}
-		if err := serveGateway(os.Args[2], os.Args[3], scheme); err != nil {
+		if err := serve(os.Args[2], os.Args[3], scheme); err != nil {
 			fail(err)
 		}
 		return
@@ -78,6 +85,11 @@ func main() {
 	out, _ := json.Marshal(answer)
 	fmt.Println(string(out))
 }
+
+// gateways serve a gateway stand-in in front of what their first argument names, on LISTEN, calling the
+// pods in SCHEME.
+var gateways = map[string]func(pickersOrConfig, listen, scheme string) error{
+	"gateway": serveGateway, "routes-gateway": serveRoutes}
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "picker-probe:", err)
@@ -167,11 +179,7 @@ func route(ctx context.Context, conn *grpc.ClientConn, body string, extra []stri
 		return map[string]any{"immediate": map[string]any{
 			"status": int(immediate.GetStatus().GetCode()), "body": string(immediate.GetBody())}}, nil
 	}
-	set := map[string]string{}
-	for _, option := range reply.GetRequestHeaders().GetResponse().GetHeaderMutation().GetSetHeaders() {
-		set[strings.ToLower(option.GetHeader().GetKey())] = headerValue(option.GetHeader())
-	}
-	answer := map[string]any{"headers": set}
+	answer := map[string]any{"headers": setHeaders(reply.GetRequestHeaders().GetResponse().GetHeaderMutation())}
 	// The body follows, whole or streamed in chunks until end of stream; nil where the picker keeps it.
 	forwarded, err := requestBody(stream, nil)
 	if err != nil {
