@@ -13,6 +13,7 @@ body-based router routes nothing; a canary route without its POST match takes no
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -26,21 +27,25 @@ from tests.cluster import Cluster, Release, eventually, ready_pods, release
 from tests.helm import BBR_CHART, VALUES, Helm, make_helm
 from tests.serving import SERVING, GatewayView, ServingKubelet, completion, routes_gateway, serving_values
 
-GATEWAY_NAMESPACE, GATEWAY = "gateways", "inference-gateway"
-SHARED = {"name": GATEWAY, "namespace": GATEWAY_NAMESPACE}
+GATEWAY = "inference-gateway"
+GATEWAYS = "gateways"
+"""The shared Gateway's namespace."""
 MODEL_A, MODEL_B = "org/model-a", "org/model-b"
 CANARY_REQUESTS, CANARY_WEIGHT = 1000, 10
 
 
-def service_values(tmp_path: Path, release_name: str, model: str, **router: Any) -> Path:
-    """A monolithic service of two replicas serving MODEL, its router on the shared Gateway with one picker
-    run as its pod."""
-    values = yaml.safe_load(serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, endpointPicker={
-        "replicas": 1, "podAnnotations": SERVING}, sharedGateway=SHARED, **router).read_text())
+def service_values(tmp_path: Path, release_name: str, gateway_namespace: str, args: list[str], **router: Any
+                   ) -> Path:
+    """A monolithic service of two replicas whose engines take ARGS, its router on the shared Gateway of
+    namespace with one picker run as its pod."""
+    picker = {"replicas": 1, "podAnnotations": SERVING, **router.pop("endpointPicker", {})}
+    values = yaml.safe_load(serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, endpointPicker=picker,
+                                           sharedGateway={"name": GATEWAY, "namespace": gateway_namespace},
+                                           **router).read_text())
     values.pop("name")  # the release's name
     [worker, router_role] = values["roles"]
     worker["replicas"] = 2
-    worker["template"]["spec"]["containers"][0]["args"] = ["--model", model]
+    worker["template"]["spec"]["containers"][0]["args"] = args
     router_role.pop("httproute")  # the shared Gateway's
     path = tmp_path / f"{release_name}.yaml"
     path.write_text(yaml.safe_dump(values))
@@ -48,27 +53,27 @@ def service_values(tmp_path: Path, release_name: str, model: str, **router: Any)
 
 
 @contextlib.contextmanager
-def body_router(cluster: Cluster, helm: Helm) -> Iterator[None]:
-    """The Gateway, and its body-based router installed from its chart into the Gateway's namespace, which
+def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
+    """The Gateway, and its body-based router installed from its chart into the Gateway's NAMESPACE, which
     enforces "restricted": its pod is admitted and runs (Ready) before this yields."""
     kubectl = cluster.control_plane.kubectl
-    kubectl("create", "namespace", GATEWAY_NAMESPACE)
-    kubectl("label", "namespace", GATEWAY_NAMESPACE, "pod-security.kubernetes.io/enforce=restricted",
+    kubectl("create", "namespace", namespace)
+    kubectl("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted",
             "pod-security.kubernetes.io/enforce-version=latest")
     kubectl("apply", "-f", "-", stdin=yaml.safe_dump({
         "apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-        "metadata": {"name": GATEWAY, "namespace": GATEWAY_NAMESPACE},
+        "metadata": {"name": GATEWAY, "namespace": namespace},
         "spec": {"gatewayClassName": "stand-in", "listeners": [{
             "name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "All"}}}]}}))
-    helm.run("install", "gateway", BBR_CHART, "--namespace", GATEWAY_NAMESPACE, "--kubeconfig", cluster.kubeconfig,
+    helm.run("install", "gateway", BBR_CHART, "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
              "--set", "replicas=1", "--set-json", f'podAnnotations={{"{next(iter(SERVING))}": "custom"}}')
     try:
-        ready_pods(cluster, GATEWAY_NAMESPACE, 1)
+        ready_pods(cluster, namespace, 1)
         yield
     finally:
-        helm.run("uninstall", "gateway", "--namespace", GATEWAY_NAMESPACE, "--kubeconfig", cluster.kubeconfig,
+        helm.run("uninstall", "gateway", "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
                  "--wait")
-        kubectl("delete", "namespace", GATEWAY_NAMESPACE, "--wait=false")
+        kubectl("delete", "namespace", namespace, "--wait=false")
 
 
 def ask(gateway: str, model: str, prompt: str = "hello") -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -85,15 +90,12 @@ def pools_reached(gateway: str, model: str, requests: int) -> Counter[str]:
         return Counter(clients.map(one, range(requests)))
 
 
-def through(cluster: Cluster, tmp_path: Path, name: str, **view: Any) -> contextlib.AbstractContextManager[str]:
-    """A gateway stand-in over the shared Gateway as VIEW's options show it: its address."""
-    @contextlib.contextmanager
-    def started() -> Iterator[str]:
-        workdir = tmp_path / name
-        workdir.mkdir()
-        with GatewayView(cluster, GATEWAY_NAMESPACE, GATEWAY, workdir, **view) as seen, routes_gateway(seen) as address:
-            yield address
-    return started()
+@contextlib.contextmanager
+def through(cluster: Cluster, gateway_namespace: str, workdir: Path, **view: Any) -> Iterator[str]:
+    """A gateway stand-in over the shared Gateway of GATEWAY_NAMESPACE as VIEW's options show it: its address."""
+    workdir.mkdir()
+    with GatewayView(cluster, gateway_namespace, GATEWAY, workdir, **view) as seen, routes_gateway(seen) as address:
+        yield address
 
 
 def without(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -109,16 +111,16 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
                                                     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     helm3 = make_helm(3, tmp_path_factory.mktemp("shared-gateway-helm3"))
     pool_a, pool_b, pool_canary = "shared-a/a-router", "shared-b/b-router", "shared-a/canary-router"
-    with body_router(cluster, helm4), release(cluster, helm3, "a", "shared-a") as a, \
+    with body_router(cluster, helm4, GATEWAYS), release(cluster, helm3, "a", "shared-a") as a, \
             release(cluster, helm4, "b", "shared-b") as b:
-        a.install(service_values(tmp_path, "a", MODEL_A))
-        b.install(service_values(tmp_path, "b", MODEL_B))
+        a.install(service_values(tmp_path, "a", GATEWAYS, ["--model", MODEL_A]))
+        b.install(service_values(tmp_path, "b", GATEWAYS, ["--model", MODEL_B]))
         ready_pods(cluster, "shared-a", 3)
         ready_pods(cluster, "shared-b", 3)
         pods = {namespace: {pod.address for pod in serving_kubelet.served(namespace) if pod.role == "inference"}
                 for namespace in ("shared-a", "shared-b")}
 
-        with through(cluster, tmp_path, "routed") as gateway:
+        with through(cluster, GATEWAYS, tmp_path / "routed") as gateway:
             eventually("both services routed",
                        lambda: all(ask(gateway, model)[0] == 200 for model in (MODEL_A, MODEL_B)), timeout=60,
                        describe=lambda: f"{ask(gateway, MODEL_A)} {ask(gateway, MODEL_B)}")
@@ -132,21 +134,21 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
             assert status == 404, (status, answer)
 
         # Without the model match, the older route (A's) takes every request: B's reach A.
-        with through(cluster, tmp_path, "unmatched", change=without("headers")) as gateway:
+        with through(cluster, GATEWAYS, tmp_path / "unmatched", change=without("headers")) as gateway:
             eventually("routes without model matches", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
             assert pools_reached(gateway, MODEL_B, 20) != Counter({pool_b: 20})
         # Without the body-based router nothing sets the header the routes match: nothing is routed.
-        with through(cluster, tmp_path, "no-body-router", body_router=False) as gateway:
+        with through(cluster, GATEWAYS, tmp_path / "no-body-router", body_router=False) as gateway:
             assert pools_reached(gateway, MODEL_A, 10) == Counter({"404": 10})
 
         # A canary of A, at weight 10, helm 4: a tenth of A's requests.
         # (A's release, on leaving, waits for every pod of the namespace to go: the canary's too.)
         canary = Release(cluster, helm4, "canary", "shared-a")
-        canary.install(service_values(tmp_path, "canary", MODEL_A,
+        canary.install(service_values(tmp_path, "canary", GATEWAYS, ["--model", MODEL_A],
                                       canaryOf={"inferencePool": "a-router", "weight": CANARY_WEIGHT}))
         try:
             ready_pods(cluster, "shared-a", 6)
-            with through(cluster, tmp_path, "canary") as gateway:
+            with through(cluster, GATEWAYS, tmp_path / "canary") as gateway:
                 eventually("the canary's pool routed", lambda: pools_reached(gateway, MODEL_A, 20)[pool_canary] > 0,
                            timeout=60)
                 reached = pools_reached(gateway, MODEL_A, CANARY_REQUESTS)
@@ -156,8 +158,54 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
                 assert abs(share - CANARY_WEIGHT) <= 3, reached
                 assert pools_reached(gateway, MODEL_B, 20) == Counter({pool_b: 20})
             # Without its POST match the canary's route ties with A's older one, and A's wins every request.
-            with through(cluster, tmp_path, "canary-unmatched", change=without("method")) as gateway:
+            with through(cluster, GATEWAYS, tmp_path / "canary-unmatched", change=without("method")) as gateway:
                 eventually("routes", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
                 assert pools_reached(gateway, MODEL_A, 100) == Counter({pool_a: 100})
         finally:
             canary.uninstall()
+
+
+def lora(name: str) -> str:
+    """A LoRA module as vLLM (and llm-d's simulator) take one in JSON."""
+    return json.dumps({"name": name, "path": f"/adapters/{name}"})
+
+
+def asked_for(gateway: str, number: int, model: str = "sql") -> str:
+    """The model the engine was asked for when a client asked for MODEL ("<status>" for a failed request)."""
+    status, headers, _ = ask(gateway, model, f"query {number}")
+    return headers.get("x-stand-in-model", "") if status == 200 else str(status)
+
+
+def test_a_rewrite_splits_an_adapter_s_requests_between_its_versions(
+        cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+    """Inside one service: requests for "sql" are rewritten by llm-d-router's picker to the adapter's two
+    versions, 90/10, as the InferenceModelRewrite says; the engines (the simulator, with both adapters
+    loaded) answer as the version they were asked for. Without the rewrite nothing serves "sql"."""
+    gateways, namespace = f"rewrite-gateways-helm{helm.major}", f"rewrite-helm{helm.major}"
+    args = ["--model", "org/base", "--enable-lora", "--max-loras", "2", "--lora-modules", lora("sql-v1"),
+            lora("sql-v2")]
+    rewrites = [{"model": "sql", "targets": [{"model": "sql-v1", "weight": 90}, {"model": "sql-v2", "weight": 10}]}]
+    with body_router(cluster, helm, gateways), release(cluster, helm, "svc", namespace) as installed:
+        installed.install(service_values(tmp_path, "svc", gateways, args, modelRewrites=rewrites,
+                                         endpointPicker={"generation": "llm-d-router"}))
+        ready_pods(cluster, namespace, 3)
+        with through(cluster, gateways, tmp_path / "rewritten") as gateway:
+            eventually("the rewrite applied", lambda: asked_for(gateway, 0) in ("sql-v1", "sql-v2"), timeout=60,
+                       describe=lambda: str(ask(gateway, "sql")))
+            with ThreadPoolExecutor(8) as clients:
+                answers = Counter(clients.map(lambda n: asked_for(gateway, n), range(CANARY_REQUESTS)))
+            share = 100 * answers["sql-v2"] / CANARY_REQUESTS
+            print(f"rewrite: {answers['sql-v2']} of {CANARY_REQUESTS} requests to sql-v2 ({share:.1f} %)")
+            assert set(answers) == {"sql-v1", "sql-v2"}, answers
+            assert abs(share - 10) <= 3, answers
+            # The client sees the name it asked for; each version is served by its own name too (the route
+            # matches the adapters the engines load).
+            assert ask(gateway, "sql")[2]["model"] == "sql"
+            assert asked_for(gateway, 0, "sql-v2") == "sql-v2"
+
+            # Without the rewrite no request reaches either version: "sql" itself is no adapter the engines loaded.
+            cluster.control_plane.kubectl("delete", "inferencemodelrewrites.llm-d.ai", "svc-router", "-n", namespace)
+            eventually("the rewrite gone", lambda: asked_for(gateway, 0) not in ("sql-v1", "sql-v2"), timeout=60)
+            unrewritten = Counter(asked_for(gateway, n) for n in range(20))
+            print(f"without the rewrite: {dict(unrewritten)}")
+            assert not {"sql-v1", "sql-v2"} & set(unrewritten), unrewritten

@@ -83,7 +83,37 @@ def test_a_canary_on_a_gateway_of_its_own_splits_every_request() -> None:
     assert [ref.get("weight") for ref in rule["backendRefs"]] == [75, 25]
 
 
+def test_adapters_the_engine_loads_at_start_are_matched_by_name() -> None:
+    args = ["--model", "org/base", "--enable-lora", "--lora-modules", "sql=/adapters/sql",
+            '{"name": "chat", "path": "/adapters/chat"}', "--max-loras", "2"]
+    [rule] = route_of(role("w", "worker", ports=PORTS, args=args), shared_router())["rules"]
+    assert matched_names(rule) == ["org/base", "sql", "chat"]
+
+
+def test_rewrites_become_one_inference_model_rewrite_and_their_names_are_matched(validators: Validators) -> None:
+    rewrites = [{"model": "sql", "targets": [{"model": "sql-v1", "weight": 90}, {"model": "sql-v2", "weight": 10}]},
+                {"model": "chat", "targets": [{"model": "chat-v2"}]}]
+    objects = render(service(role("w", "worker", ports=PORTS),
+                             shared_router(endpointPicker={"generation": "llm-d-router"}, modelRewrites=rewrites)))
+    rewrite = objects["InferenceModelRewrite/svc-router"]
+    assert rewrite["apiVersion"] == "llm-d.ai/v1alpha2"
+    assert rewrite["spec"] == {
+        "poolRef": {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "svc-router"},
+        "rules": [{"matches": [{"model": {"type": "Exact", "value": "sql"}}],
+                   "targets": [{"modelRewrite": "sql-v1", "weight": 90}, {"modelRewrite": "sql-v2", "weight": 10}]},
+                  {"matches": [{"model": {"type": "Exact", "value": "chat"}}],
+                   "targets": [{"modelRewrite": "chat-v2"}]}]}
+    [rule] = objects["HTTPRoute/svc-router"]["spec"]["rules"]
+    assert matched_names(rule) == ["m", "sql", "chat"]
+    assert custom_resource_errors(validators, list(objects.values())) == {}
+    # The picker may read them: its Role grants the rewrites of its group.
+    granted = {(rule["apiGroups"][0], resource) for rule in objects["Role/svc-router-epp"]["rules"]
+               for resource in rule["resources"]}
+    assert ("llm-d.ai", "inferencemodelrewrites") in granted
+
+
 WORKER = role("w", "worker", ports=PORTS)
+REWRITE = {"model": "sql", "targets": [{"model": "sql-v1", "weight": 1}, {"model": "sql-v2", "weight": 1}]}
 GATEWAY = {"gatewayClassName": "istio", "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}
 ERRORS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
     "a gateway of its own too": (
@@ -119,6 +149,20 @@ ERRORS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
         [WORKER, shared_router(canaryOf={"inferencePool": "old-router", "weight": 5},
                                httproute={"rules": [{"matches": [{"method": "GET"}]}]})],
         "spec.roles[1].httproute.rules[0].matches[0].method", "is canaryOf's to write"),
+    "rewrites for a picker that applies none": (
+        [WORKER, shared_router(modelRewrites=[REWRITE])], "spec.roles[1].modelRewrites",
+        "the gie-v1.0 picker applies no InferenceModelRewrite; choose endpointPicker.generation llm-d-router"),
+    "a rewrite's model twice": (
+        [WORKER, shared_router(endpointPicker={"generation": "llm-d-router"}, modelRewrites=[REWRITE, REWRITE])],
+        "spec.roles[1].modelRewrites[1].model", "duplicate model name 'sql' (also spec.roles[1].modelRewrites[0])"),
+    "a rewrite weighted in part": (
+        [WORKER, shared_router(endpointPicker={"generation": "llm-d-router"}, modelRewrites=[
+            {"model": "sql", "targets": [{"model": "a", "weight": 1}, {"model": "b"}]}])],
+        "spec.roles[1].modelRewrites[0].targets[1].weight", "is required: weights split traffic only when every"),
+    "a rewrite's target twice": (
+        [WORKER, shared_router(endpointPicker={"generation": "llm-d-router"}, modelRewrites=[
+            {"model": "sql", "targets": [{"model": "a"}, {"model": "a"}]}])],
+        "spec.roles[1].modelRewrites[0].targets[1].model", "duplicate target model 'a'"),
     "shared gateway on a worker": (
         [{**WORKER, "sharedGateway": SHARED}, shared_router()], "spec.roles[0].sharedGateway", "router"),
 }

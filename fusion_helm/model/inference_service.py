@@ -56,7 +56,7 @@ TLS_SECRET_SUFFIX = "-serving-tls"
 """The Secret spec.tls.certManager's Certificate writes by default: ``<service>-serving-tls``, the
 Certificate's own name (expand/names.certificate_name)."""
 ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
-                      "gateway", "httproute", "models", "sharedGateway", "modelNames", "canaryOf")
+                      "gateway", "httproute", "models", "sharedGateway", "modelNames", "canaryOf", "modelRewrites")
 
 
 class ComponentType(StrEnum):

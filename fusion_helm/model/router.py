@@ -103,6 +103,15 @@ class ServedModel:
 
 
 @record
+class ModelRewrite:
+    """One entry of ``modelRewrites``: requests for MODEL served as one of TARGETS, by weight."""
+
+    model: str
+    targets: tuple[TargetModel, ...]
+    path: str
+
+
+@record
 class SharedGateway:
     """A Gateway many services share, which the router's HTTPRoute joins."""
 
@@ -151,6 +160,7 @@ class Router:
     model_names: tuple[str, ...] | None = None
     """The model names a shared Gateway routes here; None: the names the serving engines serve."""
     canary_of: Canary | None = None
+    model_rewrites: tuple[ModelRewrite, ...] = ()
 
     DEFAULT_POOL_API: ClassVar[PoolAPI] = PoolAPI.V1
     DEFAULT_PICKER_REPLICAS: ClassVar[int] = 2
@@ -226,7 +236,19 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         shared_gateway=_shared_gateway(raw, path, where),
         model_names=_model_names(raw, path, where),
         canary_of=Canary(raw["canaryOf"]["inferencePool"], raw["canaryOf"]["weight"]) if "canaryOf" in raw else None,
+        model_rewrites=_model_rewrites(raw.get("modelRewrites") or [], f"{path}.modelRewrites", where),
     )
+
+
+def _model_rewrites(raw: list[Mapping[str, Any]], path: str, where: str) -> tuple[ModelRewrite, ...]:
+    check_unique(where, path, [item["model"] for item in raw], "model", "model name")
+    rewrites = []
+    for index, item in enumerate(raw):
+        item_path = f"{path}[{index}]"
+        targets = tuple(TargetModel(target["model"], target.get("weight")) for target in item["targets"])
+        _check_split(targets, f"{item_path}.targets", where, "model")
+        rewrites.append(ModelRewrite(item["model"], targets, item_path))
+    return tuple(rewrites)
 
 
 def _shared_gateway(raw: Mapping[str, Any], path: str, where: str) -> SharedGateway | None:
@@ -292,7 +314,7 @@ def _models(raw: list[Mapping[str, Any]], path: str, where: str) -> tuple[Served
     for index, item in enumerate(raw):
         item_path = f"{path}[{index}]"
         targets = tuple(TargetModel(t["name"], t.get("weight")) for t in item.get("targetModels") or [])
-        _check_split(targets, f"{item_path}.targetModels", where)
+        _check_split(targets, f"{item_path}.targetModels", where, "name")
         criticality = item.get("criticality")
         models.append(ServedModel(name=item["name"], model_name=item.get("modelName"),
                                   criticality=Criticality(criticality) if criticality else None,
@@ -300,11 +322,12 @@ def _models(raw: list[Mapping[str, Any]], path: str, where: str) -> tuple[Served
     return tuple(models)
 
 
-def _check_split(targets: tuple[TargetModel, ...], path: str, where: str) -> None:
-    """Weights split traffic only when every target has one, or none has (then they share evenly)."""
+def _check_split(targets: tuple[TargetModel, ...], path: str, where: str, name_field: str) -> None:
+    """Weights split traffic only when every target has one, or none has (then they share evenly); each
+    target (its NAME_FIELD) once."""
     weighted = [target.weight is not None for target in targets]
     if any(weighted) and not all(weighted):
         missing = weighted.index(False)
         raise InvalidSpec(where, f"{path}[{missing}].weight",
                           "is required: weights split traffic only when every target model has one (or none has)")
-    check_unique(where, path, [target.name for target in targets], "name", "target model")
+    check_unique(where, path, [target.name for target in targets], name_field, "target model")

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Mapping
 from itertools import takewhile
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model import InferenceService, Router
-from fusion_helm.model.engine import SERVED_MODEL_NAME, ServerCommand
+from fusion_helm.model.engine import LORA_MODULES, LORA_PATHS, SERVED_MODEL_NAME, Option, ServerCommand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +24,7 @@ charts/fusioninfer-bbr runs it) sets from the body's ``model``."""
 def routed_model_names(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
                        ) -> tuple[str, ...]:
     """ROUTER's ``modelNames``, else each serving role's engine's served names and its adapters' names,
-    in spec order, each once."""
+    and the names its picker rewrites (those clients send), in spec order, each once."""
     if router.model_names is not None:
         return router.model_names
     names: list[str] = []
@@ -34,18 +36,39 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
             raise InvalidSpec(service.where, f"{router.path}.modelNames",
                               f"is required: the engine of role {role.name} names no model its command line shows "
                               "(--served-model-name or the model); list the names clients ask for")
-        names += [name for name in (*served, *(adapter.name for adapter in role.adapters)) if name not in names]
-    return tuple(names)
+        names += [*served, *(adapter.name for adapter in role.adapters)]
+    return tuple(dict.fromkeys([*names, *(rewrite.model for rewrite in router.model_rewrites)]))
 
 
 def _served_names(server: ServerCommand) -> tuple[str, ...]:
-    """The names the engine answers to: vLLM's and SGLang's ``--served-model-name NAME…``, else the model."""
-    value, occurrence = server.value(SERVED_MODEL_NAME)
-    if occurrence is None:
+    """The names the engine answers to: vLLM's and SGLang's ``--served-model-name NAME…``, else the model;
+    then the adapters it loads at start (vLLM's ``--lora-modules``, SGLang's ``--lora-paths``)."""
+    named = _values(server, SERVED_MODEL_NAME)
+    if not named:
         model, _ = server.model()
-        return () if model is None else (model,)
+        named = () if model is None else (model,)
+    adapters = tuple(_adapter_name(word) for option in (LORA_MODULES, LORA_PATHS) for word in _values(server, option))
+    return (*named, *adapters) if named else ()
+
+
+def _values(server: ServerCommand, option: Option) -> tuple[str, ...]:
+    """The words OPTION takes, as vLLM's one-or-more arguments are given: its value, and the words after it
+    up to the next option (in the container's own words)."""
+    value, occurrence = server.value(option)
+    if occurrence is None:
+        return ()
     assert value is not None
     if occurrence.inline or occurrence.in_script:
         return (value,)
     following = server.words[occurrence.index + 2:]
     return (value, *takewhile(lambda word: not word.startswith("-"), following))
+
+
+def _adapter_name(module: str) -> str:
+    """An adapter's name as vLLM and SGLang take a module: ``NAME=PATH``, or JSON with a ``name``."""
+    if module.startswith("{"):
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(module)
+            if isinstance(parsed, dict) and isinstance(parsed.get("name"), str):
+                return str(parsed["name"])
+    return module.partition("=")[0]

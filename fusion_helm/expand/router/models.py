@@ -1,6 +1,7 @@
 """The served models, as the picker generation reads them: InferenceModels (model name, criticality,
 weighted target models) for the v0.5 picker, InferenceObjectives (a priority) for the later ones, in
-the API group each reads them from."""
+the API group each reads them from; and the model-name rewrites, an InferenceModelRewrite for the
+generations that apply them."""
 
 from __future__ import annotations
 
@@ -20,17 +21,38 @@ PRIORITY = {Criticality.CRITICAL: 1, Criticality.STANDARD: 0, Criticality.SHEDDA
 
 
 def model_objects(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:
-    pool_ref = {"group": router.pool_api.group, "kind": INFERENCE_POOL,
-                "name": router_name(service.name, router.name)}
+    pool_ref = _pool_ref(service, router)
     labels = role_labels(service, router)
-    return [{
+    return [*_rewrites(service, router, generation), *({
         "apiVersion": generation.reads.model.api_version,
         "kind": generation.reads.model.kind,
         "metadata": object_metadata(service, f"{service.name}-{model.name}", labels),
         "spec": (_model_spec(model) if generation.reads.model.kind == "InferenceModel" else
                  _objective_spec(service, generation, model))
         | {"poolRef": pool_ref},
-    } for model in router.models]
+    } for model in router.models)]
+
+
+def _pool_ref(service: InferenceService, router: Router) -> dict[str, str]:
+    return {"group": router.pool_api.group, "kind": INFERENCE_POOL, "name": router_name(service.name, router.name)}
+
+
+def _rewrites(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:
+    """The router's modelRewrites as one InferenceModelRewrite, its rules in their order (the first that
+    matches a request's model applies)."""
+    if not router.model_rewrites:
+        return []
+    kind = generation.reads.rewrite
+    if kind is None:
+        raise InvalidSpec(service.where, f"{router.path}.modelRewrites",
+                          f"the {generation.name} picker applies no InferenceModelRewrite; choose "
+                          f"endpointPicker.generation {PickerGeneration.LLM_D_ROUTER} (docs/router.md)")
+    rules = [{"matches": [{"model": {"type": "Exact", "value": rewrite.model}}],
+              "targets": [{"modelRewrite": target.name} | ({"weight": target.weight} if target.weight else {})
+                          for target in rewrite.targets]} for rewrite in router.model_rewrites]
+    return [{"apiVersion": kind.api_version, "kind": kind.kind,
+             "metadata": object_metadata(service, router_name(service.name, router.name), role_labels(service, router)),
+             "spec": {"poolRef": _pool_ref(service, router), "rules": rules}}]
 
 
 def _model_spec(model: ServedModel) -> dict[str, Any]:

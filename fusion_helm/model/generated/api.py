@@ -2492,6 +2492,66 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                            'items': {'type': 'string',
                                                                                      'minLength': 1,
                                                                                      'maxLength': 4096}},
+                                                            'modelRewrites': {'type': 'array',
+                                                                              'description': 'Model names the '
+                                                                                             'picker rewrites, '
+                                                                                             'with weights, before '
+                                                                                             'it routes (router '
+                                                                                             'only): a request '
+                                                                                             'whose body names '
+                                                                                             'model is served as '
+                                                                                             'one of targets (an '
+                                                                                             "adapter's next "
+                                                                                             "version, a model's "
+                                                                                             'new name), chosen by '
+                                                                                             'weight. Rendered as '
+                                                                                             'an '
+                                                                                             'InferenceModelRewrite, '
+                                                                                             'which the '
+                                                                                             'llm-d-router picker '
+                                                                                             'reads '
+                                                                                             '(docs/router.md, '
+                                                                                             '"Canary").',
+                                                                              'maxItems': 64,
+                                                                              'items': {'type': 'object',
+                                                                                        'required': ['model',
+                                                                                                     'targets'],
+                                                                                        'properties': {'model': {'type': 'string',
+                                                                                                                 'description': 'The '
+                                                                                                                                'model '
+                                                                                                                                'name '
+                                                                                                                                'clients '
+                                                                                                                                'send.',
+                                                                                                                 'minLength': 1,
+                                                                                                                 'maxLength': 4096},
+                                                                                                       'targets': {'type': 'array',
+                                                                                                                   'description': 'The '
+                                                                                                                                  'names '
+                                                                                                                                  'the '
+                                                                                                                                  'engines '
+                                                                                                                                  'serve '
+                                                                                                                                  'it '
+                                                                                                                                  'as; '
+                                                                                                                                  'weights '
+                                                                                                                                  'on '
+                                                                                                                                  'all '
+                                                                                                                                  'or '
+                                                                                                                                  'none '
+                                                                                                                                  '(then '
+                                                                                                                                  'they '
+                                                                                                                                  'share '
+                                                                                                                                  'evenly).',
+                                                                                                                   'minItems': 1,
+                                                                                                                   'maxItems': 10,
+                                                                                                                   'items': {'type': 'object',
+                                                                                                                             'required': ['model'],
+                                                                                                                             'properties': {'model': {'type': 'string',
+                                                                                                                                                      'minLength': 1,
+                                                                                                                                                      'maxLength': 4096},
+                                                                                                                                            'weight': {'type': 'integer',
+                                                                                                                                                       'format': 'int32',
+                                                                                                                                                       'minimum': 1,
+                                                                                                                                                       'maximum': 1000000}}}}}}},
                                                             'canaryOf': {'type': 'object',
                                                                          'description': 'This service is a canary '
                                                                                         "of another service's pool "
@@ -5875,6 +5935,59 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                   'items': {'type': 'string',
                                                                             'minLength': 1,
                                                                             'maxLength': 4096}},
+                                                   'modelRewrites': {'type': 'array',
+                                                                     'description': 'Model names the picker '
+                                                                                    'rewrites, with weights, '
+                                                                                    'before it routes (router '
+                                                                                    'only): a request whose body '
+                                                                                    'names model is served as one '
+                                                                                    "of targets (an adapter's next "
+                                                                                    "version, a model's new name), "
+                                                                                    'chosen by weight. Rendered as '
+                                                                                    'an InferenceModelRewrite, '
+                                                                                    'which the llm-d-router picker '
+                                                                                    'reads (docs/router.md, '
+                                                                                    '"Canary").',
+                                                                     'maxItems': 64,
+                                                                     'items': {'type': 'object',
+                                                                               'required': ['model', 'targets'],
+                                                                               'properties': {'model': {'type': 'string',
+                                                                                                        'description': 'The '
+                                                                                                                       'model '
+                                                                                                                       'name '
+                                                                                                                       'clients '
+                                                                                                                       'send.',
+                                                                                                        'minLength': 1,
+                                                                                                        'maxLength': 4096},
+                                                                                              'targets': {'type': 'array',
+                                                                                                          'description': 'The '
+                                                                                                                         'names '
+                                                                                                                         'the '
+                                                                                                                         'engines '
+                                                                                                                         'serve '
+                                                                                                                         'it '
+                                                                                                                         'as; '
+                                                                                                                         'weights '
+                                                                                                                         'on '
+                                                                                                                         'all '
+                                                                                                                         'or '
+                                                                                                                         'none '
+                                                                                                                         '(then '
+                                                                                                                         'they '
+                                                                                                                         'share '
+                                                                                                                         'evenly).',
+                                                                                                          'minItems': 1,
+                                                                                                          'maxItems': 10,
+                                                                                                          'items': {'type': 'object',
+                                                                                                                    'required': ['model'],
+                                                                                                                    'properties': {'model': {'type': 'string',
+                                                                                                                                             'minLength': 1,
+                                                                                                                                             'maxLength': 4096},
+                                                                                                                                   'weight': {'type': 'integer',
+                                                                                                                                              'minimum': 1,
+                                                                                                                                              'maximum': 1000000}},
+                                                                                                                    'additionalProperties': False}}},
+                                                                               'additionalProperties': False}},
                                                    'canaryOf': {'type': 'object',
                                                                 'description': 'This service is a canary of '
                                                                                "another service's pool in the same "

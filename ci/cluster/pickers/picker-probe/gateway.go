@@ -6,7 +6,8 @@ package main
 // (x-gateway-destination-endpoint); the response's headers and body go back through the picker (which
 // counts what it sent where) to the client, streamed as they come. A request the picker answers itself
 // (429, 503) gets that answer. The response carries the chosen endpoint and prefill host in
-// x-stand-in-destination and x-stand-in-prefiller, for tests to see where each request went.
+// x-stand-in-destination and x-stand-in-prefiller, for tests to see where each request went, and the
+// model the engine was asked for in x-stand-in-model.
 //
 // The picker is one address, or "@FILE": a file of picker addresses, one a line, that whoever started
 // the gateway rewrites as the pickers' pods come and go (what a gateway learns from the picker Service's
@@ -236,12 +237,27 @@ func (u *upstream) throughPicker(ctx context.Context, w http.ResponseWriter, r *
 	if destination == "" {
 		return errors.New("the picker named no endpoint")
 	}
+	if model := bodyModel(forwarded); model != "" {
+		w.Header().Set("x-stand-in-model", model)
+	}
 	response, err := u.forward(ctx, r, destination, set, forwarded)
 	if err != nil {
 		return err
 	}
 	defer response.Body.Close()
 	return respond(stream, w, response, destination, set[prefillHeader])
+}
+
+// bodyModel is the model a JSON request body names ("": none), as the engine reads it: the picker may have
+// rewritten it (an InferenceModelRewrite) and rewrites it back in the response, so only the request shows it.
+func bodyModel(body []byte) string {
+	var request struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal(body, &request) != nil {
+		return ""
+	}
+	return request.Model
 }
 
 // exchange sends the request's headers and body over the ext-proc stream as Envoy does (the pseudo

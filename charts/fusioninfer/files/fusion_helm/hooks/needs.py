@@ -168,13 +168,16 @@ KEDA_CREDENTIAL_APIS = (TRIGGER_AUTHENTICATION.resource,)
 
 
 class PickerReads:
-    """What a picker generation reads: the InferencePool APIs it takes, the kind of its model objects, and
-    whether it watches them (and exits at start without their CRD) even where the router serves no models."""
+    """What a picker generation reads: the InferencePool APIs it takes, the kind of its model objects,
+    whether it watches them (and exits at start without their CRD) even where the router serves no models,
+    and the kind of the model-name rewrites it applies (None: it applies none)."""
 
-    __slots__ = ("model", "models_watched_always", "pool_apis")
+    __slots__ = ("model", "models_watched_always", "pool_apis", "rewrite")
 
-    def __init__(self, pool_apis: tuple[str, ...], model: Kind, models_watched_always: bool) -> None:
+    def __init__(self, pool_apis: tuple[str, ...], model: Kind, models_watched_always: bool,
+                 rewrite: Kind | None = None) -> None:
         self.pool_apis, self.model, self.models_watched_always = pool_apis, model, models_watched_always
+        self.rewrite = rewrite
 
 
 POOL_V1 = "inference.networking.k8s.io/v1"
@@ -189,8 +192,10 @@ PICKERS: Mapping[str, PickerReads] = {
                             models_watched_always=True),
     # Its own group's InferenceObjective, which it reads whenever its CRDs are installed (the Inference
     # Extension's, the legacy group, only where they are not: it watches both), and starts without.
+    # Rewrites likewise: its own group's (pkg/epp/controller/inferencemodelrewrite_reconciler.go).
     "llm-d-router": PickerReads((POOL_V1,), Kind("llm-d.ai", "v1alpha2", "InferenceObjective", "inferenceobjectives"),
-                                models_watched_always=False),
+                                models_watched_always=False,
+                                rewrite=Kind("llm-d.ai", "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
 }
 """Each endpoint picker generation (docs/router.md) by name."""
 DEFAULT_PICKERS: Mapping[str, str] = {POOL_V1: "gie-v1.0", POOL_V1ALPHA2: "gie-v0.5"}
@@ -212,12 +217,15 @@ def picker_of(named: str | None, layout: str, prefill_decode: bool, pool_api: st
                                                    else DEFAULT_PICKERS.get(pool_api))
 
 
-def router_resources(reads: PickerReads, pool_api: str, gateway: bool, models: bool) -> list[str]:
+def router_resources(reads: PickerReads, pool_api: str, gateway: bool, models: bool, rewrites: bool = False
+                     ) -> list[str]:
     """The resources (group/version/resource) a router needs served: its pool's, its model objects'
-    (where the picker watches them even without models), the HTTPRoute's, and with a GATEWAY the Gateway's."""
+    (where the picker watches them even without models), its REWRITES', the HTTPRoute's, and with a GATEWAY
+    the Gateway's."""
     watched = reads.models_watched_always or models
-    return [f"{pool_api}/inferencepools", *([reads.model.resource] if watched else []), HTTP_ROUTE.resource,
-            *([GATEWAY.resource] if gateway else [])]
+    rewritten = [reads.rewrite.resource] if rewrites and reads.rewrite is not None else []
+    return [f"{pool_api}/inferencepools", *([reads.model.resource] if watched else []), *rewritten,
+            HTTP_ROUTE.resource, *([GATEWAY.resource] if gateway else [])]
 
 
 def router_apis(spec: Mapping[str, Any]) -> list[str]:
@@ -231,7 +239,8 @@ def router_apis(spec: Mapping[str, Any]) -> list[str]:
                                       spec.get("layout", "replica"), prefill_decode, pool_api) or "")
         if reads is not None and pool_api in reads.pool_apis:
             apis += [api for api in router_resources(reads, pool_api, gateway=bool(router.get("gateway")),
-                                                     models=bool(router.get("models"))) if api not in apis]
+                                                     models=bool(router.get("models")),
+                                                     rewrites=bool(router.get("modelRewrites"))) if api not in apis]
     return apis
 
 
