@@ -1,5 +1,5 @@
 """checkov's Kubernetes checks over the objects each example renders (`helm template` with the
-post-renderer, hooks included): every finding must be in ci/scan-baseline.yaml, by check and kind,
+post-renderer, hooks included) and the body-based router's chart renders: every finding must be in ci/scan-baseline.yaml, by check and kind,
 with the reason it stays, and every entry there must still be found (`make lint`).
 
     ci/scan.py CHECKOV HELM     # the checkov executable (`make lint` builds it into the cache) and a
@@ -33,6 +33,15 @@ def render(helm: str, values: Path, into: Path) -> None:
     (into / values.name).write_text(done.stdout)
 
 
+def render_body_router(helm: str, into: Path) -> None:
+    """charts/fusioninfer-bbr with its defaults: a shared Gateway's body-based router."""
+    done = subprocess.run([helm, "template", "gateway", str(ROOT / "charts" / "fusioninfer-bbr")], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"scan: rendering charts/fusioninfer-bbr failed: {done.stderr.strip()}")
+    (into / "fusioninfer-bbr.yaml").write_text(done.stdout)
+
+
 def findings(checkov: str, directory: Path) -> dict[tuple[str, str], list[str]]:
     """(check id, kind) → the objects it fails for, as file: resource."""
     done = subprocess.run([checkov, "--directory", str(directory), "--framework", "kubernetes", "--skip-download",
@@ -59,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as directory:
         for values in sorted((ROOT / "values").glob("*.yaml")):
             render(args.helm, values, Path(directory))
+        render_body_router(args.helm, Path(directory))
         found = findings(args.checkov, Path(directory))
     new = {key: objects for key, objects in found.items() if key not in allowed}
     stale = sorted(allowed - found.keys())

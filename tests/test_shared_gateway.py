@@ -8,6 +8,7 @@ import copy
 from typing import Any
 
 import pytest
+import yaml
 
 from fusion_helm import InvalidSpec
 from fusion_helm.expand.router.model_names import MODEL_HEADER
@@ -175,3 +176,23 @@ def test_shared_gateway_errors_name_the_field(case: str) -> None:
         render(service(*copy.deepcopy(roles)))
     assert (raised.value.where, raised.value.path) == ("InferenceService svc", path)
     assert message in raised.value.message
+
+
+LORA_AFFINITY_FIRST = ["lora-affinity-scorer", "queue-scorer", "kv-cache-utilization-scorer", "prefix-cache-scorer"]
+
+
+def scorer_weights(objects: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
+    config = yaml.safe_load(objects["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
+    [profile] = config["schedulingProfiles"]
+    return [(ref["pluginRef"], ref["weight"]) for ref in profile["plugins"] if "weight" in ref]
+
+
+@pytest.mark.parametrize("args", [["--model", "m", "--enable-lora", "--lora-modules", "sql=/a"],
+                                  ["--model", "m", "--lora-modules", '{"name": "sql", "path": "/a"}']])
+def test_engines_that_serve_adapters_are_scored_by_lora_affinity_unless_the_router_says(args: list[str]) -> None:
+    objects = render(service(role("w", "worker", ports=PORTS, args=args), shared_router()))
+    assert scorer_weights(objects) == list(zip(LORA_AFFINITY_FIRST, [3, 2, 2, 2], strict=True))
+    given = render(service(role("w", "worker", ports=PORTS, args=args), shared_router(strategy="queue-size")))
+    assert next(name for name, _ in scorer_weights(given)) == "queue-scorer"
+    without = render(service(role("w", "worker", ports=PORTS), shared_router()))
+    assert "lora-affinity-scorer" not in dict(scorer_weights(without))

@@ -161,6 +161,8 @@ class Router:
     """The model names a shared Gateway routes here; None: the names the serving engines serve."""
     canary_of: Canary | None = None
     model_rewrites: tuple[ModelRewrite, ...] = ()
+    scoring_given: bool = True
+    """The router names its scoring (``strategy``); False: the defaults, which the served adapters may change."""
 
     DEFAULT_POOL_API: ClassVar[PoolAPI] = PoolAPI.V1
     DEFAULT_PICKER_REPLICAS: ClassVar[int] = 2
@@ -237,6 +239,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         model_names=_model_names(raw, path, where),
         canary_of=Canary(raw["canaryOf"]["inferencePool"], raw["canaryOf"]["weight"]) if "canaryOf" in raw else None,
         model_rewrites=_model_rewrites(raw.get("modelRewrites") or [], f"{path}.modelRewrites", where),
+        scoring_given=bool(strategy),
     )
 
 

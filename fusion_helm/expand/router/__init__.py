@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fusion_helm.expand.names import check_router_names
 from fusion_helm.expand.router.generations import Generation, generation_of
-from fusion_helm.expand.router.model_names import routed_model_names
+from fusion_helm.expand.router.model_names import routed_model_names, serves_adapters
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
@@ -47,7 +47,8 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     generation = generation_of(service, router)
     port = target_port(service, router)
     queue_seconds = _queue_seconds(service, generation)
-    config = picker_config(service, router, generation, service.disaggregated, queue_seconds)
+    config = picker_config(service, router, generation, service.disaggregated, queue_seconds,
+                           serves_adapters(service, templates))
     objects = picker_objects(service, router, generation, picker_image(router, generation), config)
     objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))

@@ -29,8 +29,7 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
         return router.model_names
     names: list[str] = []
     for role in service.roles:
-        role_templates = templates[role.name]
-        server = role_templates.leader_server if role_templates.leader is not None else role_templates.worker_server
+        server = _serving_server(templates[role.name])
         served = () if server is None else _served_names(server)
         if not served:
             raise InvalidSpec(service.where, f"{router.path}.modelNames",
@@ -40,15 +39,31 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
     return tuple(dict.fromkeys([*names, *(rewrite.model for rewrite in router.model_rewrites)]))
 
 
+def serves_adapters(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> bool:
+    """A serving role's engines serve LoRA adapters: its model's, or those its command line loads."""
+    return any(role.adapters or _adapter_names(_serving_server(templates[role.name])) for role in service.roles)
+
+
+def _serving_server(role_templates: RoleTemplates) -> ServerCommand | None:
+    """The command line of the engine that serves (a multi-node replica's leader's)."""
+    return role_templates.leader_server if role_templates.leader is not None else role_templates.worker_server
+
+
 def _served_names(server: ServerCommand) -> tuple[str, ...]:
     """The names the engine answers to: vLLM's and SGLang's ``--served-model-name NAME…``, else the model;
-    then the adapters it loads at start (vLLM's ``--lora-modules``, SGLang's ``--lora-paths``)."""
+    then the adapters it loads at start."""
     named = _values(server, SERVED_MODEL_NAME)
     if not named:
         model, _ = server.model()
         named = () if model is None else (model,)
-    adapters = tuple(_adapter_name(word) for option in (LORA_MODULES, LORA_PATHS) for word in _values(server, option))
-    return (*named, *adapters) if named else ()
+    return (*named, *_adapter_names(server)) if named else ()
+
+
+def _adapter_names(server: ServerCommand | None) -> tuple[str, ...]:
+    """The adapters the engine loads at start: vLLM's ``--lora-modules``, SGLang's ``--lora-paths``."""
+    if server is None:
+        return ()
+    return tuple(_adapter_name(word) for option in (LORA_MODULES, LORA_PATHS) for word in _values(server, option))
 
 
 def _values(server: ServerCommand, option: Option) -> tuple[str, ...]:

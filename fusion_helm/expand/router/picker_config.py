@@ -16,7 +16,8 @@ from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Generation
 from fusion_helm.hooks.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
-from fusion_helm.model import DISAGGREGATED, InferenceService, Layout, Router, Scorer
+from fusion_helm.model import DISAGGREGATED, InferenceService, Layout, Router, Scorer, WeightedScorer
+from fusion_helm.model.router import STRATEGY_WORDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,13 +32,14 @@ METRICS_SOURCE = "metrics-data-source"
 
 
 def picker_config(service: InferenceService, router: Router, generation: Generation,
-                  disaggregated: bool, queue_seconds: int | None = None) -> str:
-    """QUEUE_SECONDS: flow control on, each request held at most that long (``defaultRequestTTL``)."""
+                  disaggregated: bool, queue_seconds: int | None = None, adapters: bool = False) -> str:
+    """QUEUE_SECONDS: flow control on, each request held at most that long (``defaultRequestTTL``).
+    ADAPTERS: the engines serve LoRA adapters (``scorers_for``)."""
     if router.endpoint_picker_config is not None:
         _check_verbatim(service, router, generation, queue_seconds)
         return router.endpoint_picker_config
     screener = [rollout_screener(service)] if screens_revisions(service) else []
-    scorers = _scorer_plugins(service, router, generation)
+    scorers = _scorer_plugins(service, router, generation, scorers_for(router, generation, adapters))
     plugins: list[dict[str, Any]] = [plugin for plugin, _ in scorers]
     refs = [{"pluginRef": plugin["type"], "weight": weight} for plugin, weight in scorers]
     if disaggregated:
@@ -86,10 +88,19 @@ def rollout_screener(service: InferenceService) -> dict[str, Any]:
     }}
 
 
-def _scorer_plugins(service: InferenceService, router: Router, generation: Generation
-                    ) -> list[tuple[dict[str, Any], int]]:
+def scorers_for(router: Router, generation: Generation, adapters: bool) -> tuple[WeightedScorer, ...]:
+    """The router's scorers; where it names none and the engines serve LoRA adapters, the lora-affinity
+    weighting (a request for an adapter goes where it is loaded, or a slot is free, before anywhere it
+    must be loaded first), where the generation has that scorer."""
+    if adapters and not router.scoring_given and Scorer.LORA_AFFINITY in generation.scorer_plugins:
+        return STRATEGY_WORDS[Scorer.LORA_AFFINITY]
+    return router.scorers
+
+
+def _scorer_plugins(service: InferenceService, router: Router, generation: Generation,
+                    scorers: tuple[WeightedScorer, ...]) -> list[tuple[dict[str, Any], int]]:
     out = []
-    for index, scorer in enumerate(router.scorers):
+    for index, scorer in enumerate(scorers):
         plugin_type = generation.scorer_plugins.get(scorer.type)
         if plugin_type is None:
             path = f"{router.path}.strategy" + (f".scorers[{index}].type" if router.strategy_word is None else "")

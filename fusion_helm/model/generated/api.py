@@ -1805,7 +1805,13 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                         'weights. A prefill/decode '
                                                                                         'service gets a prefill '
                                                                                         'and a decode profile '
-                                                                                        'scored alike.',
+                                                                                        'scored alike. Default: '
+                                                                                        'queue-size 2, '
+                                                                                        'kv-cache-utilization 2, '
+                                                                                        'prefix-cache 3; where the '
+                                                                                        'engines serve LoRA '
+                                                                                        "adapters, lora-affinity's "
+                                                                                        'weighting.',
                                                                          'anyOf': [{'type': 'string',
                                                                                     'enum': ['prefix-cache',
                                                                                              'kv-cache-utilization',
@@ -5269,7 +5275,11 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                'or the scorers and their weights. '
                                                                                'A prefill/decode service gets a '
                                                                                'prefill and a decode profile '
-                                                                               'scored alike.',
+                                                                               'scored alike. Default: queue-size '
+                                                                               '2, kv-cache-utilization 2, '
+                                                                               'prefix-cache 3; where the engines '
+                                                                               'serve LoRA adapters, '
+                                                                               "lora-affinity's weighting.",
                                                                 'anyOf': [{'type': 'string',
                                                                            'enum': ['prefix-cache',
                                                                                     'kv-cache-utilization',

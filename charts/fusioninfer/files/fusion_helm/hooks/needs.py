@@ -184,6 +184,7 @@ POOL_V1 = "inference.networking.k8s.io/v1"
 POOL_V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
 DEFAULT_POOL_API = POOL_V1
 _GIE_MODELS = "inference.networking.x-k8s.io"
+_LLM_D_MODELS = "llm-d.ai"
 PICKERS: Mapping[str, PickerReads] = {
     "gie-v0.5": PickerReads((POOL_V1ALPHA2,), Kind(_GIE_MODELS, "v1alpha2", "InferenceModel", "inferencemodels"),
                             models_watched_always=True),
@@ -193,9 +194,10 @@ PICKERS: Mapping[str, PickerReads] = {
     # Its own group's InferenceObjective, which it reads whenever its CRDs are installed (the Inference
     # Extension's, the legacy group, only where they are not: it watches both), and starts without.
     # Rewrites likewise: its own group's (pkg/epp/controller/inferencemodelrewrite_reconciler.go).
-    "llm-d-router": PickerReads((POOL_V1,), Kind("llm-d.ai", "v1alpha2", "InferenceObjective", "inferenceobjectives"),
-                                models_watched_always=False,
-                                rewrite=Kind("llm-d.ai", "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
+    "llm-d-router": PickerReads(
+        (POOL_V1,), Kind(_LLM_D_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
+        models_watched_always=False,
+        rewrite=Kind(_LLM_D_MODELS, "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
 }
 """Each endpoint picker generation (docs/router.md) by name."""
 DEFAULT_PICKERS: Mapping[str, str] = {POOL_V1: "gie-v1.0", POOL_V1ALPHA2: "gie-v0.5"}
