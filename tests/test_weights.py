@@ -216,6 +216,16 @@ def test_adapters_are_fetched_beside_their_model_and_loaded_under_their_names() 
     assert [word for word in wait["command"][5:] if word.startswith("/models/")] == [FOLDER, sql, legal]
 
 
+def test_prefill_and_decode_both_load_every_adapter() -> None:
+    """A request for an adapter is prefilled and decoded with it: both roles load every adapter."""
+    objects = render(service(role("prefill", "prefiller"), role("decode", "decoder"),
+                             model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
+    for name in ("svc-prefill-0", "svc-decode-0"):
+        args = engine_of(objects[f"LeaderWorkerSet/{name}"])["containers"][0]["args"]
+        modules = args[args.index("--lora-modules") + 1:]
+        assert "--enable-lora" in args and [module.partition("=")[0] for module in modules] == ["sql", "legal"], args
+
+
 @pytest.mark.parametrize(("model", "cache", "args", "field"), [
     ({**HUB, "adapters": ADAPTERS}, None, [], "spec.model.adapters"),
     ({"source": "pvc://weights/qwen", "adapters": ADAPTERS}, CACHE, [], "spec.model.adapters"),
