@@ -62,11 +62,11 @@ CASES = {
         "InferenceService qwen: spec.roles[1].template.spec.containers: must have at least 1 item(s), got 0"),
     "unknown field": (
         with_role_change("replica", 2),
-        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, componentType, "
+        "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, canaryOf, componentType, "
         "disruptionBudget, "
-        "endpointPicker, endpointPickerConfig, frontend, gateway, httproute, model, models, multinode, name, "
-        "networkTopology, poolAPIVersion, recoveryPolicy, replicas, rollout, service, strategy, targetPort, "
-        "template)"),
+        "endpointPicker, endpointPickerConfig, frontend, gateway, httproute, model, modelNames, models, multinode, "
+        "name, networkTopology, poolAPIVersion, recoveryPolicy, replicas, rollout, service, sharedGateway, strategy, "
+        "targetPort, template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
         "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: its endpoint "
