@@ -829,9 +829,11 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                       'and '
                                                                                                                       'picker-running '
                                                                                                                       '8 '
-                                                                                                                      '(an '
-                                                                                                                      'llm-d-router '
-                                                                                                                      'picker), '
+                                                                                                                      '(a '
+                                                                                                                      'picker '
+                                                                                                                      'with '
+                                                                                                                      'flow '
+                                                                                                                      'control), '
                                                                                                                       'else '
                                                                                                                       'engine-queue '
                                                                                                                       '1; '
@@ -2072,6 +2074,16 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'and '
                                                                                                                             'v1alpha2 '
                                                                                                                             'pools), '
+                                                                                                                            'gie-v1.5 '
+                                                                                                                            '(Gateway '
+                                                                                                                            'API '
+                                                                                                                            'Inference '
+                                                                                                                            'Extension '
+                                                                                                                            'v1.5; '
+                                                                                                                            'v1 '
+                                                                                                                            'pools; '
+                                                                                                                            'flow '
+                                                                                                                            'control), '
                                                                                                                             'gie-v0.5 '
                                                                                                                             '(v1alpha2 '
                                                                                                                             'pools) '
@@ -2079,6 +2091,8 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'llm-d-router '
                                                                                                                             '(v1 '
                                                                                                                             'pools; '
+                                                                                                                            'flow '
+                                                                                                                            'control; '
                                                                                                                             'the '
                                                                                                                             'only '
                                                                                                                             'one '
@@ -2107,6 +2121,7 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'pools '
                                                                                                                             '(docs/router.md).',
                                                                                                              'enum': ['gie-v1.0',
+                                                                                                                      'gie-v1.5',
                                                                                                                       'gie-v0.5',
                                                                                                                       'llm-d-router']},
                                                                                               'image': {'type': 'string',
@@ -4305,10 +4320,11 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                              '1 '
                                                                                                              'and '
                                                                                                              'picker-running '
-                                                                                                             '8 '
-                                                                                                             '(an '
-                                                                                                             'llm-d-router '
-                                                                                                             'picker), '
+                                                                                                             '8 (a '
+                                                                                                             'picker '
+                                                                                                             'with '
+                                                                                                             'flow '
+                                                                                                             'control), '
                                                                                                              'else '
                                                                                                              'engine-queue '
                                                                                                              '1; a '
@@ -5473,6 +5489,16 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'and '
                                                                                                                    'v1alpha2 '
                                                                                                                    'pools), '
+                                                                                                                   'gie-v1.5 '
+                                                                                                                   '(Gateway '
+                                                                                                                   'API '
+                                                                                                                   'Inference '
+                                                                                                                   'Extension '
+                                                                                                                   'v1.5; '
+                                                                                                                   'v1 '
+                                                                                                                   'pools; '
+                                                                                                                   'flow '
+                                                                                                                   'control), '
                                                                                                                    'gie-v0.5 '
                                                                                                                    '(v1alpha2 '
                                                                                                                    'pools) '
@@ -5480,6 +5506,8 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'llm-d-router '
                                                                                                                    '(v1 '
                                                                                                                    'pools; '
+                                                                                                                   'flow '
+                                                                                                                   'control; '
                                                                                                                    'the '
                                                                                                                    'only '
                                                                                                                    'one '
@@ -5508,6 +5536,7 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'pools '
                                                                                                                    '(docs/router.md).',
                                                                                                     'enum': ['gie-v1.0',
+                                                                                                             'gie-v1.5',
                                                                                                              'gie-v0.5',
                                                                                                              'llm-d-router']},
                                                                                      'image': {'type': 'string',
