@@ -1,6 +1,7 @@
 """checkov's Kubernetes checks over the objects each example renders (`helm template` with the
-post-renderer, hooks included) and the body-based router's chart renders: every finding must be in ci/scan-baseline.yaml, by check and kind,
-with the reason it stays, and every entry there must still be found (`make lint`).
+post-renderer, hooks included) and the body-based router's chart renders: every finding must be in
+ci/scan-baseline.yaml, by check and kind, with the reason it stays, and every entry there must still be
+found (`make lint`).
 
     ci/scan.py CHECKOV HELM     # the checkov executable (`make lint` builds it into the cache) and a
                                 # helm 3 binary (`make lint` gives the one ci/tools.env pins)

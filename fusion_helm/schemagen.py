@@ -51,8 +51,8 @@ from fusion_helm.model.schema import (
 UPSTREAM_KINDS = tuple((kind.api_version, kind.kind) for kind in (
     LEADER_WORKER_SET, DISAGGREGATED_SET, POD_GROUP, GATEWAY, HTTP_ROUTE,
     *(inference_pool(api) for api in (POOL_V1, POOL_V1ALPHA2)),
-    *(reads.model for reads in PICKERS.values()),
-    *(reads.rewrite for reads in PICKERS.values() if reads.rewrite is not None),
+    *dict.fromkeys(reads.model for reads in PICKERS.values()),  # each once: generations share model kinds
+    *dict.fromkeys(reads.rewrite for reads in PICKERS.values() if reads.rewrite is not None),
     POD_MONITOR, CERTIFICATE, SCALED_OBJECT, TRIGGER_AUTHENTICATION))
 """Every kind the expansion writes or takes over, at the versions it uses."""
 VENDORED_CRDS = {"LLMD_ROUTER": "config/crd/bases/llm-d.ai_inferenceobjectives.yaml"}

@@ -60,6 +60,20 @@ def test_a_routed_role_follows_its_picker_s_queue_and_requests_in_flight() -> No
     assert [rule["timeouts"] for rule in rules] == [{"request": "1620s"}]
 
 
+def test_behind_the_v1_5_picker_a_role_follows_that_picker_s_own_metrics() -> None:
+    """GIE v1.5 queues as llm-d-router does (its flowControl gate, the request TTL), and reports its queue and
+    requests in flight under the Inference Extension's names."""
+    objects = render(routed(scaled(minReplicas=0), picker="gie-v1.5"))
+    pinned = 'namespace="llm",fusioninfer_io_service="svc",fusioninfer_io_role_name="router"'
+    assert [t["metadata"]["query"] for t in objects["ScaledObject/svc-chat"]["spec"]["triggers"]] == [
+        f"sum(inference_extension_flow_control_queue_size{{{pinned}}})",
+        f"sum(inference_objective_running_requests{{{pinned}}})"]
+    config = picker_config(objects)
+    assert config["apiVersion"] == "inference.networking.x-k8s.io/v1alpha1"
+    assert (config["featureGates"], config["flowControl"]) == (["flowControl"], {"defaultRequestTTL": "1020s"})
+    assert [rule["timeouts"] for rule in objects["HTTPRoute/svc-router"]["spec"]["rules"]] == [{"request": "1620s"}]
+
+
 def test_the_picker_does_not_queue_where_nothing_asks_it_to() -> None:
     objects = render(routed(scaled(signals=[{"type": "engine-queue", "target": 2}])))
     assert "featureGates" not in picker_config(objects)
@@ -155,7 +169,7 @@ def verbatim_config() -> str:
     (service(scaled(minReplicas=0), layout="role", **MONITORED),
      "spec.roles[0].autoscaling.minReplicas", "add a router role"),
     (routed(scaled(minReplicas=0), picker="gie-v1.0"),
-     "spec.roles[0].autoscaling.minReplicas", "use endpointPicker.generation llm-d-router"),
+     "spec.roles[0].autoscaling.minReplicas", "use endpointPicker.generation llm-d-router or gie-v1.5"),
     (routed(scaled(signals=[{"type": "picker-queue", "target": 1}]), picker="gie-v1.0"),
      "spec.roles[0].autoscaling.signals[0].type", "has no flow control"),
     (service(scaled(signals=[{"type": "picker-running", "target": 1}]), layout="role", **MONITORED),

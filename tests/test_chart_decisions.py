@@ -103,6 +103,14 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
     "llm-d-router without models": {"roles": [role("w", "worker"), router(generation="llm-d-router")]},
     "llm-d-router with models and a gateway": {
         "roles": [role("w", "worker"), router(generation="llm-d-router", models=True, gateway=True)]},
+    "gie-v1.5 without models": {"roles": [role("w", "worker"), router(generation="gie-v1.5")]},
+    "gie-v1.5 with models and a gateway": {
+        "roles": [role("w", "worker"), router(generation="gie-v1.5", models=True, gateway=True)]},
+    "gie-v1.5 before a role at zero under KEDA": {
+        "layout": "role", "monitoring": {"podMonitor": {"enabled": True}}, "roles": [
+            {**role("w", "worker", None), "autoscaling": {
+                "minReplicas": 0, "maxReplicas": 2, "prometheus": {"serverAddress": "http://prometheus:9090"}}},
+            router(generation="gie-v1.5")]},
     "gie-v1.0 on a v1alpha2 pool": {
         "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", generation="gie-v1.0")]},
     "disaggregated": {"roles": [role("p", "prefiller"), role("d", "decoder", 2)], "layout": "disaggregated"},

@@ -18,6 +18,7 @@ import kubernetes
 import pytest
 import yaml
 
+from fusion_helm.expand.router.generations import GENERATIONS
 from tests.cluster import PICKERS, Cluster, eventually, ready, release
 from tests.controlplane import components
 from tests.controlplane.builds import shared_crd
@@ -44,11 +45,11 @@ WAITING = 12
 """Requests sent while the role stands at zero."""
 
 
-def elastic_values(tmp_path: Path, prometheus: str, **autoscaling: Any) -> Path:
-    """Story 1 behind an llm-d-router picker whose pods run for real (two, as the chart's default), its
+def elastic_values(tmp_path: Path, prometheus: str, generation: str = "llm-d-router", **autoscaling: Any) -> Path:
+    """Story 1 behind a picker of GENERATION whose pods run for real (two, as the chart's default), its
     worker scaled by KEDA on the rendered signals from the Prometheus at PROMETHEUS."""
     path = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, endpointPicker={
-        "generation": "llm-d-router", "podAnnotations": SERVING,
+        "generation": generation, "podAnnotations": SERVING,
         # Prometheus scrapes without a token here (docs/monitoring.md, "The picker's metrics").
         "flags": {"metrics-endpoint-auth": "false"}})
     values = yaml.safe_load(path.read_text())
@@ -81,15 +82,16 @@ def lws_replicas(cluster: Cluster, namespace: str, name: str) -> int | None:
     return found["spec"].get("replicas")
 
 
+@pytest.mark.parametrize("generation", [str(name) for name, release in GENERATIONS.items() if release.flow_control])
 def test_requests_that_arrive_at_zero_wait_for_the_replica_they_wake(
-        keda: Cluster, helm4: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+        keda: Cluster, helm4: Helm, serving_kubelet: ServingKubelet, tmp_path: Path, generation: str) -> None:
     """The worker stands at zero while idle; requests sent then are held by the pickers' flow control,
-    their queue wakes the role through Prometheus and KEDA, and every one is answered once the replica is
-    Ready. The same requests through a picker of the same configuration without flow control all fail at
-    once."""
-    helm, namespace = helm4, "elastic-wake"
+    their queue wakes the role through Prometheus and KEDA (the picker-queue signal, in each generation's
+    own metric name), and every one is answered once the replica is Ready. The same requests through a
+    picker of the same configuration without flow control all fail at once."""
+    helm, namespace = helm4, f"elastic-wake-{generation}".replace(".", "-")
     port = free_port()
-    values = elastic_values(tmp_path, f"http://127.0.0.1:{port}", minReplicas=0)
+    values = elastic_values(tmp_path, f"http://127.0.0.1:{port}", generation, minReplicas=0)
     with pod_monitors(keda), release(keda, helm, SERVICE, namespace) as installed:
         installed.install(values)
         manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}

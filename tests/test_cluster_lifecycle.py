@@ -241,6 +241,9 @@ def test_the_hooks_run_as_their_service_account(cluster: Cluster, helm: Helm, tm
                       "endpointPicker": {"generation": "gie-v1.0"}}
             routed = run("check", service_spec={**rendered, "roles": [*rendered["roles"], router]})
             assert routed.returncode == 0 and routed.stdout == "prerequisites: ok\n", routed.stderr
+            newer = {**router, "endpointPicker": {"generation": "gie-v1.5"}, "models": [{"name": "chat"}]}
+            routed = run("check", service_spec={**rendered, "roles": [*rendered["roles"], newer]})
+            assert routed.returncode == 0 and routed.stdout == "prerequisites: ok\n", routed.stderr
             reported = run("status")
             assert reported.returncode == 0, reported.stderr
             assert reported.stdout.strip().endswith(f"{namespace}/deepseek-r1-inference: Running")

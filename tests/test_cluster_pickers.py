@@ -60,20 +60,30 @@ def monolithic_older(tmp_path: Path) -> dict[str, Any]:
 def llm_d_router(base: Callable[[Path], dict[str, Any]], layout: str | None = None
                  ) -> Callable[[Path], dict[str, Any]]:
     """BASE's values with the llm-d-router picker (and LAYOUT: disaggregated chooses it by itself)."""
+    return named("llm-d-router", base, layout)
+
+
+def named(generation: str, base: Callable[[Path], dict[str, Any]], layout: str | None = None
+          ) -> Callable[[Path], dict[str, Any]]:
+    """BASE's values with the GENERATION picker named (or LAYOUT, which chooses it by itself)."""
     def values(tmp_path: Path) -> dict[str, Any]:
         loaded = base(tmp_path)
         if layout:
             loaded["layout"] = layout
         else:
-            loaded["roles"][-1]["endpointPicker"] = {"generation": "llm-d-router"}
+            loaded["roles"][-1]["endpointPicker"] = {"generation": generation}
         return loaded
     return values
 
 
 VARIANTS = {"monolithic-v1": monolithic_v1, "monolithic-v1alpha2": monolithic_older,
+            "gie-v1.5-monolithic": named("gie-v1.5", monolithic_v1),
             "llm-d-router-monolithic": llm_d_router(monolithic_v1), "pd": pd,
             "pd-disaggregated": llm_d_router(pd, "disaggregated")}
 """Prefill/decode runs llm-d-router, the generation with a sidecar, whatever the layout."""
+LOGS_ENDPOINTS = {GENERATIONS[PickerGeneration.GIE_V1].image, GENERATIONS[PickerGeneration.GIE_V05].image}
+"""The pickers that log each endpoint they take (their metrics refresher's start and stop, tests/pickers.py);
+GIE v1.5's data layer and llm-d-router log none."""
 
 
 def leaders(cluster: Cluster, namespace: str, component: str | None = None) -> dict[str, str]:
@@ -89,7 +99,7 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
     values = VARIANTS[variant](tmp_path)
     path = tmp_path / "values.yaml"
     path.write_text(yaml.safe_dump(values))
-    namespace = f"picker-{variant}"
+    namespace = f"picker-{variant}".replace(".", "-")  # a DNS label
     router = values["roles"][-1]
     serving_roles = [r for r in values["roles"] if r["componentType"] != "router"]
     with release(cluster, helm4, "svc", namespace) as installed:
@@ -113,8 +123,8 @@ def test_the_picker_runs_as_the_chart_renders_it(cluster: Cluster, helm4: Helm, 
             assert CONFIG_LOADED in found.output()
             body = {"model": "qwen3-8b", "prompt": PROMPT, "max_tokens": 8}
             disaggregated = any(r["componentType"] == "prefiller" for r in serving_roles)
-            if "llm-d-router" in deployment["spec"]["template"]["spec"]["containers"][0]["image"]:
-                # llm-d-router logs no endpoint it takes: they are the ones it routes to
+            if deployment["spec"]["template"]["spec"]["containers"][0]["image"] not in LOGS_ENDPOINTS:
+                # A picker that logs no endpoint it takes: they are the ones it routes to
                 everyone = {f"{ip}:{port}" for ip in all_leaders.values()}
                 routes = found.routing_to(everyone, {**body, "prompt": "{n}: " + PROMPT})
                 destinations, prefill_hosts = routes.destinations, routes.prefill_hosts
@@ -192,9 +202,57 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
         cluster.control_plane.established(f"{crd}.inference.networking.x-k8s.io")
 
 
+PREFIX_PARAMETERS = {PickerGeneration.LLM_D_ROUTER: {"matchLengthScaleTokens": 64},
+                     # v1.5's scorer passes its parameters to the prefix data producer it adds
+                     # (pkg/epp/config/loader/configloader.go), which sizes blocks in tokens.
+                     PickerGeneration.GIE_V15: {"blockSizeTokens": 32},
+                     PickerGeneration.GIE_V1: {"hashBlockSize": 32}, PickerGeneration.GIE_V05: {"hashBlockSize": 32}}
+
+
+def test_the_v1_5_picker_starts_without_its_model_crds_and_the_check_asks_for_them_only_with_models(
+        cluster: Cluster, tmp_path: Path) -> None:
+    """GIE v1.5 asks discovery for InferenceObjective and InferenceModelRewrite and watches those served: with
+    neither CRD it syncs its pool and serves; the check asks for InferenceObjectives only where the router
+    writes some."""
+    crds = ("inferenceobjectives", "inferencemodelrewrites")
+    namespace = "picker-v15-bare"
+    for crd in crds:
+        cluster.control_plane.kubectl("delete", "crd", f"{crd}.inference.networking.x-k8s.io", "--wait")
+    try:
+        eventually("the model CRDs gone from discovery", lambda: not set(crds) & set(
+            cluster.control_plane.kubectl("api-resources", "--api-group", "inference.networking.x-k8s.io", "-o",
+                                          "name").stdout.replace(".inference.networking.x-k8s.io", "").split()))
+        roles: list[dict[str, Any]] = [{"name": "w", "componentType": "worker"},
+                                       {"name": "router", "componentType": "router",
+                                        "endpointPicker": {"generation": "gie-v1.5"}}]
+        check = run_check(cluster, tmp_path / "bare", {"roles": roles})
+        assert check.returncode == 0, check.stderr
+        roles[1]["models"] = [{"name": "chat"}]
+        check = run_check(cluster, tmp_path / "models", {"roles": roles})
+        assert check.returncode == 1 and "inferenceobjectives (inference.networking.x-k8s.io/v1alpha2) is not " \
+            "served" in check.stderr, check.stderr
+
+        objects = render(service(role("w", "worker", ports=[{"containerPort": 8000, "name": "http"}]), {
+            "name": "router", "componentType": "router", "endpointPicker": {"generation": "gie-v1.5"},
+            "httproute": {"parentRefs": [{"name": "gw"}]}}))
+        pool = objects["InferencePool/svc-router"]
+        cluster.control_plane.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+                                     {**pool, "metadata": {"name": pool["metadata"]["name"], "namespace": namespace}}])
+        with running(objects["Deployment/svc-router-epp"], objects["ConfigMap/svc-router-epp"], namespace,
+                     cluster.kubeconfig, tmp_path) as found:
+            serving(found)
+            assert "no matches for kind" not in found.output()
+    finally:
+        for crd in crds:
+            cluster.control_plane.apply(shared_crd(f"inference.networking.x-k8s.io_{crd}.yaml").read_text())
+            cluster.control_plane.established(f"{crd}.inference.networking.x-k8s.io")
+
+
 def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
     """Every strategy the router renders, for each generation, pool API and service shape (and for
-    llm-d-router the prefill/decode service in layout disaggregated, with the rollout screener)."""
+    llm-d-router the prefill/decode service in layout disaggregated, with the rollout screener); and for each
+    generation its engines' metrics scraped in HTTPS (spec.tls) and, where it has flow control, a role at
+    zero behind it (its queue)."""
     ports = [{"containerPort": 8000, "name": "http"}]
     pd_roles = [role("p", "prefiller", ports=ports), role("d", "decoder", ports=ports)]
     shapes: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {
@@ -209,8 +267,7 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
                     continue
                 words = [w for w in STRATEGY_WORDS if shape != "monolithic" or w != PD_DISAGGREGATION]
                 # Each release's own parameters of its prefix-cache scorer.
-                prefix = {"matchLengthScaleTokens": 64} if generation is PickerGeneration.LLM_D_ROUTER else {
-                    "hashBlockSize": 32}
+                prefix = PREFIX_PARAMETERS[generation]
                 for strategy in [*words, {"scorers": [{"type": "prefix-cache", "parameters": prefix},
                                                       {"type": "queue-size", "weight": 2}],
                                           **({"prefillThreshold": 100} if shape == "pd" else {})}]:
@@ -226,6 +283,19 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
                         assert "disaggregatedset-rollout-screener" in objects["ConfigMap/svc-router-epp"]["data"][
                             "config.yaml"]
                     yield f"{generation} {api.value} {shape} {strategy}", objects
+        router = {"name": "router", "componentType": "router",
+                  "poolAPIVersion": GENERATIONS[generation].pool_apis[0].value,
+                  "endpointPicker": {"generation": str(generation)}, "httproute": {"parentRefs": [{"name": "gw"}]}}
+        yield f"{generation} tls", render(service(role("w", "worker", ports=ports), copy.deepcopy(router),
+                                                  tls={"secretName": "tls"}))
+        if GENERATIONS[generation].flow_control:
+            idle = role("w", "worker", ports=ports)
+            del idle["replicas"]
+            idle["autoscaling"] = {"minReplicas": 0, "maxReplicas": 2,
+                                   "prometheus": {"serverAddress": "http://127.0.0.1:9"}}
+            objects = render(service(idle, router, layout="role", monitoring={"podMonitor": {"enabled": True}}))
+            assert "flowControl" in objects["ConfigMap/svc-router-epp"]["data"]["config.yaml"]
+            yield f"{generation} flow control", objects
 
 
 def test_every_configuration_the_router_renders_loads_in_its_picker(cluster: Cluster, tmp_path: Path) -> None:

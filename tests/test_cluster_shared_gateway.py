@@ -6,7 +6,7 @@ Inference Extension v1.5.0) run as their pods; the gateway stand-in calls the bo
 then routes on the HTTPRoutes as the API server has them (tests/serving.py, GatewayView).
 
 Requests for model A reach only A's pods, B's only B's, a model nobody serves gets 404; a third release,
-a canary of A at weight 10, takes 10 % of A's requests (measured over 1,000). Each shown failing without
+a canary of A at weight 10, takes 10 % of A's requests (measured over 2,000). Each shown failing without
 its protection: routes without the model header match send B's requests to A; a gateway without the
 body-based router routes nothing; a canary route without its POST match takes none."""
 
@@ -31,7 +31,9 @@ GATEWAY = "inference-gateway"
 GATEWAYS = "gateways"
 """The shared Gateway's namespace."""
 MODEL_A, MODEL_B = "org/model-a", "org/model-b"
-CANARY_REQUESTS, CANARY_WEIGHT = 1000, 10
+CANARY_REQUESTS, CANARY_WEIGHT = 2000, 10
+"""Two thousand requests: a 10 % share of them varies by 0.7 points (one standard deviation), the ±3 allowed
+is over four."""
 
 
 def service_values(tmp_path: Path, release_name: str, gateway_namespace: str, args: list[str], **router: Any
@@ -176,18 +178,26 @@ def asked_for(gateway: str, number: int, model: str = "sql") -> str:
     return headers.get("x-stand-in-model", "") if status == 200 else str(status)
 
 
+REWRITING = {"llm-d-router": ("llm-d.ai", 3), "gie-v1.5": ("inference.networking.x-k8s.io", 4)}
+"""The pickers that apply rewrites: the group they read them in, and the helm that installs the service."""
+
+
+@pytest.mark.parametrize("generation", sorted(REWRITING))
 def test_a_rewrite_splits_an_adapter_s_requests_between_its_versions(
-        cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
-    """Inside one service: requests for "sql" are rewritten by llm-d-router's picker to the adapter's two
-    versions, 90/10, as the InferenceModelRewrite says; the engines (the simulator, with both adapters
-    loaded) answer as the version they were asked for. Without the rewrite nothing serves "sql"."""
-    gateways, namespace = f"rewrite-gateways-helm{helm.major}", f"rewrite-helm{helm.major}"
+        cluster: Cluster, generation: str, serving_kubelet: ServingKubelet, tmp_path: Path,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Inside one service: requests for "sql" are rewritten by the picker to the adapter's two versions,
+    90/10, as the InferenceModelRewrite says; the engines (the simulator, with both adapters loaded) are
+    asked for the version chosen. Without the rewrite neither version is asked for."""
+    group, major = REWRITING[generation]
+    helm = make_helm(major, tmp_path_factory.mktemp(f"rewrite-helm{major}"))
+    gateways, namespace = f"rewrite-gateways-{generation}".replace(".", "-"), f"rewrite-{generation}".replace(".", "-")
     args = ["--model", "org/base", "--enable-lora", "--max-loras", "2", "--lora-modules", lora("sql-v1"),
             lora("sql-v2")]
     rewrites = [{"model": "sql", "targets": [{"model": "sql-v1", "weight": 90}, {"model": "sql-v2", "weight": 10}]}]
     with body_router(cluster, helm, gateways), release(cluster, helm, "svc", namespace) as installed:
         installed.install(service_values(tmp_path, "svc", gateways, args, modelRewrites=rewrites,
-                                         endpointPicker={"generation": "llm-d-router"}))
+                                         endpointPicker={"generation": generation}))
         ready_pods(cluster, namespace, 3)
         with through(cluster, gateways, tmp_path / "rewritten") as gateway:
             eventually("the rewrite applied", lambda: asked_for(gateway, 0) in ("sql-v1", "sql-v2"), timeout=60,
@@ -204,7 +214,7 @@ def test_a_rewrite_splits_an_adapter_s_requests_between_its_versions(
             assert asked_for(gateway, 0, "sql-v2") == "sql-v2"
 
             # Without the rewrite no request reaches either version: "sql" itself is no adapter the engines loaded.
-            cluster.control_plane.kubectl("delete", "inferencemodelrewrites.llm-d.ai", "svc-router", "-n", namespace)
+            cluster.control_plane.kubectl("delete", f"inferencemodelrewrites.{group}", "svc-router", "-n", namespace)
             eventually("the rewrite gone", lambda: asked_for(gateway, 0) not in ("sql-v1", "sql-v2"), timeout=60)
             unrewritten = Counter(asked_for(gateway, n) for n in range(20))
             print(f"without the rewrite: {dict(unrewritten)}")

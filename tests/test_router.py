@@ -384,8 +384,32 @@ ERRORS = {
         "the gie-v0.5 picker reads inference.networking.x-k8s.io/v1alpha2 InferencePools, not "
         "inference.networking.k8s.io/v1"),
     "an unknown generation": (
-        [WORKER, router(endpointPicker={"generation": "gie-v1.5"})], "spec.roles[1].endpointPicker.generation",
-        "must be one of gie-v1.0, gie-v0.5, llm-d-router, got 'gie-v1.5'"),
+        [WORKER, router(endpointPicker={"generation": "gie-v1.4"})], "spec.roles[1].endpointPicker.generation",
+        "must be one of gie-v1.0, gie-v1.5, gie-v0.5, llm-d-router, got 'gie-v1.4'"),
+    "the v1.5 picker on a v1alpha2 pool": (
+        [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
+                        endpointPicker={"generation": "gie-v1.5"})],
+        "spec.roles[1].endpointPicker.generation",
+        "the gie-v1.5 picker reads inference.networking.k8s.io/v1 InferencePools, not "
+        "inference.networking.x-k8s.io/v1alpha2"),
+    "the v1.5 picker for prefill/decode": (
+        [role("p", "prefiller", ports=[{"containerPort": 8000}]), role("d", "decoder", ports=[{"containerPort": 8000}]),
+         router(endpointPicker={"generation": "gie-v1.5"})],
+        "spec.roles[2].endpointPicker.generation",
+        "the gie-v1.5 picker has no prefill/decode sidecar to run the prefill it would choose; choose llm-d-router"),
+    "a metric flag the v1.5 picker refuses": (
+        [WORKER, router(endpointPicker={"generation": "gie-v1.5", "flags": {
+            "kv-cache-usage-percentage-metric": "vllm:gpu_cache_usage_perc"}})],
+        "spec.roles[1].endpointPicker.flags.kv-cache-usage-percentage-metric",
+        "is deprecated in the gie-v1.5 picker: the picker exits at start when given it: name the metrics in "
+        "endpointPickerConfig, in its core-metrics-extractor's engineConfigs"),
+    "a metrics scheme flag of the v1.5 picker": (
+        [WORKER, router(endpointPicker={"generation": "gie-v1.5", "flags": {"model-server-metrics-scheme": "https"}})],
+        "spec.roles[1].endpointPicker.flags.model-server-metrics-scheme",
+        "is deprecated in the gie-v1.5 picker: spec.tls has it scrape the engines in HTTPS"),
+    "a metric flag llm-d-router refuses": (
+        [WORKER, router(endpointPicker={"generation": "llm-d-router", "flags": {"lora-info-metric": "x"}})],
+        "spec.roles[1].endpointPicker.flags.lora-info-metric", "is deprecated in the llm-d-router picker"),
     "a v0.5 picker flag on the v1.0 picker": (
         [WORKER, router(endpointPicker={"flags": {"poolName": "x"}})], "spec.roles[1].endpointPicker.flags.poolName",
         "is a flag of another endpoint picker generation, not of the gie-v1.0 picker"),
@@ -561,6 +585,10 @@ def test_the_pickers_survive_an_update_and_a_drain_by_default() -> None:
     # llm-d-router drains by itself (--drain-timeout): no preStop of ours delays it further
     drained = expand(service(WORKER, router(endpointPicker={"generation": "llm-d-router"})))
     assert "lifecycle" not in drained["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]
+    # gie-v1.5 stops gracefully, which takes no new request: its pod waits as v1.0's
+    stopped = expand(service(WORKER, router(endpointPicker={"generation": "gie-v1.5"})))
+    assert stopped["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]["lifecycle"] == \
+        {"preStop": {"sleep": {"seconds": 10}}}
     # one picker: no budget, which would block every drain of its node
     alone = expand(service(WORKER, router(endpointPicker={"replicas": 1, "failureMode": "FailOpen"})))
     assert alone["Deployment/svc-router-epp"]["spec"]["replicas"] == 1

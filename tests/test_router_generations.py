@@ -4,16 +4,22 @@ one when the router does not."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 from typing import Any
 
 import pytest
 import yaml
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.autoscaling import QUEUEING_PICKERS
 from fusion_helm.expand.router.generations import DEFAULTS, GENERATIONS, PD_GENERATION
+from fusion_helm.hooks import needs
 from fusion_helm.model import PickerGeneration, PoolAPI
+from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
 from tests.builders import render as expand
 from tests.builders import role, service
+from tests.controlplane.builds import picker as picker_binary
 from tests.schemas import Validators, custom_resource_errors
 
 PORTS = [{"containerPort": 8000, "name": "http"}]
@@ -92,7 +98,7 @@ def test_without_a_generation_the_pool_api_chooses() -> None:
 
 def test_a_generation_without_a_sidecar_is_refused_for_prefill_decode() -> None:
     refused = [generation for generation in PickerGeneration if GENERATIONS[generation].pd_sidecar is None]
-    assert set(refused) == {PickerGeneration.GIE_V05, PickerGeneration.GIE_V1}
+    assert set(refused) == {PickerGeneration.GIE_V05, PickerGeneration.GIE_V1, PickerGeneration.GIE_V15}
     for generation in refused:
         with pytest.raises(InvalidSpec, match=r"endpointPicker\.generation: the .* picker has no prefill/decode "
                                               r"sidecar .*; choose llm-d-router"):
@@ -110,9 +116,9 @@ def test_a_v1alpha2_pool_with_the_v1_0_picker_gets_the_flags_upstream_s_chart_re
 
 
 def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
-    """GIE's pickers default to vllm:gpu_cache_usage_perc, which vLLM stopped emitting in 0.10: the
-    router names the metric vLLM and llm-d's simulator emit (the serving tests scrape both). llm-d-router
-    reads today's names by default, and refuses the flags."""
+    """GIE's pickers before v1.5 default to vllm:gpu_cache_usage_perc, which vLLM stopped emitting in 0.10:
+    the router names the metric vLLM and llm-d's simulator emit (the serving tests scrape both). llm-d-router
+    and GIE v1.5 read today's names by default, and refuse the flags."""
     for generation in PickerGeneration:
         release = GENERATIONS[generation]
         args = picker(routed(MONOLITHIC, poolAPIVersion=release.pool_apis[0].value,
@@ -122,8 +128,15 @@ def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
         assert set(release.metric_flags.values()) <= set(release.engine_metrics)
         assert flags.items() >= release.metric_flags.items()
         assert "vllm:gpu_cache_usage_perc" not in flags.values()
-    assert not any("metric" in arg for arg in picker(routed(MONOLITHIC, endpointPicker={
-        "generation": "llm-d-router"}))["args"])
+    for generation in (PickerGeneration.LLM_D_ROUTER, PickerGeneration.GIE_V15):
+        assert not any("metric" in arg for arg in picker(routed(MONOLITHIC, endpointPicker={
+            "generation": str(generation)}))["args"])
+        # Their engineConfigs' vllm entry: what vLLM and the simulator emit of the queue, the running
+        # requests, the KV cache and LoRA, and the cache configuration the prefix scorer sizes blocks by.
+        vllm = ENGINE_METRICS[Engine.VLLM]
+        assert GENERATIONS[generation].engine_metrics == (
+            vllm[EngineMetric.QUEUE], vllm[EngineMetric.KV_CACHE], vllm[EngineMetric.LORA],
+            vllm[EngineMetric.RUNNING], "vllm:cache_config_info")
     mine = picker(routed(MONOLITHIC, endpointPicker={"flags": {
         "kv-cache-usage-percentage-metric": "vllm:gpu_cache_usage_perc"}}))["args"]  # an older engine's, by choice
     assert "--kv-cache-usage-percentage-metric=vllm:gpu_cache_usage_perc" in mine
@@ -156,3 +169,81 @@ def test_an_image_override_changes_only_the_image() -> None:
     assert picker(given)["image"] == "mirror.local/epp:v1.0.1"
     assert {**picker(given), "image": None} == {**picker(default), "image": None}
     assert given["ConfigMap/svc-router-epp"] == default["ConfigMap/svc-router-epp"]
+
+
+def test_the_v1_5_picker_renders_what_its_release_reads() -> None:
+    """GIE v1.5.0's epp: v1.0's flag names and configuration API; no metric flag (it reads today's names by
+    default, and its metric flags are deprecated for its configuration); tracing off, as its own chart;
+    InferenceObjectives and InferenceModelRewrites watched; v1 pools only, and no model CRD needed to start;
+    it stops at once, so its pod waits first."""
+    objects = routed(MONOLITHIC, endpointPicker={"generation": "gie-v1.5"},
+                     models=[{"name": "chat", "criticality": "Sheddable"}])
+    container = picker(objects)
+    assert container["image"] == "registry.k8s.io/gateway-api-inference-extension/epp:v1.5.0"
+    assert container["args"] == ["--pool-name=svc-router", "--pool-namespace=$(NAMESPACE)",
+                                 "--pool-group=inference.networking.k8s.io", "--grpc-port=9002",
+                                 "--grpc-health-port=9003", "--config-file=/config/config.yaml", "--tracing=false"]
+    assert container["lifecycle"] == {"preStop": {"sleep": {"seconds": 10}}}
+    loaded = config(objects)
+    assert loaded["apiVersion"] == "inference.networking.x-k8s.io/v1alpha1"
+    assert "featureGates" not in loaded  # nothing autoscaled: nothing to queue (tests/test_autoscaling.py)
+    assert plugin_types(objects) == ["queue-scorer", "kv-cache-utilization-scorer", "prefix-cache-scorer",
+                                     "max-score-picker", "single-profile-handler"]
+    assert {"apiGroups": ["inference.networking.x-k8s.io"],
+            "resources": ["inferenceobjectives", "inferencemodelrewrites"],
+            "verbs": ["get", "list", "watch"]} in objects["Role/svc-router-epp"]["rules"]
+    objective = objects["InferenceObjective/svc-chat"]
+    assert objective["apiVersion"] == "inference.networking.x-k8s.io/v1alpha2"
+    assert objective["spec"] == {"priority": -1, "poolRef": {"group": "inference.networking.k8s.io",
+                                                             "kind": "InferencePool", "name": "svc-router"}}
+    assert GENERATIONS[PickerGeneration.GIE_V15].pool_apis == (PoolAPI.V1,)
+    # It asks discovery for its model CRDs and starts without them: the check asks for them only with models.
+    spec = {"roles": [{"name": "w", "componentType": "worker"},
+                      {"name": "router", "componentType": "router", "endpointPicker": {"generation": "gie-v1.5"}}]}
+    assert needs.router_apis(spec) == ["inference.networking.k8s.io/v1/inferencepools",
+                                       "gateway.networking.k8s.io/v1/httproutes"]
+    spec["roles"][1]["models"] = [{"name": "chat"}]
+    assert needs.router_apis(spec) == ["inference.networking.k8s.io/v1/inferencepools",
+                                       "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",
+                                       "gateway.networking.k8s.io/v1/httproutes"]
+
+
+def test_the_messages_name_the_generations_with_flow_control() -> None:
+    """The autoscaling refusals name the generations that queue; the generations decide which do."""
+    assert set(QUEUEING_PICKERS) == {str(g) for g, release in GENERATIONS.items() if release.flow_control}
+    for release in GENERATIONS.values():
+        assert (release.picker_metrics is None) == (not release.flow_control)
+
+
+def help_flags(binary: str) -> set[str]:
+    """The flags a picker's --help lists (Go's flag package and pflag both: "-name", "--name")."""
+    shown = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30)
+    return set(re.findall(r"^\s+(?:-\w, )?--?([A-Za-z][\w.-]*)", shown.stdout + shown.stderr, re.MULTILINE))
+
+
+def rendered_flags(objects: dict[str, dict[str, Any]]) -> set[str]:
+    return {arg.lstrip("-").split("=", 1)[0] for arg in picker(objects)["args"]}
+
+
+def test_every_flag_the_router_gives_a_picker_is_one_its_binary_takes(control_plane_build: None) -> None:
+    """Each generation's rendered flags (with TLS, and in layout disaggregated where it serves it) against its
+    release's binary (ci/cluster/build.sh); and each flag it refuses, the binary refuses or deprecates."""
+    for generation in PickerGeneration:
+        release = GENERATIONS[generation]
+        api = release.pool_apis[0].value
+        given = rendered_flags(routed(MONOLITHIC, poolAPIVersion=api, endpointPicker={"generation": str(generation)}))
+        given |= rendered_flags(expand(service(*MONOLITHIC, {
+            "name": "router", "componentType": "router", "poolAPIVersion": api,
+            "endpointPicker": {"generation": str(generation)}, "httproute": {"parentRefs": [{"name": "gw"}]}},
+            tls={"secretName": "tls"})))
+        if release.rollout_screener:
+            given |= rendered_flags(expand(service(*DISAGGREGATED, {
+                "name": "router", "componentType": "router", "endpointPicker": {"generation": str(generation)},
+                "httproute": {"parentRefs": [{"name": "gw"}]}}, layout="disaggregated")))
+        binary = str(picker_binary(release.image))
+        assert given - help_flags(binary) == set(), generation
+        for flag in release.refused_flags:  # deprecated flags are hidden from --help: given one, it says so
+            # (and exits on the configuration given twice, before it looks for a cluster)
+            said = subprocess.run([binary, f"--{flag}=true", "--pool-name=p", "--config-text=x", "--config-file=y"],
+                                  capture_output=True, text=True, timeout=30)
+            assert "deprecated" in said.stdout + said.stderr, (generation, flag, said.stderr[-2000:])

@@ -107,7 +107,12 @@ def test_rewrites_become_one_inference_model_rewrite_and_their_names_are_matched
     [rule] = objects["HTTPRoute/svc-router"]["spec"]["rules"]
     assert matched_names(rule) == ["m", "sql", "chat"]
     assert custom_resource_errors(validators, list(objects.values())) == {}
-    # The picker may read them: its Role grants the rewrites of its group.
+    # The picker may read them: its Role grants the rewrites of its group. The Inference Extension's v1.5
+    # picker reads them in its own group.
+    gie = render(service(role("w", "worker", ports=PORTS),
+                         shared_router(endpointPicker={"generation": "gie-v1.5"}, modelRewrites=rewrites)))
+    assert gie["InferenceModelRewrite/svc-router"]["apiVersion"] == "inference.networking.x-k8s.io/v1alpha2"
+    assert custom_resource_errors(validators, list(gie.values())) == {}
     granted = {(rule["apiGroups"][0], resource) for rule in objects["Role/svc-router-epp"]["rules"]
                for resource in rule["resources"]}
     assert ("llm-d.ai", "inferencemodelrewrites") in granted
@@ -152,7 +157,8 @@ ERRORS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
         "spec.roles[1].httproute.rules[0].matches[0].method", "is canaryOf's to write"),
     "rewrites for a picker that applies none": (
         [WORKER, shared_router(modelRewrites=[REWRITE])], "spec.roles[1].modelRewrites",
-        "the gie-v1.0 picker applies no InferenceModelRewrite; choose endpointPicker.generation llm-d-router"),
+        "the gie-v1.0 picker applies no InferenceModelRewrite; choose endpointPicker.generation llm-d-router or "
+        "gie-v1.5"),
     "a rewrite's model twice": (
         [WORKER, shared_router(endpointPicker={"generation": "llm-d-router"}, modelRewrites=[REWRITE, REWRITE])],
         "spec.roles[1].modelRewrites[1].model", "duplicate model name 'sql' (also spec.roles[1].modelRewrites[0])"),

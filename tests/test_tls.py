@@ -90,6 +90,33 @@ def test_the_pickers_scrape_the_engines_in_https() -> None:
     assert "--modelServerMetricsScheme=https" in args
 
 
+def test_the_v1_5_picker_scrapes_https_through_its_metrics_source_and_cannot_verify() -> None:
+    """GIE v1.5 deprecated its metric scheme flags for its metrics-data-source plugin, whose parameters
+    take no CA: the router writes the plugin (and no flag), and refuses verifyPeers."""
+    v15 = render(service(role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v1.5"}),
+                         tls=TLS))
+    config = yaml.safe_load(v15["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
+    assert {"type": "metrics-data-source", "parameters": {"scheme": "https", "insecureSkipVerify": True}} in \
+        config["plugins"]
+    picker = v15["Deployment/svc-router-epp"]["spec"]["template"]["spec"]
+    assert not any("metrics-scheme" in arg or "skip-verify" in arg for arg in picker["containers"][0]["args"])
+    assert "fusioninfer-tls" not in {volume["name"] for volume in picker["volumes"]}
+    plain = render(service(role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v1.5"})))
+    assert "metrics-data-source" not in plain["ConfigMap/svc-router-epp"]["data"]["config.yaml"]  # its default
+    with pytest.raises(InvalidSpec) as error:
+        render(service(role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v1.5"}),
+                       tls={**TLS, "verifyPeers": True}))
+    assert error.value.path == "spec.tls.verifyPeers"
+    assert error.value.message == ("the gie-v1.5 picker cannot verify the engines' certificates as it scrapes their "
+                                   "metrics (it takes no CA); choose endpointPicker.generation llm-d-router, or "
+                                   "leave verifyPeers out")
+    verbatim = ("apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\nplugins: []\n"
+                "schedulingProfiles: []\n")
+    with pytest.raises(InvalidSpec, match="needs a metrics-data-source plugin with scheme https"):
+        render(service(role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v1.5"},
+                                                                endpointPickerConfig=verbatim), tls=TLS))
+
+
 def test_services_and_monitors_say_https() -> None:
     objects = render(service({**role("w", "worker", ports=PORTS), "service": {}}, tls=TLS,
                              monitoring={"podMonitor": {"enabled": True}}))

@@ -97,6 +97,14 @@ vendored() {
   echo "$dir"
 }
 
+# gie_source VERSION: the wrapper module of the Inference Extension at VERSION, one per release whatever
+# is built from it (its epp, its bbr); prints its directory.
+gie_source() {
+  local src="$cache/src/gie-$1"
+  [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$1" >&2
+  echo "$src"
+}
+
 components=${*:-etcd kubernetes kwok lws volcano pickers serving pipelines registry elastic}
 for component in $components; do
   case $component in
@@ -135,15 +143,13 @@ for component in $components; do
       share "volcano-$VOLCANO_VERSION" "$src" 'config/crd/volcano/bases/*.yaml' ;;
     pickers)
       # The endpoint pickers the chart pins, named as their images: <image name>-<tag>.
-      for version in "$GIE_EPP_V1_VERSION" "$GIE_EPP_V05_VERSION"; do
-        src="$cache/src/epp-$version"
-        [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$version"
+      for version in "$GIE_EPP_V1_VERSION" "$GIE_EPP_V05_VERSION" "$GIE_EPP_V15_VERSION"; do
+        src=$(gie_source "$version")
         build "$src" "epp-$version" sigs.k8s.io/gateway-api-inference-extension/cmd/epp
       done
-      # The body-based router a shared Gateway runs before the pickers (charts/fusioninfer-bbr).
-      src="$cache/src/gie-$GIE_BBR_VERSION"
-      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/gateway-api-inference-extension "$GIE_BBR_VERSION"
-      build "$src" "bbr-$GIE_BBR_VERSION" sigs.k8s.io/gateway-api-inference-extension/cmd/bbr
+      # The body-based router a shared Gateway runs before the pickers (charts/fusioninfer-bbr), from the
+      # same wrapper as that release's picker.
+      build "$(gie_source "$GIE_BBR_VERSION")" "bbr-$GIE_BBR_VERSION" sigs.k8s.io/gateway-api-inference-extension/cmd/bbr
       # llm-d-router's picker, from its release source; its CRDs (the llm-d.ai model objects it prefers).
       src=$(vendored "llm-d-router-$LLMD_ROUTER_VERSION" "$LLMD_ROUTER_SHA256")
       build "$src" "llm-d-router-endpoint-picker-$LLMD_ROUTER_VERSION" ./cmd/epp

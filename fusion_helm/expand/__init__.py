@@ -117,14 +117,15 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
 
 
 def _routing(service: InferenceService) -> Routing | None:
-    """What the autoscalers read of the router: its name and whether its picker can hold requests."""
+    """What the autoscalers read of the router: its name, and whether its picker can hold requests and what
+    it reports of them."""
     from fusion_helm.expand.autoscaling import Routing
 
     if service.router is None:
         return None
     from fusion_helm.expand.router import generation_of
 
-    return Routing(router=service.router.name, flow_control=generation_of(service, service.router).flow_control)
+    return Routing(router=service.router.name, picker_metrics=generation_of(service, service.router).picker_metrics)
 
 
 def _check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]) -> None:

@@ -35,9 +35,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PICKER_METRICS = {Signal.PICKER_QUEUE: "llm_d_epp_flow_control_queue_size",
-                  Signal.PICKER_RUNNING: "llm_d_epp_request_running"}
-"""llm-d-router's: requests its flow control holds, and requests it has in flight (v0.10.0)."""
+QUEUEING_PICKERS = ("llm-d-router", "gie-v1.5")
+"""The picker generations with flow control, for the messages (router/generations.py decides which have it,
+and autoscaling sits below it; a test keeps the two alike)."""
+QUEUEING = " or ".join(QUEUEING_PICKERS)
 ENGINE_SIGNALS = {Signal.ENGINE_QUEUE: EngineMetric.QUEUE, Signal.ENGINE_RUNNING: EngineMetric.RUNNING,
                   Signal.KV_CACHE: EngineMetric.KV_CACHE, Signal.PREFILL_BACKLOG: EngineMetric.PROMPT_TOKENS}
 RATE_WINDOW = "1m"
@@ -76,8 +77,13 @@ class Routing:
 
     router: str
     """The router role's name: its pickers' pods carry it."""
-    flow_control: bool
-    """The picker generation can queue requests (and hold them while the role has no replica)."""
+    picker_metrics: Mapping[Signal, str] | None
+    """Where the picker generation can queue requests (and hold them while the role has no replica), its
+    metric of each signal read at the picker; None: it cannot."""
+
+    @property
+    def flow_control(self) -> bool:
+        return self.picker_metrics is not None
 
 
 def with_drain(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
@@ -156,7 +162,7 @@ def signals(service: InferenceService, role: Role, routing: Routing | None) -> t
                 raise InvalidSpec(service.where, f"{role.path}.autoscaling.signals[{index}].type",
                                   f"{target.signal} is read at the router's picker, and "
                                   + ("the service has no router" if routing is None else
-                                     "its picker generation has no flow control (llm-d-router has)")
+                                     f"its picker generation has no flow control ({QUEUEING} has)")
                                   + "; follow an engine signal (engine-queue, engine-running, kv-cache)")
         return scaling.signals
     if scaling.prometheus is None:  # triggers alone
@@ -166,10 +172,9 @@ def signals(service: InferenceService, role: Role, routing: Routing | None) -> t
     return ROUTED_DEFAULT if routing is not None and routing.flow_control else UNROUTED_DEFAULT
 
 
-def holds_requests(service: InferenceService, flow_control: bool) -> bool:
+def holds_requests(service: InferenceService, routing: Routing) -> bool:
     """The router's picker must queue requests (flow control on): a role follows the picker's queue, or
-    stands at zero while idle. FLOW_CONTROL: the picker generation can."""
-    routing = Routing(router="", flow_control=flow_control)
+    stands at zero while idle."""
     for role in service.roles:
         scaling = role.autoscaling
         if scaling is None or not scaling.keda:
@@ -249,12 +254,12 @@ def _check_zero(service: InferenceService, role: Role, scaling: Autoscaling, rou
     if routing is None:
         raise InvalidSpec(service.where, path,
                           "is 0, and nothing would hold the requests that arrive while the role has no replica: "
-                          "add a router role (the llm-d-router picker queues them until a replica is ready), or "
-                          "set minReplicas to 1")
+                          f"add a router role (the {QUEUEING} picker queues them until a replica is ready), "
+                          "or set minReplicas to 1")
     if not routing.flow_control:
         raise InvalidSpec(service.where, path,
                           "is 0, and this picker generation cannot hold requests while the role has no replica; "
-                          "use endpointPicker.generation llm-d-router (its flow control queues them), or set "
+                          f"use endpointPicker.generation {QUEUEING} (its flow control queues them), or set "
                           "minReplicas to 1")
     if scaling.signals and not any(target.signal is Signal.PICKER_QUEUE for target in scaling.signals) \
             and scaling.keep_up_with is None:
@@ -298,7 +303,8 @@ def _query(service: InferenceService, role: Role, signal: Signal, routing: Routi
     selected by the labels the PodMonitors copy from the pods (podTargetLabels) and the namespace."""
     if signal.read_at_picker:
         assert routing is not None
-        return f"sum({PICKER_METRICS[signal]}{_selector(service, routing.router)})"
+        assert routing.picker_metrics is not None, "signals() refuses a picker signal without flow control"
+        return f"sum({routing.picker_metrics[signal]}{_selector(service, routing.router)})"
     engine = role.server(service.where).engine
     metric = ENGINE_METRICS[engine].get(ENGINE_SIGNALS[signal]) if engine is not None else None
     if metric is None:

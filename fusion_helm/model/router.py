@@ -43,6 +43,7 @@ class PickerGeneration(StrEnum):
 
     GIE_V05 = "gie-v0.5"
     GIE_V1 = "gie-v1.0"
+    GIE_V15 = "gie-v1.5"
     LLM_D_ROUTER = "llm-d-router"
 
 

@@ -46,7 +46,7 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     check_router_names(service, router)
     generation = generation_of(service, router)
     port = target_port(service, router)
-    queue_seconds = _queue_seconds(service, generation)
+    queue_seconds = _queue_seconds(service, router, generation)
     config = picker_config(service, router, generation, service.disaggregated, queue_seconds,
                            serves_adapters(service, templates))
     objects = picker_objects(service, router, generation, picker_image(router, generation), config)
@@ -61,12 +61,12 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     return objects
 
 
-def _queue_seconds(service: InferenceService, generation: Generation) -> int | None:
+def _queue_seconds(service: InferenceService, router: Router, generation: Generation) -> int | None:
     """How long the picker holds a request in its queue, where an autoscaled role needs it to queue (it
     follows the queue, or stands at zero while idle); None: the picker does not queue."""
     if generation.flow_control and any(role.autoscaling is not None for role in service.roles):
-        from fusion_helm.expand.autoscaling import holds_requests, request_ttl_seconds
+        from fusion_helm.expand.autoscaling import Routing, holds_requests, request_ttl_seconds
 
-        if holds_requests(service, generation.flow_control):
+        if holds_requests(service, Routing(router.name, generation.picker_metrics)):
             return request_ttl_seconds(service)
     return None

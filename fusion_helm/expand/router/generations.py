@@ -14,7 +14,8 @@ from fusion_helm.hooks import needs
 from fusion_helm.hooks.kinds import INFERENCE_POOL
 from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI, Router, Scorer
 from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
-from fusion_helm.records import record
+from fusion_helm.model.scaling import Signal
+from fusion_helm.records import EMPTY, record
 
 MODEL_GROUP = needs.PICKERS[PickerGeneration.GIE_V1].model.group
 """The Inference Extension's InferenceModel and InferenceObjective."""
@@ -47,12 +48,24 @@ class PickerFlags:
                 self.config_file, self.metrics_scheme, self.metrics_insecure)
 
 
-LLM_D_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
-                          grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file")
-"""llm-d-router's: its metrics source is a plugin of its configuration (picker_config)."""
+SOURCED_FLAGS = PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
+                            grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file")
+"""llm-d-router's and the Inference Extension's since v1.5: their metrics source is a plugin of their
+configuration (picker_config), no longer flags."""
 VLLM_METRICS = {str(meaning): ENGINE_METRICS[Engine.VLLM][meaning]
                 for meaning in (EngineMetric.QUEUE, EngineMetric.KV_CACHE, EngineMetric.LORA)}
 """The metrics the pickers score by, as vLLM and llm-d's simulator emit them."""
+ENGINE_CONFIG_METRICS = (*VLLM_METRICS.values(), ENGINE_METRICS[Engine.VLLM][EngineMetric.RUNNING],
+                         "vllm:cache_config_info")
+"""What a picker that names the engines' metrics in its configuration (``engineConfigs``) reads of a pod
+by default: its built-in vllm entry, today's names (the core-metrics-extractor's factories.go, in llm-d-router
+v0.10.0 as in the Inference Extension v1.5.0)."""
+REFUSED_METRIC_FLAGS = dict.fromkeys(
+    ("total-queued-requests-metric", "total-running-requests-metric", "kv-cache-usage-percentage-metric",
+     "lora-info-metric", "cache-info-metric"),
+    "the picker exits at start when given it: name the metrics in endpointPickerConfig, in its "
+    "core-metrics-extractor's engineConfigs")
+"""The metric flags a picker of engineConfigs refuses (its server/options.go Validate)."""
 V1_SCORERS = {Scorer.PREFIX_CACHE: "prefix-cache-scorer", Scorer.KV_CACHE_UTILIZATION: "kv-cache-utilization-scorer",
               Scorer.QUEUE_SIZE: "queue-scorer", Scorer.LORA_AFFINITY: "lora-affinity-scorer"}
 
@@ -91,11 +104,23 @@ class Generation:
     drains_on_stop: bool
     """Told to stop, it keeps routing for a while (its own drain window) before it exits; otherwise it stops
     at once, and its pod waits first (picker.STOP_DELAY)."""
+    verifies_engines: bool = False
+    """It can verify the engines' certificates as it scrapes their metrics (its metrics source takes a CA):
+    what spec.tls.verifyPeers needs of it."""
+    refused_flags: Mapping[str, str] = EMPTY
+    """Flags the release has deprecated, each with why and what takes its place: the user's is refused here,
+    not left to stop the picker at start or to lose to the configuration the router writes."""
     rollout_screener: bool = False
     """It has the DisaggregatedSet rollout screener (an Alpha plugin, loaded with EXPERIMENTAL_FLAG)."""
-    flow_control: bool = False
-    """It can queue requests (its flowControl feature gate): while the pool is saturated, and while it has
-    no endpoint at all - the waiting room of a role scaled to zero."""
+    picker_metrics: Mapping[Signal, str] | None = None
+    """Where it has flow control (its flowControl feature gate: it queues requests while the pool is
+    saturated, and while it has no endpoint at all - the waiting room of a role scaled to zero), what it
+    reports that an autoscaler follows: its metric of each signal read at the picker (the requests its flow
+    control holds, and those it has in flight). None: it has no flow control."""
+
+    @property
+    def flow_control(self) -> bool:
+        return self.picker_metrics is not None
 
     @property
     def reads(self) -> needs.PickerReads:
@@ -145,25 +170,68 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         watches={MODEL_GROUP: ("inferenceobjectives",)},
         drains_on_stop=False,
     ),
+    # Decided from the v1.5.0 module's source (file names below are under its pkg/epp unless rooted).
+    PickerGeneration.GIE_V15: Generation(
+        name=PickerGeneration.GIE_V15,
+        image="registry.k8s.io/gateway-api-inference-extension/epp:v1.5.0",
+        # server/options.go: v1.0's names; --pool-group takes only the v1 pool's group (needs.PICKERS).
+        # Its metric scheme flags are deprecated for the metrics-data-source plugin's parameters, which
+        # the router writes (picker_config).
+        flags=SOURCED_FLAGS,
+        # Tracing is on by default there, exporting to a collector at localhost:4317 unless told otherwise
+        # (pkg/common/observability/tracing/telemetry.go); its own chart turns it off unless asked
+        # (config/charts/epplib/templates/_deployment.yaml).
+        default_flags={"tracing": "false"},
+        # apix/config/v1alpha1, the group and version of v1.0's.
+        config_api_version=GIE_CONFIG_API_VERSION,
+        # cmd/epp/runner/runner.go registers the four scorers by v1.0's names.
+        scorer_plugins=V1_SCORERS,
+        # No prefill/decode profile handler or filter is registered, and no sidecar released.
+        pd_sidecar=None,
+        # Today's names by default: the core-metrics-extractor's engineConfigs (as llm-d-router).
+        engine_metrics=ENGINE_CONFIG_METRICS,
+        metric_flags={},
+        # server/controller_manager.go and controller/: InferenceObjectives and InferenceModelRewrites.
+        watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites")},
+        # At SIGTERM its gRPC servers stop gracefully (internal/runnable/grpc.go): no new stream is taken,
+        # no drain window.
+        drains_on_stop=False,
+        # Its metrics-data-source takes a scheme, a path and insecureSkipVerify, no CA
+        # (framework/plugins/datalayer/source/metrics/datasource.go): it cannot verify.
+        verifies_engines=False,
+        refused_flags={**REFUSED_METRIC_FLAGS, **dict.fromkeys(
+            ("model-server-metrics-scheme", "model-server-metrics-https-insecure-skip-verify"),
+            "spec.tls has it scrape the engines in HTTPS, through its metrics-data-source plugin")},
+        # flowcontrol/config.go's feature gate; with no endpoint its default saturation detector reports the
+        # pool saturated (framework/plugins/flowcontrol/saturationdetector/utilization/detector.go) and the
+        # dispatch holds every request (flowcontrol/controller/internal/processor.go). Its metrics:
+        # metrics/metrics.go.
+        picker_metrics={Signal.PICKER_QUEUE: "inference_extension_flow_control_queue_size",
+                        Signal.PICKER_RUNNING: "inference_objective_running_requests"},
+    ),
     PickerGeneration.LLM_D_ROUTER: Generation(
         name=PickerGeneration.LLM_D_ROUTER,
         image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
-        flags=LLM_D_FLAGS,
+        flags=SOURCED_FLAGS,
         # As its own chart: no trace exporter unless asked for.
         default_flags={"tracing": "false"},
         config_api_version="llm-d.ai/v1alpha1",
         scorer_plugins=V1_SCORERS,
         pd_sidecar=Sidecar(image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"),
         # Its defaults are today's names; it refuses the metric flags (deprecated for engineConfigs).
-        engine_metrics=(*VLLM_METRICS.values(), ENGINE_METRICS[Engine.VLLM][EngineMetric.RUNNING],
-                        "vllm:cache_config_info"),
+        engine_metrics=ENGINE_CONFIG_METRICS,
         metric_flags={},
         watches={MODEL_GROUP: ("inferenceobjectives", "inferencemodelrewrites"),
                  LLM_D_GROUP: ("inferenceobjectives", "inferencemodelrewrites")},
         # --drain-timeout, 30 s by default: ext-proc served on while the gateway stops sending.
         drains_on_stop=True,
+        # Its metrics-data-source takes caCertPath.
+        verifies_engines=True,
+        refused_flags=REFUSED_METRIC_FLAGS,
         rollout_screener=True,
-        flow_control=True,
+        # Its own names (it reports the Inference Extension's too, deprecated there).
+        picker_metrics={Signal.PICKER_QUEUE: "llm_d_epp_flow_control_queue_size",
+                        Signal.PICKER_RUNNING: "llm_d_epp_request_running"},
     ),
 }
 
@@ -193,6 +261,12 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
     name = needs.picker_of(router.picker_generation, service.layout, service.disaggregated, router.pool_api)
     assert name is not None, "every pool API of the model has a default generation"
     generation = GENERATIONS[PickerGeneration(name)]
+    if service.tls is not None and service.tls.verify_peers and not generation.verifies_engines:
+        verifying = " or ".join(str(other.name) for other in GENERATIONS.values() if other.verifies_engines)
+        raise InvalidSpec(service.where, "spec.tls.verifyPeers",
+                          f"the {generation.name} picker cannot verify the engines' certificates as it scrapes "
+                          f"their metrics (it takes no CA); choose endpointPicker.generation {verifying}, or "
+                          "leave verifyPeers out")
     if router.pool_api not in generation.pool_apis:
         reads = " and ".join(api.value for api in generation.pool_apis)
         if router.picker_generation is None:  # the layout's or prefill/decode's (a pool's default reads it)

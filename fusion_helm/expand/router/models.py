@@ -46,7 +46,8 @@ def _rewrites(service: InferenceService, router: Router, generation: Generation)
     if kind is None:
         raise InvalidSpec(service.where, f"{router.path}.modelRewrites",
                           f"the {generation.name} picker applies no InferenceModelRewrite; choose "
-                          f"endpointPicker.generation {PickerGeneration.LLM_D_ROUTER} (docs/router.md)")
+                          f"endpointPicker.generation {PickerGeneration.LLM_D_ROUTER} or {PickerGeneration.GIE_V15} "
+                          "(docs/router.md)")
     rules = [{"matches": [{"model": {"type": "Exact", "value": rewrite.model}}],
               "targets": [{"modelRewrite": target.name} | ({"weight": target.weight} if target.weight else {})
                           for target in rewrite.targets]} for rewrite in router.model_rewrites]

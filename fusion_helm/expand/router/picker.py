@@ -70,17 +70,16 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
     if screens_revisions(service):  # the rollout screener is an Alpha plugin
         ours[EXPERIMENTAL_FLAG] = "true"
     if service.tls is not None and flags.metrics_scheme is not None and flags.metrics_insecure is not None:
-        if service.tls.verify_peers:
-            raise InvalidSpec(service.where, "spec.tls.verifyPeers",
-                              f"the {generation.name} picker cannot verify the engines' certificates as it scrapes "
-                              "their metrics (it takes no CA); choose endpointPicker.generation llm-d-router, or "
-                              "leave verifyPeers out")
+        # Only where it does not verify (generation_of refuses verifyPeers to a picker that cannot).
         ours |= {flags.metrics_scheme: "https", flags.metrics_insecure: "true"}
     others = {name for other in GENERATIONS.values() for name in other.flags.names() if name} - \
         set(flags.names())
     extra = {**generation.metric_flags, **generation.default_flags}
     for name, value in sorted(router.picker_flags.items()):
         path = key_path(f"{router.path}.endpointPicker.flags", name)
+        if name in generation.refused_flags:
+            raise InvalidSpec(service.where, path,
+                              f"is deprecated in the {generation.name} picker: {generation.refused_flags[name]}")
         if name in others:
             raise InvalidSpec(service.where, path,
                               f"is a flag of another endpoint picker generation, not of the {generation.name} "

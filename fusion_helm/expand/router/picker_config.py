@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 CONFIG_KIND = "EndpointPickerConfig"
 PICKER = "max-score-picker"
 FLOW_CONTROL = "flowControl"
-"""llm-d-router's feature gate that queues requests in the picker (its flow control)."""
+"""The feature gate that queues requests in the picker (its flow control), where the generation has one."""
 METRICS_SOURCE = "metrics-data-source"
-"""llm-d-router's plugin that scrapes the engines' metrics."""
+"""The plugin that scrapes the engines' metrics, where the generation's configuration names its metrics
+source (llm-d-router; the Inference Extension since v1.5)."""
 
 
 def picker_config(service: InferenceService, router: Router, generation: Generation,
@@ -60,9 +61,10 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
 
 
 def _metrics_source(service: InferenceService, generation: Generation) -> list[dict[str, Any]]:
-    """Where spec.tls has the engines serve HTTPS, llm-d-router scrapes their metrics so: its metrics source
-    plugin, which its configuration loader then uses in place of the default (plain HTTP) one. (The
-    Inference Extension's pickers take flags for it: picker.picker_args.)"""
+    """Where spec.tls has the engines serve HTTPS, the picker scrapes their metrics so: its metrics source
+    plugin, which its configuration loader then uses in place of the default (plain HTTP) one, with the CA
+    where it verifies (generation_of refuses verifyPeers to a picker whose source takes none). (The
+    Inference Extension's pickers before v1.5 take flags for it: picker.picker_args.)"""
     if service.tls is None or generation.flags.metrics_scheme is not None:
         return []
     parameters: dict[str, Any] = {"scheme": "https", "insecureSkipVerify": not service.tls.verify_peers}

@@ -829,9 +829,11 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                       'and '
                                                                                                                       'picker-running '
                                                                                                                       '8 '
-                                                                                                                      '(an '
-                                                                                                                      'llm-d-router '
-                                                                                                                      'picker), '
+                                                                                                                      '(a '
+                                                                                                                      'picker '
+                                                                                                                      'with '
+                                                                                                                      'flow '
+                                                                                                                      'control), '
                                                                                                                       'else '
                                                                                                                       'engine-queue '
                                                                                                                       '1; '
@@ -2078,6 +2080,16 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'and '
                                                                                                                             'v1alpha2 '
                                                                                                                             'pools), '
+                                                                                                                            'gie-v1.5 '
+                                                                                                                            '(Gateway '
+                                                                                                                            'API '
+                                                                                                                            'Inference '
+                                                                                                                            'Extension '
+                                                                                                                            'v1.5; '
+                                                                                                                            'v1 '
+                                                                                                                            'pools; '
+                                                                                                                            'flow '
+                                                                                                                            'control), '
                                                                                                                             'gie-v0.5 '
                                                                                                                             '(v1alpha2 '
                                                                                                                             'pools) '
@@ -2085,6 +2097,8 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'llm-d-router '
                                                                                                                             '(v1 '
                                                                                                                             'pools; '
+                                                                                                                            'flow '
+                                                                                                                            'control; '
                                                                                                                             'the '
                                                                                                                             'only '
                                                                                                                             'one '
@@ -2113,6 +2127,7 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'pools '
                                                                                                                             '(docs/router.md).',
                                                                                                              'enum': ['gie-v1.0',
+                                                                                                                      'gie-v1.5',
                                                                                                                       'gie-v0.5',
                                                                                                                       'llm-d-router']},
                                                                                               'image': {'type': 'string',
@@ -2514,8 +2529,9 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                              'an '
                                                                                              'InferenceModelRewrite, '
                                                                                              'which the '
-                                                                                             'llm-d-router picker '
-                                                                                             'reads '
+                                                                                             'llm-d-router and '
+                                                                                             'gie-v1.5 pickers '
+                                                                                             'read '
                                                                                              '(docs/router.md, '
                                                                                              '"Canary").',
                                                                               'maxItems': 64,
@@ -4371,10 +4387,11 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                              '1 '
                                                                                                              'and '
                                                                                                              'picker-running '
-                                                                                                             '8 '
-                                                                                                             '(an '
-                                                                                                             'llm-d-router '
-                                                                                                             'picker), '
+                                                                                                             '8 (a '
+                                                                                                             'picker '
+                                                                                                             'with '
+                                                                                                             'flow '
+                                                                                                             'control), '
                                                                                                              'else '
                                                                                                              'engine-queue '
                                                                                                              '1; a '
@@ -5543,6 +5560,16 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'and '
                                                                                                                    'v1alpha2 '
                                                                                                                    'pools), '
+                                                                                                                   'gie-v1.5 '
+                                                                                                                   '(Gateway '
+                                                                                                                   'API '
+                                                                                                                   'Inference '
+                                                                                                                   'Extension '
+                                                                                                                   'v1.5; '
+                                                                                                                   'v1 '
+                                                                                                                   'pools; '
+                                                                                                                   'flow '
+                                                                                                                   'control), '
                                                                                                                    'gie-v0.5 '
                                                                                                                    '(v1alpha2 '
                                                                                                                    'pools) '
@@ -5550,6 +5577,8 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'llm-d-router '
                                                                                                                    '(v1 '
                                                                                                                    'pools; '
+                                                                                                                   'flow '
+                                                                                                                   'control; '
                                                                                                                    'the '
                                                                                                                    'only '
                                                                                                                    'one '
@@ -5578,6 +5607,7 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'pools '
                                                                                                                    '(docs/router.md).',
                                                                                                     'enum': ['gie-v1.0',
+                                                                                                             'gie-v1.5',
                                                                                                              'gie-v0.5',
                                                                                                              'llm-d-router']},
                                                                                      'image': {'type': 'string',
@@ -5955,9 +5985,9 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                     "version, a model's new name), "
                                                                                     'chosen by weight. Rendered as '
                                                                                     'an InferenceModelRewrite, '
-                                                                                    'which the llm-d-router picker '
-                                                                                    'reads (docs/router.md, '
-                                                                                    '"Canary").',
+                                                                                    'which the llm-d-router and '
+                                                                                    'gie-v1.5 pickers read '
+                                                                                    '(docs/router.md, "Canary").',
                                                                      'maxItems': 64,
                                                                      'items': {'type': 'object',
                                                                                'required': ['model', 'targets'],

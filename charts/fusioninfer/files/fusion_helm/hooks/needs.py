@@ -191,6 +191,12 @@ PICKERS: Mapping[str, PickerReads] = {
     "gie-v1.0": PickerReads((POOL_V1, POOL_V1ALPHA2),
                             Kind(_GIE_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
                             models_watched_always=True),
+    # v1 pools only (its pool reconciler and cache know api/v1's InferencePool alone); it asks discovery at
+    # start whether InferenceObjective and InferenceModelRewrite are served and watches only those that are
+    # (pkg/epp/server/controller_config.go), so it starts without them.
+    "gie-v1.5": PickerReads((POOL_V1,), Kind(_GIE_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
+                            models_watched_always=False,
+                            rewrite=Kind(_GIE_MODELS, "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
     # Its own group's InferenceObjective, which it reads whenever its CRDs are installed (the Inference
     # Extension's, the legacy group, only where they are not: it watches both), and starts without.
     # Rewrites likewise: its own group's (pkg/epp/controller/inferencemodelrewrite_reconciler.go).
