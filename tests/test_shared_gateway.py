@@ -202,3 +202,10 @@ def test_engines_that_serve_adapters_are_scored_by_lora_affinity_unless_the_rout
     assert next(name for name, _ in scorer_weights(given)) == "queue-scorer"
     without = render(service(role("w", "worker", ports=PORTS), shared_router()))
     assert "lora-affinity-scorer" not in dict(scorer_weights(without))
+
+
+def test_a_served_name_flag_without_its_value_leaves_the_model_matched() -> None:
+    """``--served-model-name`` last, without a value (the engine refuses it at start): not a name."""
+    [rule] = route_of(role("w", "worker", ports=PORTS, args=["--model", "org/m", "--served-model-name"]),
+                      shared_router())["rules"]
+    assert matched_names(rule) == ["org/m"]

@@ -70,9 +70,8 @@ def _values(server: ServerCommand, option: Option) -> tuple[str, ...]:
     """The words OPTION takes, as vLLM's one-or-more arguments are given: its value, and the words after it
     up to the next option (in the container's own words)."""
     value, occurrence = server.value(option)
-    if occurrence is None:
+    if occurrence is None or value is None:  # not given, or given last without a value (the engine refuses it)
         return ()
-    assert value is not None
     if occurrence.inline or occurrence.in_script:
         return (value,)
     following = server.words[occurrence.index + 2:]
