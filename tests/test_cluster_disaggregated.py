@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from fusion_helm.expand import expand
+from fusion_helm.hooks.labels import LABEL_REVISION, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.model import parse_inference_service
 from tests.cluster import ONE_HELM, PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, fusion_helm
@@ -322,7 +323,16 @@ def test_rollouts_keep_every_request_on_one_revision_behind_the_screener(
                         revisions = {rev for (_, rev) in last.groups}
                         return len(revisions) == 1 and before not in revisions and all(
                             last.ready.get((r, rev)) == n for r, n in replicas.items() for rev in revisions)
-                    eventually(f"every role on a new revision after the {role} change", rolled, timeout=180)
+                    def state(timeline: PodTimeline = timeline) -> str:
+                        """The watch's last view beside the API's: a stalled rollout, or a watch behind it."""
+                        last = timeline.snapshot()[-1]
+                        live = sorted((pod.metadata.labels.get(LABEL_SET_ROLE), pod.metadata.labels.get(LABEL_REVISION),
+                                       ready(pod)) for pod in cluster.pods(namespace)
+                                      if (pod.metadata.labels or {}).get(LABEL_WORKER_INDEX) == "0")
+                        return f"watched groups {last.groups}, ready {last.ready}, failure {timeline.failure}; " \
+                               f"leaders in the API {live}"
+                    eventually(f"every role on a new revision after the {role} change", rolled, timeout=180,
+                               describe=state)
                 moments = timeline.snapshot()
                 assert timeline.failure is None and asked.failure is None, (timeline.failure, asked.failure)
                 [after] = {rev for (_, rev) in moments[-1].groups}
