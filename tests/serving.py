@@ -60,7 +60,7 @@ import yaml
 from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
 from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
 from tests import engines, kubelet
-from tests.cluster import PICKERS, Cluster, Release, eventually, ready_pods, release
+from tests.cluster import PICKERS, Cluster, Release, eventually, ready, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
 from tests.helm import Helm
 from tests.hook_kubelet import BBR_LABEL, CUSTOM, serving_pod
@@ -640,12 +640,11 @@ class PickerEndpoints(threading.Thread):
         while not self.done.wait(0.2):
             with contextlib.suppress(kubernetes.client.ApiException, urllib3.exceptions.HTTPError):
                 pods = self.cluster.core.list_namespaced_pod(self.namespace, label_selector=self.selector).items
-                ready = sorted(f"{pod.status.pod_ip}:{GRPC_PORT}" for pod in pods
-                               if pod.metadata.deletion_timestamp is None and pod.status.pod_ip and any(
-                                   c.type == "Ready" and c.status == "True" for c in pod.status.conditions or []))
-                if ready != self.addresses:
-                    self.addresses = ready
-                    self.history.append((time.monotonic(), ready))
+                ready_pickers = sorted(f"{pod.status.pod_ip}:{GRPC_PORT}" for pod in pods
+                                       if pod.metadata.deletion_timestamp is None and pod.status.pod_ip and ready(pod))
+                if ready_pickers != self.addresses:
+                    self.addresses = ready_pickers
+                    self.history.append((time.monotonic(), ready_pickers))
                     self._write()
 
     def _write(self) -> None:
@@ -818,8 +817,7 @@ class GatewayView(threading.Thread):
         config: dict[str, Any] = {"routes": routes, "pools": pools}
         if self.body_router:
             ready_routers = [pod.status.pod_ip for pod in self.cluster.core.list_namespaced_pod(
-                self.namespace, label_selector="=".join(BBR_LABEL)).items if pod.status.pod_ip and any(
-                    c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])]
+                self.namespace, label_selector="=".join(BBR_LABEL)).items if pod.status.pod_ip and ready(pod)]
             config["bbr"] = f"{sorted(ready_routers)[0]}:{BBR_GRPC_PORT}" if ready_routers else ""
         if config != self.config:
             self._write(config)

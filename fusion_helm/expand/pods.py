@@ -33,6 +33,12 @@ class RoleTemplates:
     launched: bool = False
     """The serving containers run a bootstrap's command, their servers' command lines as its args."""
 
+    @property
+    def leading(self) -> tuple[Mapping[str, Any], ServerCommand | None]:
+        """The template and command line of a replica's leader: its own, else the worker's (LWS makes the
+        leader from the worker template then)."""
+        return (self.leader, self.leader_server) if self.leader is not None else (self.worker, self.worker_server)
+
     def with_servers(self, leader: Mapping[str, Any] | None, leader_server: ServerCommand | None,
                      worker: Mapping[str, Any], worker_server: ServerCommand | None) -> RoleTemplates:
         return RoleTemplates(self.size, worker, worker_server, leader, leader_server, self.launched)

@@ -47,8 +47,7 @@ def with_tls(service: InferenceService, templates: Mapping[str, RoleTemplates]) 
                                              current.launched)
             result[role.name] = current.with_servers(None, None, worker, worker_server)
             continue
-        leader_template = current.leader if current.leader is not None else current.worker
-        leader_server = current.leader_server if current.leader is not None else current.worker_server
+        leader_template, leader_server = current.leading
         leader, served_leader = _serving(service, role, tls, leader_template, leader_server, current.launched)
         if role.every_node_serves:
             worker, worker_server = _serving(service, role, tls, current.worker, current.worker_server,

@@ -29,7 +29,7 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
         return router.model_names
     names: list[str] = []
     for role in service.roles:
-        server = _serving_server(templates[role.name])
+        _, server = templates[role.name].leading
         served = () if server is None else _served_names(server)
         if not served:
             raise InvalidSpec(service.where, f"{router.path}.modelNames",
@@ -41,12 +41,7 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
 
 def serves_adapters(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> bool:
     """A serving role's engines serve LoRA adapters: its model's, or those its command line loads."""
-    return any(role.adapters or _adapter_names(_serving_server(templates[role.name])) for role in service.roles)
-
-
-def _serving_server(role_templates: RoleTemplates) -> ServerCommand | None:
-    """The command line of the engine that serves (a multi-node replica's leader's)."""
-    return role_templates.leader_server if role_templates.leader is not None else role_templates.worker_server
+    return any(role.adapters or _adapter_names(templates[role.name].leading[1]) for role in service.roles)
 
 
 def _served_names(server: ServerCommand) -> tuple[str, ...]:

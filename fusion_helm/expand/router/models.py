@@ -8,8 +8,7 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
-from fusion_helm.expand.router.generations import Generation
-from fusion_helm.hooks.kinds import INFERENCE_POOL
+from fusion_helm.expand.router.generations import Generation, backend_ref
 from fusion_helm.model import Criticality, InferenceService, PickerGeneration, Router, ServedModel
 
 TYPE_CHECKING = False
@@ -34,7 +33,7 @@ def model_objects(service: InferenceService, router: Router, generation: Generat
 
 
 def _pool_ref(service: InferenceService, router: Router) -> dict[str, str]:
-    return {"group": router.pool_api.group, "kind": INFERENCE_POOL, "name": router_name(service.name, router.name)}
+    return backend_ref(router.pool_api, router_name(service.name, router.name))
 
 
 def _rewrites(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:

@@ -143,7 +143,7 @@ def _serving(role: Role, templates: RoleTemplates) -> list[Mapping[str, Any]]:
     """The templates of the pods the pool selects."""
     if not role.spans_nodes:
         return [templates.worker]
-    leader = templates.leader if templates.leader is not None else templates.worker
+    leader, _ = templates.leading
     return [leader, templates.worker] if role.every_node_serves else [leader]
 
 
