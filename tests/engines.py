@@ -66,3 +66,11 @@ def tiny_model(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
                     *((str(layers), str(hidden)) if (layers, hidden) != (2, 128) else ())],
                    check=True, capture_output=True, timeout=600)
     return directory
+
+
+def tiny_adapter(directory: Path, base_name: str, seed: int) -> Path:
+    """A LoRA adapter of tiny_model's default model, made here (its weights drawn from SEED), its config
+    naming BASE_NAME."""
+    subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), "--adapter", str(directory),
+                    base_name, str(seed)], check=True, capture_output=True, timeout=600)
+    return directory

@@ -105,14 +105,14 @@ def store(workdir: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
         yield endpoint
 
 
-def fetch(source: str, revision: str, root: Path, into: str, env: Mapping[str, str],
+def fetch(source: str, revision: str, root: Path, into: str, env: Mapping[str, str], *placing: str,
           timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """The fetch Job's program run as its Job runs it, by an interpreter with the clients a serving image has
-    (the vllm venv's huggingface_hub) and boto3, its termination message into ROOT's folder's
-    termination-log (tests/kubelet.py)."""
+    """The fetch Job's program run as its Job runs it (PLACING: its adapter arguments), by an interpreter
+    with the clients a serving image has (the vllm venv's huggingface_hub) and boto3, its termination
+    message into ROOT's folder's termination-log (tests/kubelet.py)."""
     argv = kubelet.in_mounts({}, {}, root.parent / "termination-log", [
         str(built(SOURCES) / "bin" / "python"), str(PROGRAM), "--source", source, "--revision", revision, "--root",
-        str(root), "--into", into])
+        str(root), "--into", into, *placing])
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                           env={"PATH": os.environ["PATH"], "HOME": str(root.parent), **env})
 

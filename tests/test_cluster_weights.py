@@ -7,6 +7,11 @@ rendered, then the real vLLM CPU build serves the model from the volume, read-on
 the command gave. The serving pod has no hub address: were the engine to ask a hub, it would ask the
 public one, which the suite's sandbox refuses and counts (tests/sandbox.py), failing the test.
 
+The service has a LoRA adapter (made here) on the hub: its Job places it, named as clients ask for it,
+beside the model, and the real vLLM serves a request through it, loaded by its filesystem resolver on
+the first request. helm 4 adds a second adapter: its Job runs, no replica restarts, and the same engine
+serves it.
+
 Then helm 4 upgrades the service to the hub's next commit: a new Job fetches it beside the first, and the
 replica restarts on it, ready from the volume; the time to Ready is printed. A second service on the same
 claim has its model in an S3-compatible store (moto on loopback) and an adapter the hub does not have: the
@@ -42,11 +47,15 @@ STARTING = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2, 
 """vLLM's start on two cores, model load included: up to 10 minutes."""
 
 
-def values(tmp_path: Path, hub: Hub, commit: str) -> Path:
+def values(tmp_path: Path, hub: Hub, commit: str, adapters: dict[str, str]) -> Path:
+    """The service serving COMMIT of the hub's model, with ADAPTERS (name: the commit of org/tiny-NAME)."""
     spec: dict[str, Any] = {
         "name": "tiny",
         "model": {"source": f"hf://{SERVED_NAME}", "revision": commit, "endpoint": hub.endpoint,
-                  "credentials": {"secretName": "hub-token"}},
+                  "credentials": {"secretName": "hub-token"},
+                  "adapters": [{"name": name, "source": f"hf://{SERVED_NAME}-{name}", "revision": revision,
+                                "endpoint": hub.endpoint, "credentials": {"secretName": "hub-token"}}
+                               for name, revision in adapters.items()]},
         "modelCache": {"claimName": CLAIM, "fetch": {"podAnnotations": dict([CUSTOM])}},
         "roles": [{"name": "worker", "componentType": "worker", "replicas": 1, "template": {
             "metadata": {"annotations": SERVING},
@@ -58,7 +67,7 @@ def values(tmp_path: Path, hub: Hub, commit: str) -> Path:
                 "startupProbe": STARTING, "readinessProbe": HEALTH}]}}}],
         "hooks": {**REAL_HOOKS["hooks"], "statusWaitSeconds": 1},
     }
-    path = tmp_path / f"values-{commit[:8]}.yaml"
+    path = tmp_path / f"values-{commit[:8]}-{len(adapters)}.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
 
@@ -149,11 +158,25 @@ def engine_process(kubelet: ServingKubelet, pod: kubernetes.client.V1Pod) -> tup
     return [word.decode() for word in cmdline], dict(entry.decode().partition("=")[::2] for entry in environ)
 
 
-def ask(pod: kubernetes.client.V1Pod) -> dict[str, Any]:
-    status, _, answer = completion(f"{pod.status.pod_ip}:8000", {"model": SERVED_NAME, "prompt": "hello world the",
+def asked(pod: kubernetes.client.V1Pod, model: str = SERVED_NAME) -> tuple[int, dict[str, Any]]:
+    status, _, answer = completion(f"{pod.status.pod_ip}:8000", {"model": model, "prompt": "hello world the",
                                                                   "max_tokens": 5, "temperature": 0}, timeout=120)
+    return status, answer
+
+
+def ask(pod: kubernetes.client.V1Pod, model: str = SERVED_NAME) -> dict[str, Any]:
+    status, answer = asked(pod, model)
     assert status == 200, answer
+    assert answer["model"] == model, answer
     return answer
+
+
+def adapter_repository(hub: Hub, tmp_path: Path, name: str, seed: int) -> str:
+    """A LoRA adapter of the tiny model, made here (its weights drawn from SEED), on the hub as
+    org/tiny-NAME: its commit."""
+    files = files_of(engines.tiny_adapter(tmp_path / f"adapter-{name}", SERVED_NAME, seed))
+    return hub.repository(f"{SERVED_NAME}-{name}", {"adapter_config.json": files["adapter_config.json"]},
+                          {"adapter_model.safetensors": files["adapter_model.safetensors"]})
 
 
 def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with_the_hub_off(
@@ -168,10 +191,12 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
         first = hub.repository(SERVED_NAME, {k: v for k, v in model.items() if not k.endswith(".safetensors")},
                                {k: v for k, v in model.items() if k.endswith(".safetensors")})
         second = hub.commit(SERVED_NAME, {"README.md": NEXT_README})
+        sql, chat = (adapter_repository(hub, tmp_path, name, seed) for name, seed in (("sql", 1), ("chat", 2)))
+        adapters = claim / "lora" / "tiny" / "hf" / SERVED_NAME
         with release(cluster, helm3, "tiny", NAMESPACE) as installed:
             # Installed while the hub does not answer yet: the serving pod waits for the weights, its engine
             # not started (without the wait it would start on a folder that is not there).
-            installed.install(values(tmp_path, hub, first))
+            installed.install(values(tmp_path, hub, first, {"sql": sql}))
             waiting = eventually("the serving pod waiting for the weights", lambda: next(
                 (p for p in serving_kubelet.served(NAMESPACE) if "wait-for-weights" in p.processes
                  and "waiting for /models/hf/org/tiny/" in p.log("wait-for-weights")), None))
@@ -180,10 +205,13 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
                 # Fetched once, whole and verified, into its commit's folder; nothing half-written left.
                 job = completed_job(cluster, hook_kubelet, first)
                 assert files_of(claim / "hf" / SERVED_NAME / first) == model
-                assert [str(p.relative_to(claim)) for p in (claim / ".partial").rglob("*") if p.is_file()] == [
-                    f".partial/hf/{SERVED_NAME}/{first}.lock"]  # its lock, and nothing half-fetched
+                # Its lock left, and nothing half-fetched.
+                assert (claim / ".partial" / "hf" / SERVED_NAME / f"{first}.lock").is_file()
+                assert [p for p in (claim / ".partial").rglob("*") if p.is_file() and p.suffix != ".lock"] == []
                 tries = [out for key, out in hook_kubelet.ran.items() if key.startswith(f"{NAMESPACE}/{job}-")]
-                assert "each verified" in tries[-1].stdout.splitlines()[-1], tries[-1]
+                assert "each verified" in tries[-1].stdout.splitlines()[-2], tries[-1]
+                assert tries[-1].stdout.splitlines()[-1] == \
+                    f"its adapters are placed in lora/tiny/hf/{SERVED_NAME}/{first}"
                 for failed in tries[:-1]:  # a pod that found no hub: one line, the Job's next pod retried
                     assert failed.stderr.strip().splitlines()[-1].startswith(
                         f"cannot fetch hf://{SERVED_NAME} at {first}: ConnectError"), failed.stderr
@@ -200,6 +228,28 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
                     assert [m["id"] for m in yaml.safe_load(listed.read())["data"]] == [SERVED_NAME]
                 assert (claim / "compile" / "vllm").is_dir()  # the compile cache's folder of this image
 
+                # The adapter, placed under its name for this commit of its base, served through the engine's
+                # resolver on the first request for it: its own answer, not the model's.
+                completed_job(cluster, hook_kubelet, sql)
+                assert set(files_of(adapters / first / "sql")) == {"adapter_config.json", "adapter_model.safetensors"}
+                assert "--lora-modules" not in argv and env["VLLM_LORA_RESOLVER_CACHE_DIR"] == \
+                    f"/models/lora/tiny/hf/{SERVED_NAME}/{first}"
+                adapted = ask(pod, "sql")
+                assert adapted["choices"][0]["text"] != answer["choices"][0]["text"], (adapted, answer)
+                [served] = [p for p in serving_kubelet.served(NAMESPACE) if p.key.endswith(pod.metadata.name)]
+                assert "Resolved and loaded LoRA adapter 'sql' using FilesystemResolver" in served.log("vllm")
+
+                # helm 4 adds an adapter: its Job places it, and the same engine, not restarted, serves it.
+                Release(cluster, helm4, "tiny", NAMESPACE).install(values(tmp_path, hub, first, {"sql": sql,
+                                                                                                 "chat": chat}),
+                                                                   verb="upgrade")
+                completed_job(cluster, hook_kubelet, chat)
+                assert ask(pod, "chat")["choices"][0]["text"] not in (adapted["choices"][0]["text"],
+                                                                       answer["choices"][0]["text"])
+                again = serving_pod(cluster)
+                assert again is not None and again.metadata.uid == pod.metadata.uid and ready(again)
+                assert served.processes["vllm"].poll() is None and engine_process(serving_kubelet, pod)[0] == argv
+
                 # The status the hooks write says so.
                 hook_runner(cluster, installed, "tiny", tmp_path / "status")("status")
                 service = cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), NAMESPACE)[0]
@@ -208,7 +258,8 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
 
                 # helm 4 upgrades to the next commit: fetched beside the first, and the replica restarts on it.
                 upgraded_at = time.monotonic()
-                Release(cluster, helm4, "tiny", NAMESPACE).install(values(tmp_path, hub, second), verb="upgrade")
+                Release(cluster, helm4, "tiny", NAMESPACE).install(values(tmp_path, hub, second, {"sql": sql}),
+                                                                   verb="upgrade")
                 completed_job(cluster, hook_kubelet, second)
                 fetched_at = time.monotonic()
                 assert files_of(claim / "hf" / SERVED_NAME / first) == model  # the first commit kept as it was
@@ -219,6 +270,9 @@ def test_weights_are_fetched_once_onto_a_volume_and_a_real_vllm_serves_them_with
                 argv, _ = engine_process(serving_kubelet, pod)
                 assert argv[argv.index("--model") + 1] == f"/models/hf/{SERVED_NAME}/{second}"
                 assert ask(pod)["model"] == SERVED_NAME
+                # The adapter placed anew for the next commit (its config names the base the engine serves).
+                eventually("the adapter served on the next commit", lambda: asked(pod, "sql")[0] == 200, timeout=120)
+                assert (adapters / second / "sql").is_dir()
                 print(f"\nhelm upgrade to the next commit: fetched {fetched_at - upgraded_at:.1f} s after it began, "
                       f"the replica Ready on it from the volume after {ready_at - upgraded_at:.1f} s")
 

@@ -5,6 +5,7 @@ beside the old, a retry keeps the files already complete, and each failure says 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -65,6 +66,41 @@ def test_a_new_revision_is_fetched_beside_the_old_one(hub: Hub, tmp_path: Path) 
         assert result.returncode == 0, result.stderr
     assert fetched(root, f"hf/org/tiny/{first}")["config.json"] == SMALL["config.json"]
     assert fetched(root, f"hf/org/tiny/{second}")["config.json"] == b'{"changed": true}\n'
+
+
+def test_an_adapter_is_placed_by_name_naming_its_base_as_the_engine_does(hub: Hub, tmp_path: Path) -> None:
+    """The model's Job makes its adapters' folder; an adapter's Job places it there under its name, its files
+    linked and its config naming the base's path on the cache (vLLM's resolver loads no other)."""
+    base = hub.repository("org/tiny", SMALL, {"model.safetensors": weights(MB, 1)})
+    config = {"peft_type": "LORA", "base_model_name_or_path": "org/tiny", "r": 8}
+    adapter = hub.repository("org/tiny-sql", {"adapter_config.json": json.dumps(config).encode()},
+                             {"adapter_model.safetensors": weights(MB, 2)})
+    root, env = tmp_path / "cache", {"HF_ENDPOINT": hub.endpoint}
+    folder, served_as = f"lora/svc/hf/org/tiny/{base}", f"/models/hf/org/tiny/{base}"
+    made = model_sources.fetch("hf://org/tiny", base, root, f"hf/org/tiny/{base}", env, "--adapters-in", folder)
+    assert made.returncode == 0 and made.stdout.splitlines()[-1] == f"its adapters are placed in {folder}", made
+    assert (root / folder).is_dir() and not any((root / folder).iterdir())
+
+    into, placing = f"hf/org/tiny-sql/{adapter}", ["--adapter-of", served_as, "--place", f"{folder}/sql"]
+    placed = model_sources.fetch("hf://org/tiny-sql", adapter, root, into, env, *placing)
+    assert placed.returncode == 0, placed.stderr
+    assert placed.stdout.splitlines()[-1] == f"placed the adapter in {folder}/sql, for {served_as}"
+    files = fetched(root, f"{folder}/sql")
+    assert json.loads(files.pop("adapter_config.json")) == {**config, "base_model_name_or_path": served_as}
+    assert files == {"adapter_model.safetensors": weights(MB, 2)}
+    assert os.path.samefile(root / folder / "sql" / "adapter_model.safetensors",
+                            root / into / "adapter_model.safetensors")  # linked, not a second copy
+    assert json.loads(fetched(root, into)["adapter_config.json"]) == config  # the fetched copy as fetched
+    again = model_sources.fetch("hf://org/tiny-sql", adapter, root, into, env, *placing)
+    assert again.returncode == 0 and again.stdout.splitlines()[-1] == f"the adapter is already placed in {folder}/sql"
+
+    # A repository that is no LoRA adapter is fetched, and not placed: one line says why.
+    refused = model_sources.fetch("hf://org/tiny", base, root, f"hf/org/tiny/{base}", env,
+                                  "--adapter-of", served_as, "--place", f"{folder}/tiny")
+    assert refused.returncode == 1 and refused.stderr.strip() == (
+        f"cannot place the adapters of hf://org/tiny at {base}: it is not a LoRA adapter: its adapter_config.json "
+        "is missing or unreadable"), refused
+    assert not (root / folder / "tiny").exists()
 
 
 def test_an_interrupted_fetch_keeps_the_files_already_complete(hub: Hub, tmp_path: Path) -> None:

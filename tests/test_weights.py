@@ -201,42 +201,92 @@ ADAPTERS = [{"name": "sql", "source": "hf://org/qwen3-8b-sql-lora", "revision": 
             {"name": "legal", "source": "s3://adapters/legal", "revision": "v3"}]
 
 
-def test_adapters_are_fetched_beside_their_model_and_loaded_under_their_names() -> None:
-    sglang = role("sg", "worker", image="lmsysorg/sglang:v0.5.23", command=["python3", "-m", "sglang.launch_server"],
-                  args=["--model-path", "Qwen/Qwen3-8B"])
-    objects = render(service(role("chat", "worker"), sglang, model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
-    assert sorted(job["spec"]["template"]["spec"]["containers"][0]["args"][1] for job in jobs(objects)) == [
-        "hf://Qwen/Qwen3-8B", "hf://org/qwen3-8b-sql-lora", "s3://adapters/legal"]
-    sql, legal = f"/models/hf/org/qwen3-8b-sql-lora/{'1' * 40}", "/models/s3/adapters/legal/v3"
+ADAPTERS_IN = f"lora/svc/hf/Qwen/Qwen3-8B/{COMMIT}"
+SGLANG = {"image": "lmsysorg/sglang:v0.5.23", "command": ["python3", "-m", "sglang.launch_server"],
+          "args": ["--model-path", "Qwen/Qwen3-8B"]}
+
+
+def env_of(container: dict[str, Any]) -> dict[str, str]:
+    return {entry["name"]: entry.get("value") for entry in container["env"]}
+
+
+def test_adapters_are_fetched_beside_their_model_and_placed_under_their_names() -> None:
+    """Each adapter's Job places it, named as clients ask for it, in the folder its model's Job makes; vLLM
+    loads it from there when first asked (its filesystem resolver), SGLang at start."""
+    objects = render(service(role("chat", "worker"), role("sg", "worker", **SGLANG),
+                             model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
+    fetching = {job["metadata"]["name"]: job["spec"]["template"]["spec"]["containers"][0]["args"][1::2]
+                for job in jobs(objects)}
+    base_job, sql_job, legal_job = sorted(fetching, key=lambda name: fetching[name][0])
+    assert [fetching[name] for name in (base_job, sql_job, legal_job)] == [
+        ["hf://Qwen/Qwen3-8B", COMMIT, "/cache", f"hf/Qwen/Qwen3-8B/{COMMIT}", ADAPTERS_IN],
+        ["hf://org/qwen3-8b-sql-lora", "1" * 40, "/cache", f"hf/org/qwen3-8b-sql-lora/{'1' * 40}", FOLDER,
+         f"{ADAPTERS_IN}/sql"],
+        ["s3://adapters/legal", "v3", "/cache", "s3/adapters/legal/v3", FOLDER, f"{ADAPTERS_IN}/legal"]]
     vllm = engine_of(objects["LeaderWorkerSet/svc-chat-0"])
-    assert vllm["containers"][0]["args"][-4:] == ["--enable-lora", "--lora-modules", f"sql={sql}", f"legal={legal}"]
-    assert engine_of(objects["LeaderWorkerSet/svc-sg-0"])["containers"][0]["args"][-4:] == [
-        "--enable-lora", "--lora-paths", f"sql={sql}", f"legal={legal}"]
+    assert vllm["containers"][0]["args"][-1] == "--enable-lora" and not any(
+        "lora-modules" in word for word in vllm["containers"][0]["args"])
+    env = env_of(vllm["containers"][0])
+    assert (env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"], env["VLLM_LORA_RESOLVER_CACHE_DIR"]) == (
+        "true", f"/models/{ADAPTERS_IN}")
     [wait] = vllm["initContainers"]
-    assert [word for word in wait["command"][5:] if word.startswith("/models/")] == [FOLDER, sql, legal]
+    assert wait["command"][5:] == [FOLDER, base_job, f"/models/{ADAPTERS_IN}", base_job]
+    sglang = engine_of(objects["LeaderWorkerSet/svc-sg-0"])
+    assert sglang["containers"][0]["args"][-4:] == [
+        "--enable-lora", "--lora-paths", f"sql=/models/{ADAPTERS_IN}/sql", f"legal=/models/{ADAPTERS_IN}/legal"]
+    assert "VLLM_LORA_RESOLVER_CACHE_DIR" not in env_of(sglang["containers"][0])
+    [wait] = sglang["initContainers"]
+    assert wait["command"][5:] == [FOLDER, base_job, f"/models/{ADAPTERS_IN}/sql", sql_job,
+                                   f"/models/{ADAPTERS_IN}/legal", legal_job]
+
+
+def test_adding_an_adapter_runs_a_job_and_changes_no_vllm_pod() -> None:
+    """vLLM's replicas are untouched by a new adapter (its resolver loads it by name); SGLang's restart on it."""
+    one, two = (render(service(role("chat", "worker"), role("sg", "worker", **SGLANG),
+                               model={**HUB, "adapters": adapters}, modelCache=CACHE))
+                for adapters in (ADAPTERS[:1], ADAPTERS))
+    assert len(jobs(two)) == len(jobs(one)) + 1 and all(job in jobs(two) for job in jobs(one))
+    assert one["LeaderWorkerSet/svc-chat-0"] == two["LeaderWorkerSet/svc-chat-0"]
+    assert one["LeaderWorkerSet/svc-sg-0"] != two["LeaderWorkerSet/svc-sg-0"]
 
 
 def test_prefill_and_decode_both_load_every_adapter() -> None:
-    """A request for an adapter is prefilled and decoded with it: both roles load every adapter."""
+    """A request for an adapter is prefilled and decoded with it: both roles resolve every adapter, from the
+    same folder."""
     objects = render(service(role("prefill", "prefiller"), role("decode", "decoder"),
                              model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
     for name in ("svc-prefill-0", "svc-decode-0"):
-        args = engine_of(objects[f"LeaderWorkerSet/{name}"])["containers"][0]["args"]
-        modules = args[args.index("--lora-modules") + 1:]
-        assert "--enable-lora" in args and [module.partition("=")[0] for module in modules] == ["sql", "legal"], args
+        serving = engine_of(objects[f"LeaderWorkerSet/{name}"])["containers"][0]
+        assert "--enable-lora" in serving["args"], serving["args"]
+        assert env_of(serving)["VLLM_LORA_RESOLVER_CACHE_DIR"] == f"/models/{ADAPTERS_IN}"
 
 
-@pytest.mark.parametrize(("model", "cache", "args", "field"), [
+@pytest.mark.parametrize("env", [[{"name": "VLLM_PLUGINS", "value": "lora_filesystem_resolver, my_plugin"}],
+                                 [{"name": "VLLM_ALLOW_RUNTIME_LORA_UPDATING", "value": "true"}]])
+def test_an_environment_that_keeps_the_resolver_on_stands(env: list[dict[str, str]]) -> None:
+    objects = render(service(role("chat", "worker", env=env), model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
+    serving = engine_of(objects["LeaderWorkerSet/svc-chat-0"])["containers"][0]
+    assert serving["env"][:1] == env
+
+
+@pytest.mark.parametrize(("model", "cache", "given", "field"), [
     ({**HUB, "adapters": ADAPTERS}, None, [], "spec.model.adapters"),
     ({"source": "pvc://weights/qwen", "adapters": ADAPTERS}, CACHE, [], "spec.model.adapters"),
     ({**HUB, "adapters": [{"name": "x", "source": "pvc://c/x"}]}, CACHE, [], "spec.model.adapters[0].source"),
     ({**HUB, "adapters": [ADAPTERS[0], {**ADAPTERS[1], "name": "sql"}]}, CACHE, [], "spec.model.adapters[1].name"),
     ({**HUB, "adapters": ADAPTERS}, CACHE, ["--lora-modules", "a=/x"], f"{CONTAINER}.args[2]"),
     ({**HUB, "adapters": ADAPTERS}, CACHE, ["--no-enable-lora"], f"{CONTAINER}.args[2]"),
+    ({**HUB, "adapters": ADAPTERS}, CACHE, {"name": "VLLM_PLUGINS", "value": "my_plugin"}, f"{CONTAINER}.env[0]"),
+    ({**HUB, "adapters": ADAPTERS}, CACHE, {"name": "VLLM_ALLOW_RUNTIME_LORA_UPDATING", "value": "0"},
+     f"{CONTAINER}.env[0]"),
+    ({**HUB, "adapters": ADAPTERS}, CACHE, {"name": "VLLM_LORA_RESOLVER_CACHE_DIR", "value": "/adapters"},
+     f"{CONTAINER}.env[0]"),
 ])
 def test_adapters_that_cannot_be_loaded_are_refused_by_field(model: dict[str, Any], cache: dict[str, Any] | None,
-                                                             args: list[str], field: str) -> None:
+                                                             given: list[str] | dict[str, str], field: str) -> None:
+    """GIVEN: the engine's further arguments, or an entry of its environment."""
     spec = {"model": model, **({"modelCache": cache} if cache else {})}
+    container = {"env": [given]} if isinstance(given, dict) else {"args": ["--model", "m", *given]}
     with pytest.raises(InvalidSpec) as raised:
-        render(service(role("chat", "worker", args=["--model", "m", *args]), **spec))
+        render(service(role("chat", "worker", **container), **spec))
     assert raised.value.path == field, str(raised.value)

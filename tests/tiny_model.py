@@ -2,6 +2,7 @@
 
 Runs in the vLLM engine venv (ci/engines/build.sh); needs no model hub:
     python tests/tiny_model.py DIR [LAYERS HIDDEN]
+    python tests/tiny_model.py --adapter DIR BASE_NAME SEED      (a LoRA adapter of the default model)
 By default 2 layers, hidden 128, 2 attention heads of size 64 (vLLM's CPU attention kernels refuse
 head size 16), a WordLevel tokenizer of ~500 words; more layers and a wider hidden size make weights of
 the size a benchmark asks for (the MLP 4 times as wide, heads of 64).
@@ -59,7 +60,33 @@ def build(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
     return directory
 
 
+def adapter(directory: Path, base_name: str, seed: int, rank: int = 8) -> Path:
+    """A LoRA adapter of the default model (PEFT's files: its config naming BASE_NAME, and its weights on
+    the attention's q and v projections), strong enough that its answers differ from the model's."""
+    import json
+
+    import torch
+    from safetensors.torch import save_file
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    hidden, layers = 128, 2
+    tensors = {f"base_model.model.model.layers.{layer}.self_attn.{projection}.lora_{half}.weight":
+               torch.randn(*shape).contiguous()
+               for layer in range(layers) for projection in ("q_proj", "v_proj")
+               for half, shape in (("A", (rank, hidden)), ("B", (hidden, rank)))}
+    save_file(tensors, directory / "adapter_model.safetensors")
+    (directory / "adapter_config.json").write_text(json.dumps({
+        "peft_type": "LORA", "base_model_name_or_path": base_name, "r": rank, "lora_alpha": 2 * rank,
+        "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0.0, "bias": "none", "task_type": "CAUSAL_LM"}))
+    return directory
+
+
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 4):
-        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN]")
-    print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:])))
+    if sys.argv[1:2] == ["--adapter"] and len(sys.argv) == 5:
+        print(adapter(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
+    elif len(sys.argv) in (2, 4):
+        print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:])))
+    else:
+        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN] | tiny_model.py --adapter DIR BASE_NAME SEED")

@@ -8,6 +8,11 @@ path is always whole: a serving pod (every node of a multi-node replica) waits f
 container, mounts the volume read-only, and its engine is given the local path with hub access off. The
 model name clients ask for stays what the command names. A pvc:// source is mounted where it is.
 
+A LoRA adapter is fetched the same way, then placed, under the name clients ask for, in its service's
+adapter folder for its base model (ADAPTERS_FOLDER), which the base's Job makes. vLLM loads it from there
+when a request first names it (its filesystem resolver, runtime LoRA on), so adding an adapter runs a Job
+and restarts no replica; SGLang, which has no resolver, is given the placed adapters at start.
+
 The engines' compile caches go on the same volume, read-write, one folder per engine image (a compiled
 kernel is only valid for the versions that made it).
 """
@@ -18,6 +23,7 @@ import copy
 import hashlib
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.expand import resources
@@ -51,6 +57,14 @@ COMPILE_DIR = "/compile-cache"
 """Where a serving container keeps its engine's compile caches: its image's folder on the cache volume."""
 COMPILE_FOLDER = "compile"
 """The compile caches' folder on the cache volume, beside the sources' (hf, s3)."""
+ADAPTERS_FOLDER = "lora"
+"""The placed adapters' folder on the cache volume: ``lora/SERVICE/BASE'S FOLDER/NAME``."""
+RUNTIME_LORA_ENV = {"VLLM_ALLOW_RUNTIME_LORA_UPDATING": "true"}
+"""vLLM resolves a model name it does not serve through its LoRA resolvers only with this on."""
+RESOLVER_DIR_ENV = "VLLM_LORA_RESOLVER_CACHE_DIR"
+"""vLLM's filesystem resolver's folder: an adapter named NAME is loaded from its NAME folder. (The resolver
+is one of vLLM's general plugins, all loaded while VLLM_PLUGINS is unset.)"""
+PLUGINS_ENV, FILESYSTEM_RESOLVER = "VLLM_PLUGINS", "lora_filesystem_resolver"
 WEIGHTS_VOLUME = "fusioninfer-weights"
 PROGRAM_DIR = "/opt/fusioninfer"
 PROGRAM = "fetch.py"
@@ -97,33 +111,61 @@ def program_name(service: InferenceService) -> str:
     return f"{service.name}-fetch"
 
 
-def fetched_sources(service: InferenceService) -> list[WeightsSource]:
-    """The distinct sources the cache holds for SERVICE, in role order."""
+def on_cache(folder: str) -> str:
+    """A folder of the cache volume, as the serving containers see it."""
+    return f"{MODELS_DIR}/{folder}"
+
+
+def adapters_folder(service: InferenceService, base: WeightsSource) -> str:
+    """Where, on the cache volume, SERVICE's adapters of BASE are placed for the engines."""
+    return f"{ADAPTERS_FOLDER}/{service.name}/{base.cache_folder}"
+
+
+class Fetch(NamedTuple):
+    """One fetch Job's work: SOURCE onto the cache; for a base model with adapters, the folder they are
+    placed in made (ADAPTERS_IN); for an adapter, placed (PLACE) for the engines serving ADAPTER_OF."""
+
+    source: WeightsSource
+    adapters_in: str | None = None
+    place: str | None = None
+    adapter_of: str | None = None
+
+
+def fetches(service: InferenceService) -> list[Fetch]:
+    """The distinct fetches of SERVICE's cache, in role order."""
     if service.model_cache is None:
         return []
-    found: list[WeightsSource] = []
+    found: list[Fetch] = []
     for role in service.roles:
-        for source in _read_by(role):
-            if source.fetched and source not in found:
-                found.append(source)
+        for fetch in _fetches_of(service, role):
+            if fetch.source.fetched and fetch not in found:
+                found.append(fetch)
     return found
 
 
-def _read_by(role: Role) -> list[WeightsSource]:
-    """The sources ROLE's pods read: its model's, then its adapters'."""
-    return [*([role.weights] if role.weights is not None else []), *(adapter.source for adapter in role.adapters)]
+def _fetches_of(service: InferenceService, role: Role) -> list[Fetch]:
+    """What ROLE's pods read: its model, then its adapters, each placed beside the model."""
+    base = role.weights
+    if base is None:
+        return []
+    if not role.adapters:
+        return [Fetch(base)]
+    folder = adapters_folder(service, base)
+    return [Fetch(base, adapters_in=folder),
+            *(Fetch(adapter.source, place=f"{folder}/{adapter.name}", adapter_of=on_cache(base.cache_folder))
+              for adapter in role.adapters)]
 
 
 def weight_objects(service: InferenceService) -> list[dict[str, Any]]:
-    """The claim the service makes, the fetch program and one fetch Job per source and revision."""
+    """The claim the service makes, the fetch program and one fetch Job per source and revision (and, for
+    an adapter, its base)."""
     cache = service.model_cache
-    sources = fetched_sources(service)
     if cache is None:
         return []
     objects = [] if cache.claim_name is not None else [_claim(service, cache)]
-    if sources:
+    if found := fetches(service):
         objects.append(_program(service))
-        objects += [_fetch_job(service, cache, source) for source in sources]
+        objects += [_fetch_job(service, cache, fetch) for fetch in found]
     return objects
 
 
@@ -153,18 +195,21 @@ def _program(service: InferenceService) -> dict[str, Any]:
             "data": {PROGRAM: PROGRAM_SOURCE.read_text()}}
 
 
-def _fetch_job(service: InferenceService, cache: ModelCache, source: WeightsSource) -> dict[str, Any]:
-    """The Job that fetches SOURCE. Its name ends in a hash of what it runs: a Job's pod template cannot
+def _fetch_job(service: InferenceService, cache: ModelCache, fetch: Fetch) -> dict[str, Any]:
+    """The Job that does FETCH. Its name ends in a hash of what it runs: a Job's pod template cannot
     change, so any change (a new revision, a new image) is a new Job, which finds a complete revision
     already there and ends at once."""
-    role = next(role for role in service.roles if source in _read_by(role))
+    role = next(role for role in service.roles if fetch in _fetches_of(service, role))
     serving = role.template["spec"]["containers"][0]
+    source = fetch.source
+    placing = ([] if fetch.adapters_in is None else ["--adapters-in", fetch.adapters_in]) + (
+        [] if fetch.place is None else ["--adapter-of", str(fetch.adapter_of), "--place", fetch.place])
     container: dict[str, Any] = {
         "name": "fetch",
         "image": cache.fetch_image or serving["image"],
         "command": ["python3", f"{PROGRAM_DIR}/{PROGRAM}"],
         "args": ["--source", source.uri, "--revision", str(source.revision), "--root", FETCH_DIR,
-                 "--into", source.cache_folder],
+                 "--into", source.cache_folder, *placing],
         "env": _fetch_env(source),
         "volumeMounts": [{"name": WEIGHTS_VOLUME, "mountPath": FETCH_DIR},
                          {"name": "program", "mountPath": PROGRAM_DIR, "readOnly": True},
@@ -233,13 +278,13 @@ def with_weights(service: InferenceService, templates: Mapping[str, RoleTemplate
     on a volume, else from the hub at its revision."""
     result = dict(templates)
     cache = service.model_cache
-    fetch_jobs = {} if cache is None else {source: _fetch_job(service, cache, source)["metadata"]["name"]
-                                           for source in fetched_sources(service)}
+    fetch_jobs = {} if cache is None else {fetch: _fetch_job(service, cache, fetch)["metadata"]["name"]
+                                           for fetch in fetches(service)}
     for role in service.roles:
         if role.weights is None:
             continue
         current = templates[role.name]
-        reading = _Reading(service, role, role.weights, fetch_jobs)
+        reading = _Reading(service, role, role.weights, fetch_jobs, current.leading[1])
         leader = None if current.leader is None else reading.pod(current.leader, current.leader_server,
                                                                   current.launched)
         worker = reading.pod(current.worker, current.worker_server, current.launched)
@@ -249,19 +294,23 @@ def with_weights(service: InferenceService, templates: Mapping[str, RoleTemplate
 
 
 class _Reading:
-    """How ROLE's pods read SOURCE."""
+    """How ROLE's pods read SOURCE (and its adapters, LEADING being the command line of a replica's
+    leader)."""
 
     def __init__(self, service: InferenceService, role: Role, source: WeightsSource,
-                 fetch_jobs: Mapping[WeightsSource, str]) -> None:
-        self.service, self.role, self.source, self.fetch_jobs = service, role, source, fetch_jobs
-        self.cached = source in fetch_jobs
+                 fetch_jobs: Mapping[Fetch, str], leading: ServerCommand | None) -> None:
+        self.service, self.role, self.source = service, role, source
+        self.fetches = {fetch: fetch_jobs[fetch] for fetch in _fetches_of(service, role) if fetch in fetch_jobs}
+        self.cached = bool(self.fetches)
         self.on_volume = self.cached or source.scheme is Scheme.PVC
+        self.resolving = bool(role.adapters) and leading is not None and leading.engine is Engine.VLLM
+        """vLLM loads the adapters when first asked for them, from their folder; SGLang at start."""
 
     @property
     def local_path(self) -> str:
         if self.source.scheme is Scheme.PVC:
             return "/".join(part for part in (MODELS_DIR, self.source.path) if part)
-        return f"{MODELS_DIR}/{self.source.cache_folder}"
+        return on_cache(self.source.cache_folder)
 
     @property
     def default_name(self) -> str:
@@ -294,6 +343,8 @@ class _Reading:
                                       "read from: rename it")
             spec["volumes"] = [*(spec.get("volumes") or ()), self._volume()]
             serving = {**serving, "volumeMounts": [*(serving.get("volumeMounts") or ()), *self._mounts(server)]}
+        if self.resolving:
+            self._check_resolver_env(serving.get("env") or (), f"{path}.containers[0].env")
         serving = {**serving, "env": _merged_env(serving.get("env") or (), self._env(server))}
         if self.cached:
             spec["initContainers"] = [*(spec.get("initContainers") or ()), self._wait(serving["image"])]
@@ -331,17 +382,37 @@ class _Reading:
                 env.append(_secret_env("HF_TOKEN", self.source.credentials_secret, HUB_TOKEN_KEY))
             return env
         env = [{"name": name, "value": value} for name, value in OFFLINE_ENV.items()]
+        if self.resolving:
+            env += [*({"name": name, "value": value} for name, value in RUNTIME_LORA_ENV.items()),
+                    {"name": RESOLVER_DIR_ENV, "value": on_cache(adapters_folder(self.service, self.source))}]
         cache = self.service.model_cache
         if self.cached and cache is not None and cache.compile_cache:
             engine = server.engine if server is not None else None
             env += [{"name": name, "value": f"{COMPILE_DIR}/{folder}"} for name, folder in COMPILE_ENV[engine].items()]
         return env
 
+    def _check_resolver_env(self, env: Any, path: str) -> None:
+        """The container's own env leaves vLLM's filesystem resolver on."""
+        wanted = {**RUNTIME_LORA_ENV, RESOLVER_DIR_ENV: on_cache(adapters_folder(self.service, self.source))}
+        for index, entry in enumerate(env):
+            name, value = entry.get("name"), entry.get("value")
+            if (name in wanted and value != wanted[name]) or (name == PLUGINS_ENV and FILESYSTEM_RESOLVER not in [
+                    plugin.strip() for plugin in str(value or "").split(",")]):
+                raise InvalidSpec(self.service.where, f"{path}[{index}]",
+                                  f"sets {name}, and model.adapters has vLLM load its adapters by name through its "
+                                  f"filesystem resolver, which needs {_resolver_needs(name, wanted)}: remove it")
+
     def _wait(self, image: str) -> dict[str, Any]:
-        """Waits for the model's folder and each adapter's."""
-        folders = [(self.local_path, self.fetch_jobs[self.source]),
-                   *((f"{MODELS_DIR}/{adapter.source.cache_folder}", self.fetch_jobs[adapter.source])
-                     for adapter in self.role.adapters)]
+        """Waits for the model's folder, then for its adapters: vLLM for their folder (made by the model's
+        Job, so that adding one changes no pod), SGLang for each adapter, placed."""
+        folders: list[tuple[str, str]] = []
+        for fetch, job in self.fetches.items():
+            if fetch.place is None:
+                folders.append((self.local_path, job))
+                if self.resolving and fetch.adapters_in is not None:
+                    folders.append((on_cache(fetch.adapters_in), job))
+            elif not self.resolving:
+                folders.append((on_cache(fetch.place), job))
         return {"name": "wait-for-weights", "image": image,
                 "command": ["sh", "-c", WAIT_SCRIPT, "wait-for-weights", str(WAIT_SECONDS),
                             *(word for folder in folders for word in folder)],
@@ -369,8 +440,8 @@ class _Reading:
         return self._adapters(server) if self.role.adapters else server
 
     def _adapters(self, server: ServerCommand) -> ServerCommand:
-        """The engine loading each adapter at start under its name: vLLM's --lora-modules NAME=PATH…, SGLang's
-        --lora-paths NAME=PATH…, with LoRA on."""
+        """The engine with LoRA on, serving each adapter under its name: vLLM loading it when first asked
+        (its resolver, from the environment), SGLang at start (--lora-paths NAME=PATH…)."""
         assert server.engine is not None
         option = LORA_MODULES if server.engine is Engine.VLLM else LORA_PATHS
         for occurrence in server.occurrences(option):
@@ -384,9 +455,16 @@ class _Reading:
                                   f"{occurrence.written} turns LoRA off, and model.adapters loads adapters: remove it")
         if not server.given(ENABLE_LORA):
             server = server.appended([ENABLE_LORA.name(server.engine)], why)
-        return server.appended([option.name(server.engine), *(f"{adapter.name}={MODELS_DIR}/"
-                                                              f"{adapter.source.cache_folder}"
+        if server.engine is Engine.VLLM:
+            return server
+        folder = on_cache(adapters_folder(self.service, self.source))
+        return server.appended([option.name(server.engine), *(f"{adapter.name}={folder}/{adapter.name}"
                                                               for adapter in self.role.adapters)], why)
+
+
+def _resolver_needs(name: str, wanted: Mapping[str, str]) -> str:
+    return f"{PLUGINS_ENV} to include {FILESYSTEM_RESOLVER} (or to be unset)" if name == PLUGINS_ENV else \
+        f"{name}={wanted[name]}"
 
 
 def _merged_env(given: Any, added: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,6 +1,8 @@
 """Fetch one model source at one revision onto the cache volume: the fetch Job's program.
 
     python3 fetch.py --source hf://ORG/NAME --revision COMMIT --root /cache --into hf/ORG/NAME/COMMIT
+    python3 fetch.py ... --adapters-in lora/SERVICE/hf/ORG/BASE/COMMIT        (a model with adapters)
+    python3 fetch.py ... --adapter-of /models/hf/ORG/BASE/COMMIT --place lora/SERVICE/.../NAME
 
 It runs in the serving image (Python 3.9 or later, the standard library and the source's own client:
 huggingface_hub for hf://, boto3 for s3://). Files go into a folder of their own under ROOT/.partial,
@@ -10,6 +12,11 @@ when all are: a folder at INTO is always whole, and the serving pods wait for it
 pod) keeps the files already complete. Two Jobs fetching the same revision onto one volume take turns
 (a lock beside the folder). Progress is one line per file on stdout; a failure is one line saying why
 (auth, not found, disk full, a file that does not match), also the pod's termination message.
+
+A LoRA adapter is then placed where its engine finds it by name (ROOT/PLACE, named as clients ask for
+it): its files linked, and its adapter_config.json naming its base model as the engine names it (vLLM's
+filesystem resolver loads only an adapter whose base_model_name_or_path is the engine's --model, which
+is the base's path on the cache, not the hub name the adapter was trained on).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+ADAPTER_CONFIG = "adapter_config.json"
 PARTIAL = ".partial"
 """Under ROOT: folders being fetched, and their locks."""
 ETAGS = ".fusioninfer-etags.json"
@@ -58,7 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--revision", required=True)
     parser.add_argument("--root", required=True)
     parser.add_argument("--into", required=True)
+    parser.add_argument("--adapters-in", help="the folder, under ROOT, where this model's adapters are placed")
+    parser.add_argument("--adapter-of", help="the base model's path as its engine names it (--model)")
+    parser.add_argument("--place", help="where, under ROOT, the adapter is placed for its engine")
     args = parser.parse_args(argv)
+    if (args.adapter_of is None) != (args.place is None):
+        parser.error("--adapter-of and --place go together")
     # A client's warnings (the hub's "not enough free disk space") are progress, on stdout: stderr is the
     # one line that says why the fetch failed.
     warnings.showwarning = lambda message, category, *_: _say(f"{category.__name__}: {message}")
@@ -76,6 +89,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         _say(f"fetched {args.source} at {args.revision}: {files} files, {total / GB:.2f} GB, each verified, "
              f"in {time.monotonic() - started:.0f} s, into {args.into}")
+    try:
+        arranged = arrange_adapters(args.root, args.into, args.adapters_in, args.place, args.adapter_of)
+    except FetchFailed as failure:
+        return _fail(f"cannot place the adapters of {args.source} at {args.revision}: {failure}")
+    except OSError as error:
+        return _fail(f"cannot place the adapters of {args.source} at {args.revision}: "
+                     f"{_os_reason(error, args.root)}")
+    if arranged is not None:
+        _say(arranged)
     return 0
 
 
@@ -102,6 +124,58 @@ def fetch(source: str, revision: str, root: str, into: str) -> tuple[int | None,
         os.makedirs(os.path.dirname(final), exist_ok=True)
         os.rename(partial, final)
     return len(files), sum(file.size for file in files)
+
+
+def arrange_adapters(root: str, into: str, adapters_in: str | None, place: str | None, adapter_of: str | None
+                     ) -> str | None:
+    """For LoRA, after the fetch: a model's adapters' folder made (ADAPTERS_IN, which its serving pods wait
+    for), or the adapter fetched to INTO placed (PLACE, for the engines serving ADAPTER_OF); what was done,
+    said for a person."""
+    if adapters_in is not None:
+        os.makedirs(_inside(root, adapters_in), exist_ok=True)
+        return f"its adapters are placed in {adapters_in}"
+    if place is None or adapter_of is None:
+        return None
+    if place_adapter(root, into, place, adapter_of):
+        return f"placed the adapter in {place}, for {adapter_of}"
+    return f"the adapter is already placed in {place}"
+
+
+def place_adapter(root: str, into: str, place: str, base: str) -> bool:
+    """The adapter fetched to ROOT/INTO placed at ROOT/PLACE for an engine serving BASE: its files linked
+    (copied where the volume links none), its config naming BASE; False where it was already placed. Like
+    a fetch, it is built aside and renamed into place whole."""
+    final = _inside(root, place)
+    if os.path.isdir(final):
+        return False
+    fetched = _inside(root, into)
+    config = _read_json(os.path.join(fetched, ADAPTER_CONFIG))
+    if config.get("peft_type") != "LORA":
+        said = "is missing or unreadable" if not config else f"says peft_type {config.get('peft_type')!r}"
+        raise FetchFailed(f"it is not a LoRA adapter: its {ADAPTER_CONFIG} {said}")
+    partial = _inside(root, f"{PARTIAL}/{place}")
+    os.makedirs(os.path.dirname(partial), exist_ok=True)
+    with _locked(partial + ".lock"):
+        if os.path.isdir(final):
+            return False
+        shutil.rmtree(partial, ignore_errors=True)
+        for folder, _, names in os.walk(fetched):
+            target = os.path.join(partial, os.path.relpath(folder, fetched))
+            os.makedirs(target, exist_ok=True)
+            for name in names:
+                if folder != fetched or name != ADAPTER_CONFIG:
+                    _link(os.path.join(folder, name), os.path.join(target, name))
+        _write_json(os.path.join(partial, ADAPTER_CONFIG), {**config, "base_model_name_or_path": base})
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        os.rename(partial, final)
+    return True
+
+
+def _link(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _fetch_hub(repo: str, revision: str, into: str) -> list[File]:
@@ -291,7 +365,7 @@ def _os_reason(error: OSError, root: str) -> str:
     return _first_line(error)
 
 
-def _read_json(path: str) -> dict[str, str]:
+def _read_json(path: str) -> dict[str, Any]:
     try:
         with open(path) as handle:
             found = json.load(handle)
@@ -300,7 +374,7 @@ def _read_json(path: str) -> dict[str, str]:
         return {}
 
 
-def _write_json(path: str, value: dict[str, str]) -> None:
+def _write_json(path: str, value: dict[str, Any]) -> None:
     with open(path + ".tmp", "w") as handle:
         json.dump(value, handle)
     os.replace(path + ".tmp", path)
