@@ -39,6 +39,8 @@ CUSTOM = ("kwok.x-k8s.io/status", "custom")
 SERVICE_LABEL = "fusioninfer.io/service"
 BBR_LABEL = ("app.kubernetes.io/name", "fusioninfer-bbr")
 """The shared Gateway's body-based router's pods (charts/fusioninfer-bbr)."""
+MODELS_LABEL = ("app.kubernetes.io/name", "fusioninfer-gateway-models")
+"""The shared Gateway's /v1/models pods (charts/fusioninfer-bbr)."""
 REAL_HOOKS = {"hooks": {"podAnnotations": {CUSTOM[0]: CUSTOM[1]}, "ttlSecondsAfterFinished": 3}}
 """Values that have the chart's hook Jobs run for real here (a failed one gone soon after)."""
 
@@ -249,6 +251,7 @@ def run_check(cluster: Cluster, tmp_path: Path, spec: dict[str, Any]) -> subproc
 
 
 def serving_pod(pod: kubernetes.client.V1Pod) -> bool:
-    """A pod tests/serving.py runs: a service's, or a shared Gateway's body-based router's."""
+    """A pod tests/serving.py runs: a service's, or a shared Gateway's (its body-based router's, its
+    /v1/models')."""
     labels = pod.metadata.labels or {}
-    return SERVICE_LABEL in labels or labels.get(BBR_LABEL[0]) == BBR_LABEL[1]
+    return SERVICE_LABEL in labels or any(labels.get(key) == value for key, value in (BBR_LABEL, MODELS_LABEL))

@@ -44,6 +44,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -62,15 +63,15 @@ from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
 from tests import engines, kubelet
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe
+from tests.controlplane.components import POD_GATEWAY
 from tests.helm import Helm
-from tests.hook_kubelet import BBR_LABEL, CUSTOM, serving_pod
+from tests.hook_kubelet import BBR_LABEL, CUSTOM, MODELS_LABEL, hook_environment, serving_pod
 from tests.pickers import GRPC_PORT, Picker, ask, command, kubeconfig_for, running, serving
 
 SERVING = {CUSTOM[0]: CUSTOM[1]}
 """Pod annotations (a role's ``template.metadata.annotations``) that have this runner run the pods."""
 POD_NETWORK = ipaddress.ip_network("127.246.0.0/16")
-GATEWAY_ADDRESS = "127.0.1.254"
-"""The suite's side of every pod's veth pair: the pods' route out, and where they reach the API server."""
+GATEWAY_ADDRESS = POD_GATEWAY
 NETNS_DIR = Path("/run/netns")
 VLLM_PORT = 8000
 """Where vLLM (and the simulator) serve without --port."""
@@ -133,7 +134,7 @@ class PodNetwork:
 
 class Relay(threading.Thread):
     """The API server, reachable from the pods at GATEWAY_ADDRESS: a TCP relay to its loopback port (its
-    certificate names localhost, which the pods' kubeconfig asks for)."""
+    certificate names that address, and localhost, which the pods' kubeconfig asks for)."""
 
     def __init__(self, target: int) -> None:
         super().__init__(daemon=True)
@@ -323,6 +324,8 @@ class ServingKubelet(threading.Thread):
                 self._run_frontend(pod, served)
             elif served.labels.get(BBR_LABEL[0]) == BBR_LABEL[1]:
                 self._run_body_router(pod, served)
+            elif served.labels.get(MODELS_LABEL[0]) == MODELS_LABEL[1]:
+                self._run_gateway_models(pod, served)
             else:
                 for container in spec.get("initContainers") or []:  # in order, as the kubelet starts them
                     if container.get("restartPolicy") == "Always":
@@ -443,6 +446,30 @@ class ServingKubelet(threading.Thread):
         argv = [str(picker(container["image"])), *(kubelet.expand(arg, env) for arg in container.get("args") or [])]
         env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
         _spawn(served, container["name"], argv, env)
+
+    def _run_gateway_models(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
+        """A shared Gateway's /v1/models pod: the chart's standard-library program, laid out from its
+        ConfigMap as its volume lays it out, by this interpreter without site-packages, in the pod's
+        network, reaching the API server as a pod does (its ServiceAccount's token, the API server's CA)."""
+        [container] = served.spec["containers"]
+        [volume] = [v for v in served.spec["volumes"] if "configMap" in v]  # beside the API server's token
+        [mount] = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
+        files = self.cluster.core.read_namespaced_config_map(volume["configMap"]["name"], pod.metadata.namespace).data
+        program = served.workdir / "program"
+        for item in volume["configMap"]["items"]:
+            (program / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+            (program / item["path"]).write_text(files[item["key"]])
+        python, *argv = [*container["command"], *container.get("args", [])]
+        assert python == "python", container["command"]  # the image's; here this interpreter
+        env = {**hook_environment(self.cluster, pod.metadata.namespace, pod.spec.service_account_name, served.workdir),
+               "KUBERNETES_SERVICE_HOST": GATEWAY_ADDRESS, "KUBERNETES_SERVICE_PORT": str(self.relay.port),
+               "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+        workdir = program / Path(container["workingDir"]).relative_to(mount["mountPath"])
+        log = (served.workdir / f"{container['name']}.log").open("wb")
+        served.argv[container["name"]] = argv
+        served.processes[container["name"]] = subprocess.Popen(
+            ["ip", "netns", "exec", served.network.name, sys.executable, "-S", "-E", *argv], stdout=log,
+            stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
 
     def _kubeconfig(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> Path:
         account = pod.spec.service_account_name or "default"
@@ -784,8 +811,8 @@ class GatewayView(threading.Thread):
     """What a gateway implementation learns from the API for one shared Gateway, kept in the file
     ``picker-probe routes-gateway`` reads: the HTTPRoutes attached to it (each through CHANGE, which a test
     uses to take a protection away), each InferencePool's pickers (the ready pods of its endpointPickerRef's
-    Service, in a file of its own), and its body-based router (a ready pod of the chart's, in the Gateway's
-    namespace; None: the gateway calls none)."""
+    Service, in a file of its own), a ready pod of each Service backend, and its body-based router (a ready
+    pod of the chart's, in the Gateway's namespace; None: the gateway calls none)."""
 
     def __init__(self, cluster: Cluster, namespace: str, name: str, workdir: Path, body_router: bool = True,
                  change: Callable[[dict[str, Any]], dict[str, Any]] = lambda route: route) -> None:
@@ -808,19 +835,38 @@ class GatewayView(threading.Thread):
         routes = [self.change(route) for route in custom.list_cluster_custom_object(*ROUTES)["items"]
                   if any(ref["name"] == self.name and ref.get("namespace", route["metadata"]["namespace"]) ==
                          self.namespace for ref in route["spec"].get("parentRefs") or [])]
-        pools = {}
+        pools, services = {}, {}
         for route in routes:
             for rule in route["spec"].get("rules") or []:
                 for ref in rule.get("backendRefs") or []:
                     key = f"{ref.get('namespace', route['metadata']['namespace'])}/{ref['name']}"
-                    pools[key] = f"@{self._pickers(key).path}"
-        config: dict[str, Any] = {"routes": routes, "pools": pools}
+                    if ref.get("kind", "Service") == "Service":
+                        if endpoint := self._endpoint(key, ref["port"]):
+                            services[f"{key}:{ref['port']}"] = endpoint
+                    else:
+                        pools[key] = f"@{self._pickers(key).path}"
+        config: dict[str, Any] = {"routes": routes, "pools": pools, "services": services}
         if self.body_router:
             ready_routers = [pod.status.pod_ip for pod in self.cluster.core.list_namespaced_pod(
                 self.namespace, label_selector="=".join(BBR_LABEL)).items if pod.status.pod_ip and ready(pod)]
             config["bbr"] = f"{sorted(ready_routers)[0]}:{BBR_GRPC_PORT}" if ready_routers else ""
         if config != self.config:
             self._write(config)
+
+    def _endpoint(self, service: str, port: int) -> str | None:
+        """A ready pod of SERVICE (namespace/name) that its PORT reaches, as ADDRESS:PORT (the API server keeps
+        no loopback Endpoints: its selector is followed, as the pickers are)."""
+        namespace, name = service.split("/")
+        found = self.cluster.core.read_namespaced_service(name, namespace)
+        [target] = [p.target_port for p in found.spec.ports if p.port == port]
+        selector = ",".join(f"{key}={value}" for key, value in found.spec.selector.items())
+        for pod in sorted(self.cluster.core.list_namespaced_pod(namespace, label_selector=selector).items,
+                          key=lambda pod: pod.metadata.name):
+            if pod.status.pod_ip and ready(pod):
+                number = target if isinstance(target, int) else next(
+                    p.container_port for c in pod.spec.containers for p in c.ports or [] if p.name == target)
+                return f"{pod.status.pod_ip}:{number}"
+        return None
 
     def _pickers(self, pool: str) -> PickerEndpoints:
         """The pickers of POOL (namespace/name), followed from its endpointPickerRef's Service's selector."""

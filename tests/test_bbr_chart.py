@@ -1,21 +1,30 @@
 """charts/fusioninfer-bbr, the body-based router of a shared Gateway, as helm 3 and 4 render it: one
 Deployment running the router with the one plugin the services' routes rely on, restricted, replaced one
-at a time; its values checked by the chart's schema; with provider istio, Istio's objects valid against
+at a time; the Gateway's one /v1/models, its program shipped whole and its route valid against the Gateway
+API's CRD; its values checked by the chart's schema; with provider istio, Istio's objects valid against
 Istio's own CRDs (istio.io/api). tests/test_cluster_shared_gateway.py installs it and routes through it."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from fusion_helm.expand.router.model_names import MODEL_HEADER
+from fusion_helm.hooks import gateway_models
+from fusion_helm.hooks.labels import MODEL_HEADER
 from fusion_helm.schemagen import module_file
 from tests.controlplane.builds import VERSIONS
-from tests.helm import BBR_CHART, Helm
-from tests.schemas import errors, strict_validator
+from tests.helm import BBR_CHART, ROOT, Helm
+from tests.schemas import Validators, custom_resource_errors, errors, strict_validator
+
+MODELS_OBJECTS = ["ClusterRole/gateways-gateway-models", "ClusterRoleBinding/gateways-gateway-models",
+                  "ConfigMap/gateway-models", "Deployment/gateway-models", "HTTPRoute/gateway-models",
+                  "PodDisruptionBudget/gateway-models", "Service/gateway-models", "ServiceAccount/gateway-models"]
 
 
 def rendered(helm: Helm, *args: str) -> dict[str, dict[str, Any]]:
@@ -25,8 +34,8 @@ def rendered(helm: Helm, *args: str) -> dict[str, dict[str, Any]]:
 
 def test_the_router_copies_the_model_into_the_header_the_routes_match(helm: Helm) -> None:
     objects = rendered(helm)
-    assert sorted(objects) == ["Deployment/gateway-bbr", "PodDisruptionBudget/gateway-bbr", "Service/gateway-bbr",
-                               "ServiceAccount/gateway-bbr"]
+    assert sorted(objects) == sorted(["Deployment/gateway-bbr", "PodDisruptionBudget/gateway-bbr",
+                                      "Service/gateway-bbr", "ServiceAccount/gateway-bbr", *MODELS_OBJECTS])
     deployment = objects["Deployment/gateway-bbr"]["spec"]
     [container] = deployment["template"]["spec"]["containers"]
     assert container["image"] == "registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0"
@@ -54,8 +63,51 @@ def test_one_replica_has_no_disruption_budget_and_flags_are_quoted_words(helm: H
     assert container["args"][-1] == "--v=4: x"
 
 
+def restricted(pod: dict[str, Any]) -> bool:
+    """POD meets the Pod Security Standard "restricted" in what its spec says."""
+    return bool(pod["securityContext"]["runAsNonRoot"]) and pod["securityContext"]["seccompProfile"] == {
+        "type": "RuntimeDefault"} and all(
+        container["securityContext"]["allowPrivilegeEscalation"] is False
+        and container["securityContext"]["capabilities"] == {"drop": ["ALL"]} for container in pod["containers"])
+
+
+def test_the_gateway_s_models_are_listed_by_the_program_the_chart_ships(helm: Helm, validators: Validators,
+                                                                        tmp_path: Path) -> None:
+    """GET /v1/models on the Gateway goes to the lister, whose program the chart ships whole: laid out as
+    its volume lays it out, it runs (its every import there)."""
+    objects = rendered(helm, "--set", "gateway=shared", "--set", "models.sectionName=http")
+    route = objects["HTTPRoute/gateway-models"]
+    assert custom_resource_errors(validators, [route]) == {}
+    assert route["spec"] == {
+        "parentRefs": [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "shared",
+                        "sectionName": "http"}],
+        "rules": [{"matches": [{"path": {"type": "Exact", "value": "/v1/models"}, "method": "GET"}],
+                   "backendRefs": [{"name": "gateway-models", "port": 8080}]}]}
+    assert objects["ClusterRole/gateways-gateway-models"]["rules"] == [
+        {"apiGroups": ["gateway.networking.k8s.io"], "resources": ["httproutes"], "verbs": ["list"]}]
+    pod = objects["Deployment/gateway-models"]["spec"]["template"]["spec"]
+    assert restricted(pod) and pod["containers"][0]["args"] == ["--gateway", "gateways/shared", "--listen", ":8080"]
+    hooks = yaml.safe_load((ROOT / "charts" / "fusioninfer" / "values.yaml").read_text())["hooks"]
+    assert pod["containers"][0]["image"] == hooks["image"]  # one Python image pinned for both charts' programs
+
+    files = objects["ConfigMap/gateway-models"]["data"]
+    package = Path(gateway_models.__file__).parent
+    [volume] = pod["volumes"]
+    program = tmp_path / "program"
+    for item in volume["configMap"]["items"]:
+        (program / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+        (program / item["path"]).write_text(files[item["key"]])
+        assert files[item["key"]] == (package / Path(item["path"]).name).read_text(), item
+    done = subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.gateway_models", "--help"],
+                          cwd=program, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and "--gateway NAMESPACE/NAME" in done.stdout, done.stderr
+
+    assert not set(MODELS_OBJECTS) & set(rendered(helm, "--set", "models.enabled=false"))
+
+
 @pytest.mark.parametrize("setting, message", [("replicas=0", "replicas"), ("provider=envoy", "provider"),
-                                              ("flags.--v=4", "flags")])
+                                              ("flags.--v=4", "flags"), ("models.replicas=0", "replicas"),
+                                              ("models.port=80", "port")])
 def test_bad_values_are_refused_by_the_schema(helm: Helm, setting: str, message: str) -> None:
     done = helm.run("template", "gateway", BBR_CHART, "--set", setting, check=False)
     assert done.returncode != 0 and message in done.stderr and done.stdout == "", done.stderr

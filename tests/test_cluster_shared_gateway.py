@@ -5,15 +5,19 @@ own, join one Gateway (router.sharedGateway) with the body-based router installe
 Inference Extension v1.5.0) run as their pods; the gateway stand-in calls the body-based router first,
 then routes on the HTTPRoutes as the API server has them (tests/serving.py, GatewayView).
 
-Requests for model A reach only A's pods, B's only B's, a model nobody serves gets 404; a third release,
-a canary of A at weight 10, takes 10 % of A's requests (measured over 2,000). Each shown failing without
-its protection: routes without the model header match send B's requests to A; a gateway without the
-body-based router routes nothing; a canary route without its POST match takes none."""
+Requests for model A reach only A's pods, B's only B's, a model nobody serves gets 404, and the Gateway's
+one GET /v1/models (the chart's lister, run as its pod) lists both with their services; a third release,
+a canary of A at weight 10, takes 10 % of A's requests (measured over 2,000) and is listed beside A. Each
+shown failing without its protection: routes without the model header match send B's requests to A; a
+gateway without the body-based router routes nothing; without the lister's route /v1/models is a 404; a
+canary route without its POST match takes none."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import urllib.error
+import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -56,8 +60,8 @@ def service_values(tmp_path: Path, release_name: str, gateway_namespace: str, ar
 
 @contextlib.contextmanager
 def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
-    """The Gateway, and its body-based router installed from its chart into the Gateway's NAMESPACE, which
-    enforces "restricted": its pod is admitted and runs (Ready) before this yields."""
+    """The Gateway, and its body-based router and /v1/models installed from their chart into the Gateway's
+    NAMESPACE, which enforces "restricted": their pods are admitted and run (Ready) before this yields."""
     kubectl = cluster.control_plane.kubectl
     kubectl("create", "namespace", namespace)
     kubectl("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted",
@@ -68,9 +72,10 @@ def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
         "spec": {"gatewayClassName": "stand-in", "listeners": [{
             "name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "All"}}}]}}))
     helm.run("install", "gateway", BBR_CHART, "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
-             "--set", "replicas=1", "--set-json", f'podAnnotations={{"{next(iter(SERVING))}": "custom"}}')
+             "--set", "replicas=1", "--set", "models.replicas=1",
+             "--set-json", f'podAnnotations={{"{next(iter(SERVING))}": "custom"}}')
     try:
-        ready_pods(cluster, namespace, 1)
+        ready_pods(cluster, namespace, 2)  # the router's and the lister's
         yield
     finally:
         helm.run("uninstall", "gateway", "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
@@ -80,6 +85,15 @@ def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
 
 def ask(gateway: str, model: str, prompt: str = "hello") -> tuple[int, dict[str, str], dict[str, Any]]:
     return completion(gateway, {"model": model, "prompt": prompt, "max_tokens": 2})
+
+
+def models_listed(gateway: str) -> dict[str, str]:
+    """The Gateway's GET /v1/models: each model's services (owned_by); {"<status>": body} if it failed."""
+    try:
+        with urllib.request.urlopen(f"http://{gateway}/v1/models", timeout=10) as answer:
+            return {model["id"]: model["owned_by"] for model in json.loads(answer.read())["data"]}
+    except urllib.error.HTTPError as error:
+        return {str(error.code): error.read().decode()}
 
 
 def pools_reached(gateway: str, model: str, requests: int) -> Counter[str]:
@@ -109,6 +123,13 @@ def without(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return change
 
 
+def without_rules(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Route NAME with no rules; the others as they are."""
+    def change(route: dict[str, Any]) -> dict[str, Any]:
+        return {**route, "spec": {**route["spec"], "rules": []}} if route["metadata"]["name"] == name else route
+    return change
+
+
 def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
                                                     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     helm3 = make_helm(3, tmp_path_factory.mktemp("shared-gateway-helm3"))
@@ -134,6 +155,13 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
                     assert headers["x-stand-in-destination"].rpartition(":")[0] in pods[namespace], headers
             status, _, answer = ask(gateway, "org/nobody-serves-this")
             assert status == 404, (status, answer)
+            # One /v1/models for the Gateway: every model behind it, with the service that serves it.
+            assert models_listed(gateway) == {MODEL_A: "shared-a/a", MODEL_B: "shared-b/b"}
+        # Without the lister's route, the Gateway has no /v1/models: no service's route matches a request
+        # that names no model.
+        with through(cluster, GATEWAYS, tmp_path / "unlisted", change=without_rules("gateway-models")) as gateway:
+            eventually("services routed", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
+            assert list(models_listed(gateway)) == ["404"]
 
         # Without the model match, the older route (A's) takes every request: B's reach A.
         with through(cluster, GATEWAYS, tmp_path / "unmatched", change=without("headers")) as gateway:
@@ -159,6 +187,7 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
                 print(f"canary: {reached[pool_canary]} of {CANARY_REQUESTS} requests ({share:.1f} %)")
                 assert abs(share - CANARY_WEIGHT) <= 3, reached
                 assert pools_reached(gateway, MODEL_B, 20) == Counter({pool_b: 20})
+                assert models_listed(gateway) == {MODEL_A: "shared-a/a,shared-a/canary", MODEL_B: "shared-b/b"}
             # Without its POST match the canary's route ties with A's older one, and A's wins every request.
             with through(cluster, GATEWAYS, tmp_path / "canary-unmatched", change=without("method")) as gateway:
                 eventually("routes", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)

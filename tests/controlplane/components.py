@@ -34,6 +34,11 @@ def openssl(*args: str | Path) -> None:
     subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
 
 
+POD_GATEWAY = "127.0.1.254"
+"""The suite's side of every serving pod's veth pair (tests/serving.py): the pods' route out, and where they
+reach the API server, whose certificate names it for them."""
+
+
 def self_signed_cert(directory: Path, name: str) -> tuple[Path, Path]:
     """A certificate for 127.0.0.1 that is its own CA: for webhooks served on loopback."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -44,15 +49,15 @@ def self_signed_cert(directory: Path, name: str) -> tuple[Path, Path]:
 
 
 def ca_signed_cert(directory: Path, name: str, dns: tuple[str, ...] = ("localhost",),
-                   usage: str = "serverAuth") -> tuple[Path, Path, Path]:
-    """A certificate authority and a certificate for 127.0.0.1 and DNS it signs, as a cluster's: clients
-    that refuse a certificate that is its own CA (rustls, as Rust clients such as SGLang's router use it)
-    take it. USAGE: serverAuth, clientAuth or both. Its CA, certificate and key."""
+                   usage: str = "serverAuth", ips: tuple[str, ...] = ()) -> tuple[Path, Path, Path]:
+    """A certificate authority and a certificate for 127.0.0.1 (and IPS) and DNS it signs, as a cluster's:
+    clients that refuse a certificate that is its own CA (rustls, as Rust clients such as SGLang's router use
+    it) take it. USAGE: serverAuth, clientAuth or both. Its CA, certificate and key."""
     directory.mkdir(parents=True, exist_ok=True)
     ca, ca_key = directory / f"{name}-ca.crt", directory / f"{name}-ca.key"
     cert, key, request = directory / f"{name}.crt", directory / f"{name}.key", directory / f"{name}.csr"
     extensions = directory / f"{name}.ext"
-    names = ",".join(["IP:127.0.0.1", *(f"DNS:{name}" for name in dns)])
+    names = ",".join(["IP:127.0.0.1", *(f"IP:{ip}" for ip in ips), *(f"DNS:{name}" for name in dns)])
     extensions.write_text(f"subjectAltName={names}\nbasicConstraints=CA:FALSE\n"
                           f"keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage={usage}\n")
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", f"/CN={name}-ca",
@@ -89,7 +94,7 @@ def apiserver(cp: ControlPlane) -> None:
     openssl("genrsa", "-out", pki / "sa.key", "2048")
     openssl("rsa", "-in", pki / "sa.key", "-pubout", "-out", pki / "sa.pub")
     (pki / "tokens.csv").write_text(f'{TOKEN},admin,admin,"system:masters"\n')
-    ca, cert, key = ca_signed_cert(pki, "apiserver")
+    ca, cert, key = ca_signed_cert(pki, "apiserver", ips=(POD_GATEWAY,))
     front_proxy_ca, front_proxy_cert, front_proxy_key = ca_signed_cert(pki, FRONT_PROXY_CLIENT, usage="clientAuth")
     cp.ports["apiserver"] = free_port()
     cp.server = f"https://127.0.0.1:{cp.ports['apiserver']}"

@@ -1,5 +1,6 @@
 """The model names a shared Gateway routes to a service: what clients put in a request body's
-``model``, which the Gateway's body-based router copies into ``MODEL_HEADER``."""
+``model``, which the Gateway's body-based router (its body-field-to-header plugin, as
+charts/fusioninfer-bbr runs it) copies into ``MODEL_HEADER``."""
 
 from __future__ import annotations
 
@@ -15,11 +16,6 @@ from fusion_helm.model.engine import LORA_MODULES, LORA_PATHS, SERVED_MODEL_NAME
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fusion_helm.expand.pods import RoleTemplates
-
-MODEL_HEADER = "X-Gateway-Model-Name"
-"""The header the Inference Extension's body-based router (its body-field-to-header plugin, as
-charts/fusioninfer-bbr runs it) sets from the body's ``model``."""
-
 
 def routed_model_names(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
                        ) -> tuple[str, ...]:

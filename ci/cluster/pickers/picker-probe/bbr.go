@@ -18,7 +18,8 @@ import (
 
 // routeByBody sends the request to one of the body-based routers and returns the request with the
 // headers it set and removed and the body it forwards, or what it answered itself (400 for a body that
-// is not JSON).
+// is not JSON). A request without a body (GET /v1/models) is sent as Envoy sends one: its headers alone,
+// ending the stream, which bbr answers at once.
 func routeByBody(ctx context.Context, routers *pickers, r *http.Request, body []byte) (*http.Request, []byte,
 	*extproc.ImmediateResponse, error) {
 	_, conn, err := routers.choose()
@@ -31,7 +32,12 @@ func routeByBody(ctx context.Context, routers *pickers, r *http.Request, body []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	reply, err := exchange(stream, r, body)
+	var reply *extproc.ProcessingResponse
+	if len(body) == 0 {
+		reply, err = exchangeHeaders(stream, r)
+	} else {
+		reply, err = exchange(stream, r, body)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -42,9 +48,11 @@ func routeByBody(ctx context.Context, routers *pickers, r *http.Request, body []
 	if headers == nil {
 		return nil, nil, nil, fmt.Errorf("it answered the request with %s, not its headers", compact(reply))
 	}
-	forwarded, err := requestBody(stream, body)
-	if err != nil {
-		return nil, nil, nil, err
+	forwarded := body
+	if len(body) != 0 {
+		if forwarded, err = requestBody(stream, body); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	// bbr is done with the request: end the stream on the gateway's side and wait for bbr to end it on
 	// its own, as it does then, rather than cancel it under bbr.

@@ -248,6 +248,23 @@ func (u *upstream) throughPicker(ctx context.Context, w http.ResponseWriter, r *
 	return respond(stream, w, response, destination, set[prefillHeader])
 }
 
+// direct sends the request to ENDPOINT (a Service backend's) as it came, and its answer back.
+func (u *upstream) direct(ctx context.Context, w http.ResponseWriter, r *http.Request, endpoint string,
+	body []byte) error {
+	response, err := u.forward(ctx, r, endpoint, nil, body)
+	if err != nil {
+		return err
+	}
+	defer response.Body.Close()
+	for name, values := range response.Header {
+		w.Header()[name] = values
+	}
+	w.Header().Set("x-stand-in-destination", endpoint)
+	w.WriteHeader(response.StatusCode)
+	_, err = io.Copy(w, response.Body)
+	return err
+}
+
 // bodyModel is the model a JSON request body names ("": none), as the engine reads it: the picker may have
 // rewritten it (an InferenceModelRewrite) and rewrites it back in the response, so only the request shows it.
 func bodyModel(body []byte) string {
@@ -264,6 +281,19 @@ func bodyModel(body []byte) string {
 // headers first, names in lower case, the whole body in one message) and returns the first answer.
 func exchange(stream extproc.ExternalProcessor_ProcessClient, r *http.Request, body []byte) (
 	*extproc.ProcessingResponse, error) {
+	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestHeaders{
+		RequestHeaders: &extproc.HttpHeaders{Headers: requestHeaders(r)}}}); err != nil {
+		return nil, err
+	}
+	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestBody{
+		RequestBody: &extproc.HttpBody{Body: body, EndOfStream: true}}}); err != nil {
+		return nil, err
+	}
+	return stream.Recv()
+}
+
+// requestHeaders are R's headers as Envoy sends them: the pseudo headers first, names in lower case.
+func requestHeaders(r *http.Request) *corev3.HeaderMap {
 	headers := []*corev3.HeaderValue{
 		{Key: ":method", RawValue: []byte(r.Method)}, {Key: ":path", RawValue: []byte(r.URL.RequestURI())},
 		{Key: ":authority", RawValue: []byte(r.Host)}, {Key: ":scheme", RawValue: []byte("http")},
@@ -271,12 +301,15 @@ func exchange(stream extproc.ExternalProcessor_ProcessClient, r *http.Request, b
 	for name, values := range r.Header {
 		headers = append(headers, &corev3.HeaderValue{Key: strings.ToLower(name), RawValue: []byte(strings.Join(values, ","))})
 	}
+	return &corev3.HeaderMap{Headers: headers}
+}
+
+// exchangeHeaders sends the headers of a request without a body, ending the stream, as Envoy does, and
+// returns the answer.
+func exchangeHeaders(stream extproc.ExternalProcessor_ProcessClient, r *http.Request) (
+	*extproc.ProcessingResponse, error) {
 	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestHeaders{
-		RequestHeaders: &extproc.HttpHeaders{Headers: &corev3.HeaderMap{Headers: headers}}}}); err != nil {
-		return nil, err
-	}
-	if err := stream.Send(&extproc.ProcessingRequest{Request: &extproc.ProcessingRequest_RequestBody{
-		RequestBody: &extproc.HttpBody{Body: body, EndOfStream: true}}}); err != nil {
+		RequestHeaders: &extproc.HttpHeaders{Headers: requestHeaders(r), EndOfStream: true}}}); err != nil {
 		return nil, err
 	}
 	return stream.Recv()

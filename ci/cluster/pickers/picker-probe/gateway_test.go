@@ -55,7 +55,8 @@ func serveExtProc(t *testing.T, server extproc.ExternalProcessorServer) string {
 }
 
 // fakeRouter answers as GIE's bbr does with --streaming: nothing until the body has ended, then the
-// model as X-Gateway-Model-Name (x-remove-me removed), and the body with "routed" added, in two chunks.
+// model as X-Gateway-Model-Name (x-remove-me removed), and the body with "routed" added, in two chunks;
+// a request without a body at once, with nothing changed.
 type fakeRouter struct {
 	extproc.UnimplementedExternalProcessorServer
 	mu    sync.Mutex
@@ -80,8 +81,12 @@ func (f *fakeRouter) Process(stream extproc.ExternalProcessor_ProcessServer) err
 			return err
 		}
 		if headers := request.GetRequestHeaders(); headers != nil {
-			if headers.GetEndOfStream() {
-				f.note("headers end the stream")
+			if headers.GetEndOfStream() { // a request without a body: answered at once, nothing changed
+				f.note("bodiless")
+				if err := stream.Send(&extproc.ProcessingResponse{Response: &extproc.ProcessingResponse_RequestHeaders{
+					RequestHeaders: &extproc.HeadersResponse{}}}); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -247,14 +252,24 @@ func TestRoutesGateway(t *testing.T) {
 	if response, answer := ask(`not JSON`); response.StatusCode != 400 || answer != "not JSON" {
 		t.Errorf("a body bbr cannot read: %d %q", response.StatusCode, answer)
 	}
+	// A request without a body (GET /v1/models) goes to the router as its headers alone, and on unchanged.
+	listed, err := http.Get(gateway.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed.Body.Close()
+	if listed.StatusCode != 404 || listed.Header.Get("x-stand-in-route") != "" {
+		t.Errorf("a request without a body: %d %v", listed.StatusCode, listed.Header)
+	}
 	picker.mu.Lock()
 	if strings.Join(picker.models, " ") != "m1" {
 		t.Errorf("the picker saw models %v, want [m1]", picker.models)
 	}
 	picker.mu.Unlock()
 	router.mu.Lock()
-	if strings.Join(router.notes, " ") != "ended ended" {
-		t.Errorf("the router noted %v, want each of the two routed streams ended from the gateway's side", router.notes)
+	if strings.Join(router.notes, " ") != "ended ended bodiless ended" {
+		t.Errorf("the router noted %v, want each of the three routed streams ended from the gateway's side, "+
+			"the last one's headers ending its request", router.notes)
 	}
 	router.mu.Unlock()
 }

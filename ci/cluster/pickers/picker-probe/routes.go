@@ -2,7 +2,7 @@ package main
 
 // routes-gateway stands in for a shared Gateway in front of several InferencePools: it routes each
 // request as the Gateway API's HTTPRoutes attached to it say, to an InferencePool, and from there does
-// what gateway does with that pool's pickers. Before routing it may call a body-based router (bbr.go),
+// what gateway does with that pool's pickers; or to a Service, straight to the address it is given for it. Before routing it may call a body-based router (bbr.go),
 // which copies the model named in the JSON body into a header the routes match on, as GIE's guides set
 // a Gateway up. The response carries the route and the pool in x-stand-in-route and x-stand-in-pool; a
 // request no route matches gets 404, with a JSON error as OpenAI-style clients read them.
@@ -51,12 +51,14 @@ func serveRoutes(config, listen, scheme string) error {
 }
 
 // routesConfig is what the gateway knows of the Gateway it stands in for: the body-based router to call
-// first ("": none), the HTTPRoutes attached to it as the API returns them, and each InferencePool's
-// pickers by "NAMESPACE/NAME", an address or "@FILE" as gateway takes them.
+// first ("": none), the HTTPRoutes attached to it as the API returns them, each InferencePool's pickers by
+// "NAMESPACE/NAME", an address or "@FILE" as gateway takes them, and an endpoint of each Service backend
+// by "NAMESPACE/NAME:PORT".
 type routesConfig struct {
-	BBR    string            `json:"bbr"`
-	Routes []*httpRoute      `json:"routes"`
-	Pools  map[string]string `json:"pools"`
+	BBR      string            `json:"bbr"`
+	Routes   []*httpRoute      `json:"routes"`
+	Pools    map[string]string `json:"pools"`
+	Services map[string]string `json:"services"`
 }
 
 type routesGateway struct {
@@ -97,6 +99,14 @@ func (g *routesGateway) serve(ctx context.Context, w http.ResponseWriter, r *htt
 	pool, err := backend(route, rule, rand.IntN)
 	if err != nil {
 		return err
+	}
+	if strings.Contains(pool, ":") { // a Service's port
+		w.Header().Set("x-stand-in-service", pool)
+		endpoint, ok := config.Services[pool]
+		if !ok {
+			return &statusError{http.StatusServiceUnavailable, fmt.Sprintf("Service %s has no ready endpoint", pool)}
+		}
+		return g.upstream.direct(ctx, w, r, endpoint, body)
 	}
 	w.Header().Set("x-stand-in-pool", pool)
 	pickers, ok := config.Pools[pool]
@@ -186,6 +196,7 @@ type backendRef struct {
 	Kind      string `json:"kind"`
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
+	Port      *int   `json:"port"`
 	Weight    *int   `json:"weight"`
 }
 
@@ -353,12 +364,15 @@ func backend(route *httpRoute, rule *routeRule, intN func(int) int) (string, err
 			fmt.Sprintf("HTTPRoute %s: the matching rule has no backendRef of positive weight", route.key())}
 	}
 	pool := cmp.Or(ref.Namespace, route.Metadata.Namespace) + "/" + ref.Name
-	if ref.Kind != "InferencePool" {
-		return "", &statusError{http.StatusInternalServerError,
-			fmt.Sprintf("HTTPRoute %s: backendRef %s is a %s, not an InferencePool", route.key(), pool,
-				cmp.Or(ref.Kind, "Service"))}
+	switch {
+	case ref.Kind == "InferencePool":
+		return pool, nil
+	case cmp.Or(ref.Kind, "Service") == "Service" && ref.Port != nil:
+		return fmt.Sprintf("%s:%d", pool, *ref.Port), nil
 	}
-	return pool, nil
+	return "", &statusError{http.StatusInternalServerError,
+		fmt.Sprintf("HTTPRoute %s: backendRef %s is a %s without a port, neither an InferencePool nor a "+
+			"Service's port", route.key(), pool, cmp.Or(ref.Kind, "Service"))}
 }
 
 // chooseWeighted is one of REFS at random, each as likely as its weight (1 if none; 0: never), and

@@ -240,8 +240,11 @@ func TestBackend(t *testing.T) {
 		`[{"kind": "InferencePool", "name": "p"}]`:                                     "ns/p",
 		`[{"group": "x", "kind": "InferencePool", "name": "p", "namespace": "other"}]`: "other/p",
 		`[{"kind": "InferencePool", "name": "p", "weight": 0}]`:                        "500",
-		`[{"name": "svc", "port": 80}]`:                                                "500",
-		`[]`:                                                                           "500",
+		`[{"name": "svc", "port": 80}]`:                                                "ns/svc:80",
+		`[{"kind": "Service", "name": "svc", "namespace": "other", "port": 80}]`:       "other/svc:80",
+		`[{"name": "svc"}]`:                            "500",
+		`[{"kind": "Other", "name": "x", "port": 80}]`: "500",
+		`[]`: "500",
 	} {
 		got, err := backend(r, &routeRule{BackendRefs: weights(refs)}, first)
 		var status *statusError
@@ -307,6 +310,25 @@ func TestGatewayAnswers(t *testing.T) {
 		"pools": {"ns/pool": "@` + file + `.none"}}`)
 	if status, header, body := ask("/v1/completions"); status != 502 || header.Get("x-stand-in-pool") != "ns/pool" {
 		t.Errorf("pool whose pickers file is missing: %d %v %q", status, header, body)
+	}
+
+	// A Service backend: straight to its endpoint, the answer as it gave it; none ready, 503.
+	listing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"object": "list", "asked": %q}`, r.URL.Path)
+	}))
+	defer listing.Close()
+	service := `{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute", "metadata": {"name": "models",
+		"namespace": "gw", "creationTimestamp": "` + old + `"}, "spec": {"rules": [{"matches": [{"path":
+		{"type": "Exact", "value": "/v1/models"}}], "backendRefs": [{"name": "models", "port": 8080}]}]}}`
+	write(`{"routes": [` + service + `], "services": {"gw/models:8080": "` + listing.Listener.Addr().String() + `"}}`)
+	if status, header, body := ask("/v1/models"); status != 200 || body != `{"object": "list", "asked": "/v1/models"}` ||
+		header.Get("x-stand-in-service") != "gw/models:8080" || header.Get("Content-Type") != "application/json" {
+		t.Errorf("Service backend: %d %v %q", status, header, body)
+	}
+	write(`{"routes": [` + service + `]}`)
+	if status, _, body := ask("/v1/models"); status != 503 || !strings.Contains(body, "gw/models:8080") {
+		t.Errorf("Service without an endpoint: %d %q", status, body)
 	}
 
 	write(`{"routes": [` + routeJSON("r", old, rule("q", `[{"path": {"type": "Regex", "value": "/v1"}}]`)) + `]}`)

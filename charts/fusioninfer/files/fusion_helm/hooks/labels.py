@@ -31,6 +31,10 @@ LABEL_SET_ROLE = "disaggregatedset.x-k8s.io/role"
 """The DisaggregatedSet and its role, on the LeaderWorkerSets and pods it makes."""
 ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
 """On a gang-scheduled service's pods: the PodGroup Volcano places them with."""
+MODEL_HEADER = "X-Gateway-Model-Name"
+"""Not a label but read like one: the header a shared Gateway routes by, which its body-based router sets to
+the model a request's body names; each service's route matches its model names on it, and the Gateway's
+/v1/models lists them from there (hooks/gateway_models.py)."""
 ANNOTATION_PICKER_CONFIG_HASH = "fusioninfer.io/picker-config-hash"
 """On the picker's pod template: a changed configuration restarts the pickers, which read it once."""
 

@@ -1,0 +1,1 @@
+../../../../fusioninfer/files/fusion_helm/hooks/kinds.py

@@ -1,0 +1,1 @@
+../../../../fusioninfer/files/fusion_helm/hooks/labels.py
