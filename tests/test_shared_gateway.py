@@ -209,3 +209,38 @@ def test_a_served_name_flag_without_its_value_leaves_the_model_matched() -> None
     [rule] = route_of(role("w", "worker", ports=PORTS, args=["--model", "org/m", "--served-model-name"]),
                       shared_router())["rules"]
     assert matched_names(rule) == ["org/m"]
+
+
+V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
+LORA = ["--model", "org/m", "--enable-lora", "--lora-modules", "sql=/adapters/sql", "chat=/adapters/chat"]
+
+
+def inference_models(objects: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """modelName → spec of each InferenceModel (the v0.5 picker's)."""
+    return {obj["spec"]["modelName"]: obj["spec"] for obj in objects.values() if obj["kind"] == "InferenceModel"}
+
+
+def test_an_adapter_is_as_critical_as_its_model_to_the_picker_that_reads_models(validators: Validators) -> None:
+    """The v0.5 picker takes a model it has no InferenceModel for as Sheddable: each adapter of a model
+    that has an entry gets one, with the entry's criticality (an adapter with an entry of its own keeps it)."""
+    models = [{"name": "m", "modelName": "org/m", "criticality": "Critical"},
+              {"name": "chat", "criticality": "Sheddable"}]
+    objects = render(service(role("w", "worker", args=LORA), {
+        "name": "router", "componentType": "router", "poolAPIVersion": V1ALPHA2, "models": models,
+        "gateway": {"gatewayClassName": "istio", "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}}))
+    found = inference_models(objects)
+    assert {name: spec.get("criticality") for name, spec in found.items()} == {
+        "org/m": "Critical", "chat": "Sheddable", "sql": "Critical"}
+    assert found["sql"]["poolRef"] == found["org/m"]["poolRef"] and "targetModels" not in found["sql"]
+    assert custom_resource_errors(validators, list(objects.values())) == {}
+    # Without an entry for the model, its adapters get none either: the picker takes both as any unknown model.
+    objects = render(service(role("w", "worker", args=LORA), {
+        "name": "router", "componentType": "router", "poolAPIVersion": V1ALPHA2,
+        "gateway": {"gatewayClassName": "istio", "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}}))
+    assert inference_models(objects) == {}
+
+
+def test_no_objective_is_made_per_adapter_for_pickers_that_choose_objectives_by_header() -> None:
+    objects = render(service(role("w", "worker", args=LORA), shared_router(models=[
+        {"name": "m", "criticality": "Critical"}])))
+    assert [obj["metadata"]["name"] for obj in objects.values() if obj["kind"] == "InferenceObjective"] == ["svc-m"]

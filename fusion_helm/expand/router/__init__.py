@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fusion_helm.expand.names import check_router_names
 from fusion_helm.expand.router.generations import Generation, generation_of
-from fusion_helm.expand.router.model_names import routed_model_names, serves_adapters
+from fusion_helm.expand.router.model_names import adapters_by_model, routed_model_names, serves_adapters
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
 from fusion_helm.expand.router.picker_config import picker_config
@@ -52,7 +52,7 @@ def router_objects(service: InferenceService, router: Router, templates: Mapping
     objects = picker_objects(service, router, generation, picker_image(router, generation), config)
     objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))
-    objects += model_objects(service, router, generation)
+    objects += model_objects(service, router, generation, adapters_by_model(service, templates))
     gateway_object = gateway(service, router)
     if gateway_object is not None:
         objects.append(gateway_object)

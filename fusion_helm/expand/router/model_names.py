@@ -35,6 +35,22 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
     return tuple(dict.fromkeys([*names, *(rewrite.model for rewrite in router.model_rewrites)]))
 
 
+def adapters_by_model(service: InferenceService, templates: Mapping[str, RoleTemplates]
+                      ) -> dict[str, tuple[str, ...]]:
+    """Each name a serving role's engine serves its model under, to the adapters it serves beside it
+    (model.adapters, and those its command line loads), each once."""
+    found: dict[str, tuple[str, ...]] = {}
+    for role in service.roles:
+        _, server = templates[role.name].leading
+        if server is None:
+            continue
+        adapters = (*(adapter.name for adapter in role.adapters), *_adapter_names(server))
+        for name in _values(server, SERVED_MODEL_NAME) or (server.model()[0],):
+            if name is not None and adapters:
+                found[name] = tuple(dict.fromkeys([*found.get(name, ()), *adapters]))
+    return found
+
+
 def serves_adapters(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> bool:
     """A serving role's engines serve LoRA adapters: its model's, or those its command line loads."""
     return any(role.adapters or _adapter_names(templates[role.name].leading[1]) for role in service.roles)

@@ -1,11 +1,18 @@
 """The served models, as the picker generation reads them: InferenceModels (model name, criticality,
 weighted target models) for the v0.5 picker, InferenceObjectives (a priority) for the later ones, in
 the API group each reads them from; and the model-name rewrites, an InferenceModelRewrite for the
-generations that apply them."""
+generations that apply them.
+
+An adapter's requests are as critical as its model's. The v0.5 picker finds a request's InferenceModel by
+the model it names, and takes one it finds none for as Sheddable: each adapter served beside a model
+that has an entry gets an InferenceModel of its own, with the entry's criticality. The later pickers
+choose an InferenceObjective by a request header, never by the model, so an objective per adapter would
+never be chosen: none is made."""
 
 from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.digest import short_hash
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
 from fusion_helm.expand.router.generations import Generation, backend_ref
@@ -13,23 +20,46 @@ from fusion_helm.model import Criticality, InferenceService, PickerGeneration, R
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 PRIORITY = {Criticality.CRITICAL: 1, Criticality.STANDARD: 0, Criticality.SHEDDABLE: -1}
 """An InferenceObjective's priority for a criticality: only the order counts, and unset means 0."""
 
 
-def model_objects(service: InferenceService, router: Router, generation: Generation) -> list[dict[str, Any]]:
+def model_objects(service: InferenceService, router: Router, generation: Generation,
+                  adapters: Mapping[str, tuple[str, ...]]) -> list[dict[str, Any]]:
+    """ROUTER's models and rewrites, as GENERATION reads them; ADAPTERS: each served model name's adapters."""
     pool_ref = _pool_ref(service, router)
     labels = role_labels(service, router)
+    by_model = generation.reads.model.kind == "InferenceModel"
+    specs = [(f"{service.name}-{model.name}", _model_spec(model) if by_model else
+              _objective_spec(service, generation, model)) for model in router.models]
+    if by_model:
+        specs += _adapter_models(service, router, adapters)
     return [*_rewrites(service, router, generation), *({
         "apiVersion": generation.reads.model.api_version,
         "kind": generation.reads.model.kind,
-        "metadata": object_metadata(service, f"{service.name}-{model.name}", labels),
-        "spec": (_model_spec(model) if generation.reads.model.kind == "InferenceModel" else
-                 _objective_spec(service, generation, model))
-        | {"poolRef": pool_ref},
-    } for model in router.models)]
+        "metadata": object_metadata(service, name, labels),
+        "spec": spec | {"poolRef": pool_ref},
+    } for name, spec in specs)]
+
+
+def _adapter_models(service: InferenceService, router: Router, adapters: Mapping[str, tuple[str, ...]]
+                    ) -> list[tuple[str, dict[str, Any]]]:
+    """An InferenceModel for each adapter of a model that has an entry, with its criticality (none for an
+    adapter that has an entry of its own); named for the entry and a digest of the adapter's name, which
+    may hold what an object's name may not."""
+    named = {model.model_name or model.name for model in router.models}
+    found = []
+    for model in router.models:
+        for adapter in adapters.get(model.model_name or model.name, ()):
+            if adapter not in named:
+                named.add(adapter)
+                spec = {"modelName": adapter} | ({} if model.criticality is None else
+                                                 {"criticality": str(model.criticality)})
+                found.append((f"{service.name}-{model.name}-{short_hash(adapter)}", spec))
+    return found
 
 
 def _pool_ref(service: InferenceService, router: Router) -> dict[str, str]:
