@@ -290,3 +290,11 @@ def test_adapters_that_cannot_be_loaded_are_refused_by_field(model: dict[str, An
     with pytest.raises(InvalidSpec) as raised:
         render(service(role("chat", "worker", **container), **spec))
     assert raised.value.path == field, str(raised.value)
+
+
+@pytest.mark.parametrize("image", [{"containerPort": 0}, 2147483647, ""])
+def test_a_serving_image_that_is_no_name_is_refused_by_field(image: Any) -> None:
+    """The fetch Job, the wait and the compile cache's folder are the serving image's (found by the fuzzer)."""
+    with pytest.raises(InvalidSpec) as raised:
+        render(service(role("chat", "worker", image=image), model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
+    assert raised.value.path == f"{CONTAINER}.image", str(raised.value)

@@ -200,13 +200,12 @@ def _fetch_job(service: InferenceService, cache: ModelCache, fetch: Fetch) -> di
     change, so any change (a new revision, a new image) is a new Job, which finds a complete revision
     already there and ends at once."""
     role = next(role for role in service.roles if fetch in _fetches_of(service, role))
-    serving = role.template["spec"]["containers"][0]
     source = fetch.source
     placing = ([] if fetch.adapters_in is None else ["--adapters-in", fetch.adapters_in]) + (
         [] if fetch.place is None else ["--adapter-of", str(fetch.adapter_of), "--place", fetch.place])
     container: dict[str, Any] = {
         "name": "fetch",
-        "image": cache.fetch_image or serving["image"],
+        "image": cache.fetch_image or serving_image(service, role),
         "command": ["python3", f"{PROGRAM_DIR}/{PROGRAM}"],
         "args": ["--source", source.uri, "--revision", str(source.revision), "--root", FETCH_DIR,
                  "--into", source.cache_folder, *placing],
@@ -243,6 +242,16 @@ def _fetch_job(service: InferenceService, cache: ModelCache, fetch: Fetch) -> di
             "metadata": object_metadata(service, fetch_job_name(service, digest),
                                         {LABEL_SERVICE: service.name, LABEL_FETCHES_FOR: service.name}),
             "spec": spec}
+
+
+def serving_image(service: InferenceService, role: Role) -> str:
+    """ROLE's serving image, which the fetch Job and the wait run and the compile cache's folder is named
+    for: refused by field where it is not a name."""
+    image = role.template["spec"]["containers"][0].get("image")
+    if not isinstance(image, str) or not image:
+        raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].image",
+                          f"must be the serving image's name, got {show(image)}")
+    return image
 
 
 def fetch_job_name(service: InferenceService, digest: str) -> str:
@@ -347,7 +356,8 @@ class _Reading:
             self._check_resolver_env(serving.get("env") or (), f"{path}.containers[0].env")
         serving = {**serving, "env": _merged_env(serving.get("env") or (), self._env(server))}
         if self.cached:
-            spec["initContainers"] = [*(spec.get("initContainers") or ()), self._wait(serving["image"])]
+            spec["initContainers"] = [*(spec.get("initContainers") or ()),
+                                      self._wait(serving_image(self.service, self.role))]
         spec["containers"] = [serving, *others]
         return {**template, "spec": spec}, served
 
@@ -368,7 +378,7 @@ class _Reading:
     def _image_folder(self, server: ServerCommand | None) -> str:
         """The serving image's own folder: its name, made a folder name, and a hash of it (two images may
         read alike once made so)."""
-        image = self.role.template["spec"]["containers"][0]["image"]
+        image = serving_image(self.service, self.role)
         readable = "".join(char if char.isalnum() or char in "._-" else "_" for char in image)[:80]
         engine = server.engine.value if server is not None and server.engine is not None else "other"
         return f"{engine}/{readable}-{hashlib.sha256(image.encode()).hexdigest()[:8]}"
