@@ -59,7 +59,7 @@ import urllib3
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
-from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
+from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
 from tests import engines, kubelet
 from tests.cluster import PICKERS, Cluster, Release, eventually, ready, ready_pods, release
 from tests.controlplane.builds import binary, picker, picker_probe

@@ -20,7 +20,7 @@ import kubernetes
 import pytest
 import yaml
 
-from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE
+from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
 from tests.cluster import Cluster, Release, eventually, ready, release
 from tests.helm import VALUES, Helm
 from tests.serving import (

@@ -19,7 +19,7 @@ import pytest
 
 from fusion_helm.hooks.gateway_models import FRESH_SECONDS, Lister, handler, listing, main, routed_models
 from fusion_helm.hooks.kube import ApiError
-from fusion_helm.hooks.labels import MODEL_HEADER
+from fusion_helm.spec.labels import MODEL_HEADER
 from tests.builders import render, role, service
 
 GATEWAY = ("gateways", "inference-gateway")

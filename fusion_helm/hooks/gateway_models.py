@@ -22,9 +22,9 @@ import time
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from fusion_helm.hooks.kinds import GATEWAY, HTTP_ROUTE
 from fusion_helm.hooks.kube import ApiError, Kube
-from fusion_helm.hooks.labels import LABEL_SERVICE, MODEL_HEADER
+from fusion_helm.spec.kinds import GATEWAY, HTTP_ROUTE
+from fusion_helm.spec.labels import LABEL_SERVICE, MODEL_HEADER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

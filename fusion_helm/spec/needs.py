@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from fusion_helm.hooks.kinds import (
+from fusion_helm.spec.kinds import (
     CERTIFICATE,
     DISAGGREGATED_SET,
     GATEWAY,
@@ -37,7 +37,8 @@ serves. (The chart's Go templates name the same two: charts/fusioninfer/template
 PREFILL_DECODE = frozenset({"prefiller", "decoder"})
 """The componentTypes of a prefill/decode service."""
 GROUPED_LAYOUTS = frozenset({"role", "disaggregated"})
-"""The layouts whose replicas are the groups of LeaderWorkerSets a role shares."""
+"""The layouts whose replicas are the groups of LeaderWorkerSets a role shares: their roles roll
+(``rollout``) and autoscale (``autoscaling``)."""
 
 # gang scheduling
 
