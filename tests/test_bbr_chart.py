@@ -2,7 +2,7 @@
 Deployment running the router with the one plugin the services' routes rely on, restricted, replaced one
 at a time; the Gateway's one /v1/models, its program shipped whole and its route valid against the Gateway
 API's CRD; its values checked by the chart's schema; with provider istio, Istio's objects valid against
-Istio's own CRDs (istio.io/api). tests/test_cluster_shared_gateway.py installs it and routes through it."""
+Istio's own CRDs (istio.io/api). tests/controlplane/test_cluster_shared_gateway.py installs it and routes through it."""
 
 from __future__ import annotations
 

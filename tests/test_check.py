@@ -1,7 +1,7 @@
 """The pre-install check (fusion_helm/hooks/check.py) in process, on a fake API server that serves what a
 test says: each refusal says what is missing and what to do, by the rules the post-renderer decides by;
 a cluster that has everything passes; what the Job prints and exits with. (The Job itself runs on the
-control plane in tests/test_cluster_lifecycle.py and tests/test_cluster_production.py.)"""
+control plane in tests/controlplane/test_cluster_lifecycle.py and tests/controlplane/test_cluster_production.py.)"""
 
 from __future__ import annotations
 

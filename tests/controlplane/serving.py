@@ -18,7 +18,7 @@ pod:
   ServiceAccount's token (llm-d's older llm-d-routing-sidecar image, which the proxy does not serve, runs
   as that binary too: a test gives it only the flags both releases take).
 - **An endpoint picker's pod** (labelled component-type router) runs the picker built for its image with
-  its rendered arguments, its ConfigMap and its ServiceAccount's credentials (tests/pickers.py), in the
+  its rendered arguments, its ConfigMap and its ServiceAccount's credentials (tests/controlplane/pickers.py), in the
   pod's network.
 - **A frontend's pod** (labelled component-type frontend) runs SGLang's router from PyPI (``sglang-router``,
   ci/engines/build.sh) with its rendered arguments and its ServiceAccount's credentials: it finds the
@@ -26,7 +26,7 @@ pod:
 - **Status.** The pod is Running with its address at once, and Ready when its rendered startup and
   readiness probes answer (or, without them, once its containers run), as the kubelet reports it.
 
-Deleting a pod stops its processes and removes its network. ``tests/test_cluster_serving.py`` uses it.
+Deleting a pod stops its processes and removes its network. ``tests/controlplane/test_cluster_serving.py`` uses it.
 """
 
 from __future__ import annotations
@@ -60,13 +60,14 @@ import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
 from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
-from tests import engines, kubelet
-from tests.cluster import PICKERS, Cluster, Release, eventually, ready, ready_pods, release
+from tests import engines
+from tests.controlplane import kubelet
 from tests.controlplane.builds import binary, picker, picker_probe
+from tests.controlplane.cluster import PICKERS, Cluster, Release, eventually, ready, ready_pods, release
 from tests.controlplane.components import POD_GATEWAY
+from tests.controlplane.hook_kubelet import BBR_LABEL, CUSTOM, MODELS_LABEL, hook_environment, serving_pod
+from tests.controlplane.pickers import GRPC_PORT, Picker, ask, command, kubeconfig_for, running, serving
 from tests.helm import Helm
-from tests.hook_kubelet import BBR_LABEL, CUSTOM, MODELS_LABEL, hook_environment, serving_pod
-from tests.pickers import GRPC_PORT, Picker, ask, command, kubeconfig_for, running, serving
 
 SERVING = {CUSTOM[0]: CUSTOM[1]}
 """Pod annotations (a role's ``template.metadata.annotations``) that have this runner run the pods."""
@@ -383,7 +384,7 @@ class ServingKubelet(threading.Thread):
 
     def _in_volumes(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any],
                     argv: list[str]) -> list[str]:
-        """ARGV in CONTAINER's volumes, where the pod reads a claim (tests/kubelet.py; its Secrets are
+        """ARGV in CONTAINER's volumes, where the pod reads a claim (tests/controlplane/kubelet.py; its Secrets are
         where `_mount_secrets` put them)."""
         if not any("persistentVolumeClaim" in volume for volume in served.spec.get("volumes") or []):
             return argv
@@ -416,7 +417,7 @@ class ServingKubelet(threading.Thread):
                         raise RuntimeError(f"{mount['mountPath']} holds Secret {mounted} already, not {name}")
 
     def _run_picker(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
-        """An endpoint picker's pod: its container as tests.pickers runs a picker, in the pod's network,
+        """An endpoint picker's pod: its container as tests.controlplane.pickers runs a picker, in the pod's network,
         with its ConfigMap as the API server has it now and its ServiceAccount's credentials."""
         [configmap] = [volume["configMap"]["name"] for volume in served.spec["volumes"] if "configMap" in volume]
         data = self.cluster.core.read_namespaced_config_map(configmap, pod.metadata.namespace).data
@@ -730,7 +731,7 @@ def engine_port(pod: ServedPod) -> int:
 
 
 def serving_values(base: Path, tmp_path: Path, **router: Any) -> Path:
-    """BASE's values, its serving pods run for real (tests/serving.py) with vLLM's readiness probe, and
+    """BASE's values, its serving pods run for real (tests/controlplane/serving.py) with vLLM's readiness probe, and
     ROUTER's fields over the router's."""
     values = yaml.safe_load(base.read_text())
     if not any(role["componentType"] == "router" for role in values["roles"]):

@@ -10,7 +10,7 @@ with ``hooks.podAnnotations`` (``REAL_HOOKS``); other pods stay kwok's.
 
 A Job's pod whose container runs its image's ``python3`` (the fetch Job's, annotated through
 ``modelCache.fetch.podAnnotations``) runs by the interpreter here that has what a serving image has for it,
-with its volumes at their paths and its env as the kubelet sets it (tests/kubelet.py); its termination
+with its volumes at their paths and its env as the kubelet sets it (tests/controlplane/kubelet.py); its termination
 message is what it wrote there.
 """
 
@@ -29,8 +29,8 @@ from typing import Any
 import kubernetes
 import yaml
 
-from tests import kubelet
-from tests.cluster import Cluster, Release
+from tests.controlplane import kubelet
+from tests.controlplane.cluster import Cluster, Release
 from tests.controlplane.processes import TOKEN
 from tests.engines import SOURCES, built
 from tests.helm import ROOT
@@ -90,7 +90,7 @@ class HookKubelet(threading.Thread):
         for event in watch.stream(self.cluster.core.list_pod_for_all_namespaces, timeout_seconds=5):
             pod = event["object"]
             if (pod.metadata.annotations or {}).get(CUSTOM[0]) != CUSTOM[1] or event["type"] == "DELETED" \
-                    or serving_pod(pod):  # tests/serving.py runs those
+                    or serving_pod(pod):  # tests/controlplane/serving.py runs those
                 continue
             key = f"{pod.metadata.namespace}/{pod.metadata.name}"
             if pod.metadata.deletion_timestamp is not None:  # no kubelet confirms it: the runner does
@@ -251,7 +251,7 @@ def run_check(cluster: Cluster, tmp_path: Path, spec: dict[str, Any]) -> subproc
 
 
 def serving_pod(pod: kubernetes.client.V1Pod) -> bool:
-    """A pod tests/serving.py runs: a service's, or a shared Gateway's (its body-based router's, its
+    """A pod tests/controlplane/serving.py runs: a service's, or a shared Gateway's (its body-based router's, its
     /v1/models')."""
     labels = pod.metadata.labels or {}
     return SERVICE_LABEL in labels or any(labels.get(key) == value for key, value in (BBR_LABEL, MODELS_LABEL))

@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from tests.cluster import Cluster, eventually
 from tests.controlplane.builds import picker, picker_probe
+from tests.controlplane.cluster import Cluster, eventually
 
 GRPC_PORT, HEALTH_PORT, METRICS_PORT = 9002, 9003, 9090
 """The ports the chart gives the picker; another picker running beside it is moved off them."""

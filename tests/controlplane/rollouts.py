@@ -2,7 +2,7 @@
 
 `PodTimeline` watches the set's serving leaders and keeps, after every pod event, how many groups of
 each role and revision exist and how many are Ready, and which revision each pod address belonged to.
-With the answers of a `tests.pickers.RequestStream` they say which revisions served each request's
+With the answers of a `tests.controlplane.pickers.RequestStream` they say which revisions served each request's
 prefill and decode. `AskedGroups` keeps how many groups the controller asks of each role, the
 count its rollout bounds.
 """
@@ -19,8 +19,8 @@ from typing import Any, Self
 
 import kubernetes
 
-from tests.cluster import LWS, Cluster, ready
-from tests.pickers import DESTINATION, PREFILL_HOST, RequestStream
+from tests.controlplane.cluster import LWS, Cluster, ready
+from tests.controlplane.pickers import DESTINATION, PREFILL_HOST, RequestStream
 
 REVISION, SET_NAME, SET_ROLE = ("disaggregatedset.x-k8s.io/revision", "disaggregatedset.x-k8s.io/name",
                                 "disaggregatedset.x-k8s.io/role")

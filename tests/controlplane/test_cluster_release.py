@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.cluster import LWS, Cluster, ready_pods, release
+from tests.controlplane.cluster import LWS, Cluster, ready_pods, release
 from tests.helm import CHART, VALUES, Helm, make_helm, plugins_of
 
 STORY = VALUES / "story1-monolithic-qwen3-8b.yaml"

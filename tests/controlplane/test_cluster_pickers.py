@@ -22,11 +22,11 @@ from fusion_helm.expand.router.generations import GENERATIONS
 from fusion_helm.model import PickerGeneration
 from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
 from tests.builders import render, role, service
-from tests.cluster import PICKERS, Cluster, eventually, ready_pods, release
 from tests.controlplane.builds import picker, shared_crd
+from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready_pods, release
+from tests.controlplane.hook_kubelet import run_check
+from tests.controlplane.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
 from tests.helm import VALUES, Helm
-from tests.hook_kubelet import run_check
-from tests.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
 from tests.support import EXAMPLE, documented_request, monolithic_v1alpha2
 
 V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
@@ -82,8 +82,8 @@ VARIANTS = {"monolithic-v1": monolithic_v1, "monolithic-v1alpha2": monolithic_ol
             "pd-disaggregated": llm_d_router(pd, "disaggregated")}
 """Prefill/decode runs llm-d-router, the generation with a sidecar, whatever the layout."""
 LOGS_ENDPOINTS = {GENERATIONS[PickerGeneration.GIE_V1].image, GENERATIONS[PickerGeneration.GIE_V05].image}
-"""The pickers that log each endpoint they take (their metrics refresher's start and stop, tests/pickers.py);
-GIE v1.5's data layer and llm-d-router log none."""
+"""The pickers that log each endpoint they take (their metrics refresher's start and stop,
+tests/controlplane/pickers.py); GIE v1.5's data layer and llm-d-router log none."""
 
 
 def leaders(cluster: Cluster, namespace: str, component: str | None = None) -> dict[str, str]:

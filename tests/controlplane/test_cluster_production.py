@@ -14,10 +14,10 @@ import yaml
 from ci.tools import read_env
 from fusion_helm.schemagen import VERSIONS as VERSIONS_FILE
 from fusion_helm.schemagen import module_file
-from tests.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.builds import shared_crd
+from tests.controlplane.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, release
+from tests.controlplane.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
 from tests.helm import CHART, ROOT, VALUES, Helm
-from tests.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
 from tests.support import rendered_spec
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"

@@ -1,5 +1,5 @@
 """The endpoint pickers are never a single point of failure, helm 3 and 4: a service whose pickers run
-for real (tests/serving.py runs their pods, as it runs the engines), a gateway stand-in that sends each
+for real (tests/controlplane/serving.py runs their pods, as it runs the engines), a gateway stand-in that sends each
 request to a picker among the ready ones (as a gateway follows the picker Service's endpoints) and
 fails it when none answers (failureMode FailClose), and a stream of requests through it while a
 `helm upgrade` changes the pickers' configuration and a picker's node is drained.
@@ -21,9 +21,8 @@ import pytest
 import yaml
 
 from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
-from tests.cluster import Cluster, Release, eventually, ready, release
-from tests.helm import VALUES, Helm
-from tests.serving import (
+from tests.controlplane.cluster import Cluster, Release, eventually, ready, release
+from tests.controlplane.serving import (
     SERVING,
     PickerEndpoints,
     ServingKubelet,
@@ -32,6 +31,7 @@ from tests.serving import (
     label_selector,
     serving_values,
 )
+from tests.helm import VALUES, Helm
 
 SERVICE = "svc"
 PICKER = {LABEL_COMPONENT_TYPE: "router"}

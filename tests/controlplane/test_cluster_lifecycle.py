@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from tests.cluster import (
+from tests.controlplane.cluster import (
     LWS,
     PODGROUP,
     Cluster,
@@ -26,8 +26,8 @@ from tests.cluster import (
     release,
     scaled,
 )
+from tests.controlplane.hook_kubelet import hook_runner
 from tests.helm import CHART, VALUES, Helm, fusion_helm
-from tests.hook_kubelet import hook_runner
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"

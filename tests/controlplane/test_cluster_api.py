@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from fusion_helm.release import InferenceServices, ReleaseError, post_renderer_for
-from tests.cluster import LWS, Cluster, eventually, expected_pods, pods_by_lws, ready_pods, scaled
+from tests.controlplane.cluster import LWS, Cluster, eventually, expected_pods, pods_by_lws, ready_pods, scaled
 from tests.helm import CHART, VALUES, Helm
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"

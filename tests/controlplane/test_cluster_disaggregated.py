@@ -18,11 +18,11 @@ import yaml
 from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
 from fusion_helm.spec.labels import LABEL_REVISION, LABEL_SET_ROLE, LABEL_WORKER_INDEX
-from tests.cluster import ONE_HELM, PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
+from tests.controlplane.cluster import ONE_HELM, PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
+from tests.controlplane.hook_kubelet import hook_runner
+from tests.controlplane.pickers import RequestStream, kubeconfig_for, running, serving
+from tests.controlplane.rollouts import HANDOVER, AskedGroups, PodTimeline, handovers, pairs
 from tests.helm import CHART, VALUES, Helm, fusion_helm
-from tests.hook_kubelet import hook_runner
-from tests.pickers import RequestStream, kubeconfig_for, running, serving
-from tests.rollouts import HANDOVER, AskedGroups, PodTimeline, handovers, pairs
 
 DISAGGREGATED_SETS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsets")
 ROLE_SCALERS = ("disaggregatedset.x-k8s.io", "v1", "disaggregatedsetrolescalers")
@@ -171,7 +171,7 @@ def test_the_prerequisite_check_names_a_disaggregated_set_api_not_served(
         cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from fusion_helm.hooks import check, kube
     from fusion_helm.spec import needs
-    from tests.hook_kubelet import hook_environment, run_check
+    from tests.controlplane.hook_kubelet import hook_environment, run_check
 
     spec = {"layout": "disaggregated", "roles": [{"name": "p", "componentType": "prefiller"},
                                                  {"name": "d", "componentType": "decoder"}]}
@@ -228,8 +228,8 @@ def test_the_rollout_status_while_a_change_rolls(cluster: Cluster, helm: Helm, t
     for role_spec in spec["roles"]:
         role_spec["replicas"] = 1
         role_spec["template"]["spec"]["containers"][0]["resources"] = eight
-    from tests.cluster import GPU_NODES
     from tests.controlplane import set_gpu_nodes
+    from tests.controlplane.cluster import GPU_NODES
 
     set_gpu_nodes(cluster.control_plane, 3)  # the two roles, and one group's surge
     try:

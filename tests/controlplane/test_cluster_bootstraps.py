@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap
-from tests.cluster import PICKERS, Cluster, eventually, ready_pods, release
+from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready_pods, release
 from tests.helm import Helm
 
 ROLE_NAME = "fusioninfer.io/role-name"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cluster import Cluster, eventually, release
 from tests.controlplane.builds import binary
+from tests.controlplane.cluster import Cluster, eventually, release
 from tests.helm import CHART, VALUES, Helm
 
 CASES = {  # example, layout → what the first request's lookup finds

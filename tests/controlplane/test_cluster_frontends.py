@@ -1,8 +1,8 @@
-"""A frontend role that serves, helm 3 and 4: SGLang's router (PyPI's sglang-router, run by tests/serving.py
-in its pod's network with its ServiceAccount's token) finds the serving pods through the API server by the
-labels and port the expansion gives it, and requests sent to it reach every replica's engine (llm-d's vLLM
-simulator). Shown failing without what it proves: the same router given a selector the serving pods do not
-carry finds none and answers nothing."""
+"""A frontend role that serves, helm 3 and 4: SGLang's router (PyPI's sglang-router, run by
+tests/controlplane/serving.py in its pod's network with its ServiceAccount's token) finds the serving pods
+through the API server by the labels and port the expansion gives it, and requests sent to it reach every
+replica's engine (llm-d's vLLM simulator). Shown failing without what it proves: the same router given a
+selector the serving pods do not carry finds none and answers nothing."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from tests.cluster import Cluster, eventually, ready_pods, release
+from tests.controlplane.cluster import Cluster, eventually, ready_pods, release
+from tests.controlplane.serving import SERVING, ServingKubelet, metrics, total
 from tests.helm import Helm
-from tests.serving import SERVING, ServingKubelet, metrics, total
 
 MODEL = "Qwen/Qwen3-8B"
 ROUTER_PORT = 30000

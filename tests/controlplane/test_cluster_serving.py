@@ -1,5 +1,5 @@
 """Requests that really flow, helm 3 and 4: a service installed as a user installs it, its serving pods
-run by tests/serving.py (llm-d's vLLM simulator as each engine, the rendered sidecars, a network per
+run by tests/controlplane/serving.py (llm-d's vLLM simulator as each engine, the rendered sidecars, a network per
 pod), its picker run as its Deployment runs it, and a gateway stand-in in front: requests go through the
 gateway and the picker to engines that answer.
 
@@ -27,13 +27,12 @@ import pytest
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
-from tests.cluster import Cluster, eventually
+from tests.controlplane.cluster import Cluster, eventually
 from tests.controlplane.components import ca_signed_cert
+from tests.controlplane.pickers import running, serving
 from tests.controlplane.processes import TOKEN
-from tests.helm import VALUES, Helm
-from tests.pickers import running, serving
-from tests.rollouts import REVISION
-from tests.serving import (
+from tests.controlplane.rollouts import REVISION
+from tests.controlplane.serving import (
     RANDOM_CONFIG,
     Served,
     ServedPod,
@@ -46,6 +45,7 @@ from tests.serving import (
     serving_values,
     total,
 )
+from tests.helm import VALUES, Helm
 
 LONG_PROMPT = " ".join(f"word{index}" for index in range(400))
 PREFILL_THRESHOLD = 64

@@ -1,5 +1,5 @@
 """A container's share of a kubelet's work, for the runners that run pods as processes here
-(tests/hook_kubelet.py, tests/serving.py): its environment, and its volumes.
+(tests/controlplane/hook_kubelet.py, tests/controlplane/serving.py): its environment, and its volumes.
 
 - **Environment**: values, the downward API's fields, Secrets' keys, and ``$(VAR)`` references, as the
   kubelet resolves them.

@@ -15,7 +15,7 @@ import kubernetes
 import pytest
 import yaml
 
-from tests.cluster import (
+from tests.controlplane.cluster import (
     VOLCANO_SETTLE,
     Cluster,
     bound_replicas,
@@ -29,8 +29,8 @@ from tests.cluster import (
     volcano_decided,
 )
 from tests.controlplane.components import HYPER_NODES
+from tests.controlplane.hook_kubelet import hook_runner, run_check
 from tests.helm import VALUES, Helm
-from tests.hook_kubelet import hook_runner, run_check
 
 QUEUES = ("scheduling.volcano.sh", "v1beta1", "queues")
 COMMANDS = ("bus.volcano.sh", "v1alpha1", "commands")

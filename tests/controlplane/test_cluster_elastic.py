@@ -19,13 +19,12 @@ import pytest
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
-from tests.cluster import PICKERS, Cluster, eventually, ready, release
 from tests.controlplane import components
 from tests.controlplane.builds import shared_crd
+from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready, release
+from tests.controlplane.pickers import kubeconfig_for, running, serving
 from tests.controlplane.processes import free_port
-from tests.helm import VALUES, Helm
-from tests.pickers import kubeconfig_for, running, serving
-from tests.serving import (
+from tests.controlplane.serving import (
     HEALTH,
     SERVING,
     PickerEndpoints,
@@ -34,7 +33,8 @@ from tests.serving import (
     gateway,
     serving_values,
 )
-from tests.test_cluster_picker_availability import PICKER, SERVICE, RequestStream
+from tests.controlplane.test_cluster_picker_availability import PICKER, SERVICE, RequestStream
+from tests.helm import VALUES, Helm
 
 pytestmark = pytest.mark.cluster
 LWS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")

@@ -11,7 +11,17 @@ from typing import Any
 
 import kubernetes
 
-from tests.cluster import LWS, PODGROUP, Cluster, eventually, owner, pods_by_lws, ready, ready_pods, release
+from tests.controlplane.cluster import (
+    LWS,
+    PODGROUP,
+    Cluster,
+    eventually,
+    owner,
+    pods_by_lws,
+    ready,
+    ready_pods,
+    release,
+)
 from tests.helm import Helm, fusion_helm
 from tests.support import LWS_CHART, ROLLOUT_CHART
 

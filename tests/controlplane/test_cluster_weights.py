@@ -1,8 +1,8 @@
 """Weights fetched once onto a volume and served from it, on the control plane: a service installed with
 helm 3 as a user installs it, its model a commit of a hub served on loopback (olah, tests/model_sources.py,
 holding the suite's tiny model), its cache an existing claim (a PersistentVolume over a folder here). The
-fetch Job's pod runs for real (tests/hook_kubelet.py): the hub's own client, every file verified, into the
-folder of its commit. The serving pod (tests/serving.py) waits for that folder in its init container as
+fetch Job's pod runs for real (tests/controlplane/hook_kubelet.py): the hub's own client, every file verified, into the
+folder of its commit. The serving pod (tests/controlplane/serving.py) waits for that folder in its init container as
 rendered, then the real vLLM CPU build serves the model from the volume, read-only at /models, under the name
 the command gave. The serving pod has no hub address: were the engine to ask a hub, it would ask the
 public one, which the suite's sandbox refuses and counts (tests/sandbox.py), failing the test.
@@ -30,11 +30,11 @@ import pytest
 import yaml
 
 from tests import engines, model_sources
-from tests.cluster import Cluster, Release, eventually, ready, release
+from tests.controlplane.cluster import Cluster, Release, eventually, ready, release
+from tests.controlplane.hook_kubelet import CUSTOM, REAL_HOOKS, HookKubelet, hook_runner
+from tests.controlplane.serving import HEALTH, SERVING, ServingKubelet, completion
 from tests.helm import Helm, make_helm
-from tests.hook_kubelet import CUSTOM, REAL_HOOKS, HookKubelet, hook_runner
 from tests.model_sources import Hub, files_of, put
-from tests.serving import HEALTH, SERVING, ServingKubelet, completion
 
 pytestmark = pytest.mark.engines
 

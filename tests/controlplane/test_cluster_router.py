@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cluster import PICKERS, Cluster, eventually, owner, ready_pods, release
+from tests.controlplane.cluster import PICKERS, Cluster, eventually, owner, ready_pods, release
 from tests.helm import VALUES, Helm
 from tests.support import EXAMPLE, monolithic_v1alpha2
 
@@ -65,7 +65,8 @@ def test_the_api_server_takes_strategy_as_a_word_or_an_object(cluster: Cluster) 
 
     cluster.control_plane.apply(yaml.safe_dump(crd()))
     cluster.control_plane.established("inferenceservices.fusioninfer.io")
-    example = yaml.safe_load((Path(__file__).parent / "fixtures" / "design" / "router-monolithic.yaml").read_text())
+    design = Path(__file__).parent.parent / "fixtures" / "design"
+    example = yaml.safe_load((design / "router-monolithic.yaml").read_text())
     for strategy in ("prefix-cache", {"scorers": [{"type": "queue-size", "weight": 2}]}):
         example["spec"]["roles"][0]["strategy"] = strategy
         created = cluster.control_plane.kubectl("create", "--dry-run=server", "--namespace", "default", "-o", "yaml",

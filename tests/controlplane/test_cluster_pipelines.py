@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from tests.cluster import LWS, PODGROUP, Cluster, eventually, expected_pods, ready_pods, release
 from tests.controlplane.builds import CACHE, VERSIONS
+from tests.controlplane.cluster import LWS, PODGROUP, Cluster, eventually, expected_pods, ready_pods, release
 from tests.helm import VALUES, Helm
 from tests.recipes import Workspace, section
 from tests.support import DOC_STORY

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.cluster import Cluster, ready_pods, release
+from tests.controlplane.cluster import Cluster, ready_pods, release
 from tests.helm import Helm
 
 

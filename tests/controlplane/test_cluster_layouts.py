@@ -12,7 +12,8 @@ from typing import Any
 import kubernetes
 import yaml
 
-from tests.cluster import (
+from tests.controlplane import set_gpu_nodes
+from tests.controlplane.cluster import (
     GPU_NODES,
     GROUP_INDEX,
     LWS,
@@ -25,9 +26,8 @@ from tests.cluster import (
     ready_pods,
     release,
 )
-from tests.controlplane import set_gpu_nodes
+from tests.controlplane.hook_kubelet import hook_runner
 from tests.helm import CHART, VALUES, Helm
-from tests.hook_kubelet import hook_runner
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"

@@ -1,4 +1,4 @@
-"""Day two on the control plane, helm 3 and 4, the hook Jobs running for real (tests.hook_kubelet): a
+"""Day two on the control plane, helm 3 and 4, the hook Jobs running for real (tests.controlplane.hook_kubelet): a
 CRD an earlier chart shipped is refused and upgraded without losing a field; rollback restores another
 revision's replicas, layout and HPA while untouched replicas keep their pods, and writes the status
 again; an atomic upgrade whose check fails leaves the service untouched; uninstall leaves nothing of
@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from tests.cluster import (
+from tests.controlplane.cluster import (
     LWS,
     PODGROUP,
     ROLE_NAME,
@@ -22,12 +22,12 @@ from tests.cluster import (
     ready,
     release,
 )
+from tests.controlplane.hook_kubelet import REAL_HOOKS, HookKubelet
 from tests.helm import CHART, CRD, VALUES, Helm
-from tests.hook_kubelet import REAL_HOOKS, HookKubelet
 
 STORY2 = VALUES / "story2-pd-qwen3-8b.yaml"
 SERVICE = "qwen-inference-service"
-OLD_CRD = Path(__file__).parent / "fixtures" / "crd-before-layout.yaml"
+OLD_CRD = Path(__file__).parent.parent / "fixtures" / "crd-before-layout.yaml"
 """The CRD as this chart shipped it before spec.layout (commit 8b75037)."""
 INFERENCE_SERVICES = ("fusioninfer.io", "v1alpha1", "inferenceservices")
 HPA = ("autoscaling", "v2", "horizontalpodautoscalers")

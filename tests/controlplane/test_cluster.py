@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster import (
+from tests.controlplane import set_gpu_nodes
+from tests.controlplane.builds import SHARED_CRDS
+from tests.controlplane.cluster import (
     GPU_NODES,
     LWS,
     PODGROUP,
@@ -32,8 +34,6 @@ from tests.cluster import (
     tasks,
     volcano_decided,
 )
-from tests.controlplane import set_gpu_nodes
-from tests.controlplane.builds import SHARED_CRDS
 from tests.helm import CHART, VALUES, Helm
 from tests.scheduling_table import STORY4, TABLES
 
@@ -110,7 +110,7 @@ def test_the_grouped_layouts_deliver_the_same_table(cluster: Cluster, helm4: Hel
                                                     level: str, gpus: int, record_property: Any) -> None:
     """Each replica a group of the role's LeaderWorkerSet, or of the one a DisaggregatedSet makes: the
     same table. (The objects are the post-renderer's whichever helm applies them, and helm takes no
-    part in placement: one helm here, both in the installs of tests/test_cluster_disaggregated.py.)"""
+    part in placement: one helm here, both in the installs of tests/controlplane/test_cluster_disaggregated.py.)"""
     deliver_the_table(cluster, helm4, tmp_path, layout, level, gpus, record_property)
 
 
