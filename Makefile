@@ -69,7 +69,7 @@ cluster-down: setup
 
 ## lint: ruff, the import contracts, mypy, the generated files' and READMEs' checks, checkov's scan
 lint: setup $(CHECKOV)
-	$(BIN)/ruff check fusion_helm charts/fusioninfer/files tests ci
+	$(BIN)/ruff check fusion_helm tests ci
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check
@@ -113,8 +113,9 @@ FUZZ_SEED ?= 0
 fuzz: setup
 	$(BIN)/python -m tests.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
-## generate: rewrite the CRD and values.schema.json from the schema source, and the charts' READMEs (from
-## their values.yaml comments)
+## generate: rewrite the CRD and values.schema.json from the schema source, the charts' copies of the modules
+## their programs run (fusion_helm.hooks, fusion_helm.spec), and the charts' READMEs (from their values.yaml
+## comments)
 generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
 	$(BIN)/python ci/chart_readme.py

@@ -16,8 +16,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fusion_helm.errors import format_path
-from fusion_helm.hooks.kinds import DISAGGREGATED_SET, INFERENCE_POOL, INFERENCE_SERVICE, LEADER_WORKER_SET
-from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.spec.kinds import DISAGGREGATED_SET, INFERENCE_POOL, INFERENCE_SERVICE, LEADER_WORKER_SET
+from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.spec.needs import PREFILL_DECODE
 
 WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)
 
@@ -30,17 +31,17 @@ def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _serving(obj: Mapping[str, Any]) -> Iterator[str]:
-    from fusion_helm.model import DISAGGREGATED, ComponentType, parse_inference_service
+    from fusion_helm.model import ComponentType, parse_inference_service
     from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, Engine, moves_kv
     from fusion_helm.model.parallelism import gpu_fit
 
     service = parse_inference_service(obj)
     kinds = {role.component_type for role in service.roles}
     for role in service.roles:
-        if role.component_type in DISAGGREGATED:
-            [other] = DISAGGREGATED - {role.component_type}
+        if role.component_type in PREFILL_DECODE:
+            [other] = PREFILL_DECODE - {role.component_type}
             if other not in kinds:
-                missing = "nothing prefills for it" if other is ComponentType.PREFILLER else \
+                missing = "nothing prefills for it" if other == ComponentType.PREFILLER else \
                     "nothing decodes its prefills"
                 yield (f"{service.where}: {role.path}.componentType: a {role.component_type} and no {other}: "
                        f"{missing}, and it serves whole requests as a worker would; add a {other} role, or make it "

@@ -34,13 +34,13 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster import Cluster, release
 from tests.controlplane import components
+from tests.controlplane.cluster import Cluster, release
 from tests.controlplane.processes import free_port
+from tests.controlplane.serving import HEALTH, SERVING, PickerEndpoints, ServingKubelet, gateway, serving_values
+from tests.controlplane.test_cluster_elastic import pod_monitors
+from tests.controlplane.test_cluster_picker_availability import PICKER
 from tests.helm import VALUES, Helm
-from tests.serving import HEALTH, SERVING, PickerEndpoints, ServingKubelet, gateway, serving_values
-from tests.test_cluster_elastic import pod_monitors
-from tests.test_cluster_picker_availability import PICKER
 
 COLD_START = int(os.environ.get("BENCH_COLD_START", "20"))
 """Seconds an engine takes to start (its startup probe's initial delay)."""

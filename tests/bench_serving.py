@@ -1,5 +1,5 @@
 """`make bench-serving`: a shared-prefix workload from a real load generator (guidellm, from PyPI), through
-the gateway stand-in and a picker, to simulated serving pods (tests/serving.py) — figures, not pass/fail.
+the gateway stand-in and a picker, to simulated serving pods (tests/controlplane/serving.py) — figures, not pass/fail.
 
 One installation of a monolithic service (4 pods; each engine llm-d's vLLM simulator with its KV cache on,
 so a cached prefix shortens a prefill as it does on vLLM) is measured under three pickers in turn, on the
@@ -31,11 +31,11 @@ import yaml
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 from tests import engines
-from tests.cluster import Cluster
 from tests.controlplane.builds import CACHE as CLUSTER_CACHE
+from tests.controlplane.cluster import Cluster
+from tests.controlplane.pickers import running, serving
+from tests.controlplane.serving import RANDOM_CONFIG, ServingKubelet, gateway, served, serving_values
 from tests.helm import ROOT, VALUES, Helm
-from tests.pickers import running, serving
-from tests.serving import RANDOM_CONFIG, ServingKubelet, gateway, served, serving_values
 
 PODS = 4
 ENGINE = ["--enable-kvcache", "--kv-cache-size=128", "--block-size=16", "--prefill-overhead=20ms",

@@ -26,9 +26,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests import engines, kubelet, model_sources
+from tests import engines, model_sources
 from tests.builders import render, role, service
-from tests.serving import REAL_ENGINE_ENV
+from tests.controlplane import kubelet
+from tests.controlplane.serving import REAL_ENGINE_ENV
 
 WEIGHTS_GB = float(os.environ.get("BENCH_WEIGHTS_GB", "1"))
 HIDDEN = 1024

@@ -10,17 +10,16 @@ import kubernetes
 import pytest
 
 from fusion_helm.schemagen import upstream_crds as read_upstream_crds
-from tests import kubelet
-from tests.cluster import GPU_NODES, Cluster, install_crd_chart
-from tests.controlplane import components, set_gpu_nodes, start
+from tests.controlplane import components, kubelet, set_gpu_nodes, start
 from tests.controlplane.builds import COMPONENTS, SHARED_CRDS, binary, shared_crds
+from tests.controlplane.cluster import GPU_NODES, Cluster, install_crd_chart
+from tests.controlplane.hook_kubelet import HookKubelet
+from tests.controlplane.serving import ServingKubelet
 from tests.goyaml import GoYAML, built
 from tests.helm import CACHE, ROOT, Helm, make_helm
-from tests.hook_kubelet import HookKubelet
 from tests.registry import Registry
 from tests.sandbox import LoopbackGuard, inside
 from tests.schemas import Validators
-from tests.serving import ServingKubelet
 from tests.support import Renders
 
 WHEELS = CACHE / "wheels"
@@ -48,8 +47,8 @@ def network_guard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loopback
 
 @pytest.fixture(scope="session", autouse=True)
 def mount_points() -> Iterator[None]:
-    """The mount points the runners of pods made (tests/kubelet.py) removed once the session is over: set up
-    first, so torn down after the fixtures that run pods."""
+    """The mount points the runners of pods made (tests/controlplane/kubelet.py) removed once the session is
+    over: set up first, so torn down after the fixtures that run pods."""
     yield
     kubelet.remove_mount_points()
 
@@ -150,7 +149,7 @@ def keda(cluster: Cluster) -> Cluster:
 
 @pytest.fixture(scope="session")
 def serving_kubelet(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServingKubelet]:
-    """Runs, for real, the serving pods annotated tests.serving.SERVING: the simulator as each engine, the
+    """Runs, for real, the serving pods annotated tests.controlplane.serving.SERVING: the simulator as each engine, the
     rendered sidecars, each pod in a network of its own."""
     runner = ServingKubelet(cluster, tmp_path_factory.mktemp("serving-pods"))
     runner.start()
@@ -199,7 +198,7 @@ def oci_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def hook_kubelet(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HookKubelet]:
-    """Runs, for real, the hook Jobs of releases installed with tests.hook_kubelet.REAL_HOOKS."""
+    """Runs, for real, the hook Jobs of releases installed with tests.controlplane.hook_kubelet.REAL_HOOKS."""
     runner = HookKubelet(cluster, tmp_path_factory.mktemp("hook-pods"))
     runner.start()
     try:

@@ -16,7 +16,7 @@ VERSIONS = read_env(ROOT / "ci" / "engines" / "versions.env")
 VLLM = CACHE / "engines" / f"vllm-{VERSIONS['VLLM_VERSION']}"
 SGLANG = CACHE / "engines" / f"sglang-{VERSIONS['SGLANG_VERSION']}"
 SGLANG_ROUTER = CACHE / "engines" / f"sglang-router-{VERSIONS['SGLANG_ROUTER_VERSION']}"
-"""SGLang's router, the frontend role's (tests/serving.py runs it)."""
+"""SGLang's router, the frontend role's (tests/controlplane/serving.py runs it)."""
 GUIDELLM = CACHE / "engines" / f"guidellm-{VERSIONS['GUIDELLM_VERSION']}"
 """The load generator of `make bench-serving` (`ci/engines/build.sh guidellm`)."""
 SOURCES = CACHE / "engines" / f"sources-{VERSIONS['OLAH_VERSION']}-{VERSIONS['MOTO_VERSION']}"

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests import kubelet
+from tests.controlplane import kubelet
 from tests.controlplane.processes import free_port
 from tests.engines import SOURCES, built
 
@@ -109,7 +109,7 @@ def fetch(source: str, revision: str, root: Path, into: str, env: Mapping[str, s
           timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """The fetch Job's program run as its Job runs it (PLACING: its adapter arguments), by an interpreter
     with the clients a serving image has (the vllm venv's huggingface_hub) and boto3, its termination
-    message into ROOT's folder's termination-log (tests/kubelet.py)."""
+    message into ROOT's folder's termination-log (tests/controlplane/kubelet.py)."""
     argv = kubelet.in_mounts({}, {}, root.parent / "termination-log", [
         str(built(SOURCES) / "bin" / "python"), str(PROGRAM), "--source", source, "--revision", revision, "--root",
         str(root), "--into", into, *placing])

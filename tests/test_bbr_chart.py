@@ -2,7 +2,7 @@
 Deployment running the router with the one plugin the services' routes rely on, restricted, replaced one
 at a time; the Gateway's one /v1/models, its program shipped whole and its route valid against the Gateway
 API's CRD; its values checked by the chart's schema; with provider istio, Istio's objects valid against
-Istio's own CRDs (istio.io/api). tests/test_cluster_shared_gateway.py installs it and routes through it."""
+Istio's own CRDs (istio.io/api). tests/controlplane/test_cluster_shared_gateway.py installs it and routes through it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.hooks import gateway_models
-from fusion_helm.hooks.labels import MODEL_HEADER
-from fusion_helm.schemagen import module_file
+from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, module_file, shipped
+from fusion_helm.spec.labels import MODEL_HEADER
 from tests.controlplane.builds import VERSIONS
 from tests.helm import BBR_CHART, ROOT, Helm
 from tests.schemas import Validators, custom_resource_errors, errors, strict_validator
@@ -91,13 +90,15 @@ def test_the_gateway_s_models_are_listed_by_the_program_the_chart_ships(helm: He
     assert pod["containers"][0]["image"] == hooks["image"]  # one Python image pinned for both charts' programs
 
     files = objects["ConfigMap/gateway-models"]["data"]
-    package = Path(gateway_models.__file__).parent
     [volume] = pod["volumes"]
     program = tmp_path / "program"
+    assert sorted(item["path"] for item in volume["configMap"]["items"]) == shipped(
+        ROOT / "fusion_helm", PROGRAMS["fusioninfer-bbr"])
     for item in volume["configMap"]["items"]:
         (program / item["path"]).parent.mkdir(parents=True, exist_ok=True)
         (program / item["path"]).write_text(files[item["key"]])
-        assert files[item["key"]] == (package / Path(item["path"]).name).read_text(), item
+        source = ROOT / item["path"]
+        assert files[item["key"]] == SHIPPED_HEADER.format(source=item["path"]) + source.read_text(), item
     done = subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.gateway_models", "--help"],
                           cwd=program, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and "--gateway NAMESPACE/NAME" in done.stdout, done.stderr

@@ -1,5 +1,5 @@
 """Every side decides as the post-renderer does, over the stories, the edge cases and a few hundred generated
-specs: the check Job's rules (fusion_helm.hooks.needs, on the spec as the chart renders it) — whether the
+specs: the check Job's rules (fusion_helm.spec.needs, on the spec as the chart renders it) — whether the
 service is gang-scheduled, which APIs its router, layout and monitors need, where it is placed — against what
 the expansion writes; and the chart's own render-time decisions (whether to render the Volcano check and
 which RBAC the hooks get) against those rules."""
@@ -19,8 +19,8 @@ import yaml
 from fusion_helm import InvalidSpec, parse_inference_service
 from fusion_helm.expand import expand
 from fusion_helm.expand.gang import plan_gang
-from fusion_helm.hooks import needs
 from fusion_helm.model import PickerGeneration, PoolAPI
+from fusion_helm.spec import needs
 from tests.builders import NIXL
 from tests.helm import CHART, VALUES, Helm
 

@@ -3,7 +3,7 @@ through the real engine's own argument parser (vLLM's CPU build, SGLang) at the 
 (ci/engines/versions.env), and a real vLLM started from the rendered commands serves a completion — a
 replica of two pods joined by vLLM's own multi-node launch — its processes on loopback addresses with the
 environment LWS gives each pod. (One pod serving from the model cache, on the control plane:
-tests/test_cluster_weights.py.)"""
+tests/controlplane/test_cluster_weights.py.)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Frontend roles (componentType frontend): SGLang's router as a Deployment with a Service, given the
 serving pods' labels and port to discover them by through the Kubernetes API, and the Role that lets its
 pods read pods. (The real router finding and serving through the pods the control plane runs:
-tests/test_cluster_frontends.py.)"""
+tests/controlplane/test_cluster_frontends.py.)"""
 
 from __future__ import annotations
 

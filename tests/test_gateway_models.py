@@ -2,7 +2,7 @@
 services' HTTPRoutes on that Gateway match, as the expansion writes them, each model once with the services
 that serve it; nothing of another Gateway's; one LIST for a burst of clients; answered over HTTP as OpenAI
 clients read it, and a clear 503 when the API server cannot be read. On the control plane, through the
-gateway stand-in: tests/test_cluster_shared_gateway.py."""
+gateway stand-in: tests/controlplane/test_cluster_shared_gateway.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 
 from fusion_helm.hooks.gateway_models import FRESH_SECONDS, Lister, handler, listing, main, routed_models
 from fusion_helm.hooks.kube import ApiError
-from fusion_helm.hooks.labels import MODEL_HEADER
+from fusion_helm.spec.labels import MODEL_HEADER
 from tests.builders import render, role, service
 
 GATEWAY = ("gateways", "inference-gateway")

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.hooks import check, needs, report
+from fusion_helm.hooks import check, report
 from fusion_helm.hooks.kube import ApiError, Kube
+from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, shipped
+from fusion_helm.spec import needs
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
 from tests.support import hook_objects, rendered_spec
@@ -62,12 +64,14 @@ def test_the_hooks_and_their_permissions(helm: Helm) -> None:
 
 
 def test_the_configmap_carries_this_repository_s_code(helm: Helm, tmp_path: Path) -> None:
+    """The Jobs' modules and what they import of the package, each the package's own under the line that
+    says it is a copy (`make generate` keeps them so; `make lint` fails on a stale one)."""
     objects = hook_objects(helm, STORY4)
     mount(objects, "Job/deepseek-r1-disagg-hooks-status", tmp_path)
-    package = sorted((ROOT / "fusion_helm" / "hooks").glob("*.py"))
-    assert sorted(tmp_path.rglob("*.py")) == sorted(tmp_path / path.relative_to(ROOT) for path in package)
-    for path in package:
-        assert (tmp_path / path.relative_to(ROOT)).read_text() == path.read_text()
+    paths = shipped(ROOT / "fusion_helm", PROGRAMS["fusioninfer"])
+    assert sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*.py")) == paths
+    for path in paths:
+        assert (tmp_path / path).read_text() == SHIPPED_HEADER.format(source=path) + (ROOT / path).read_text()
 
 
 def test_the_hooks_need_nothing_but_the_standard_library(helm: Helm, tmp_path: Path) -> None:

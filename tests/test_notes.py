@@ -1,7 +1,7 @@
 """What `helm install` prints after an install (the chart's NOTES.txt), under each layout: the roles, a
 count of what the post-renderer made that holds in every layout, the status command, a first request
 where the service takes it, and an upgrade that keeps the install's values. (Its commands run against
-the control plane: tests/test_cluster_notes.py.)"""
+the control plane: tests/controlplane/test_cluster_notes.py.)"""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ EXAMPLES = {  # example → where its first request goes
 
 def notes(helm: Helm, values: Path, *extra: str) -> str:
     """The NOTES `helm install` prints for VALUES: Helm 4's client-side dry run, which needs no cluster
-    (Helm 3's asks the cluster for its version; with one, tests/test_cluster_notes.py reads Helm 3's)."""
+    (Helm 3's asks the cluster for its version; with one, tests/controlplane/test_cluster_notes.py reads Helm 3's)."""
     printed = helm.run("install", "qwen", CHART, "-f", values, "-n", "llm", "--dry-run=client", *extra).stdout
     return printed.split("NOTES:\n", 1)[1]
 

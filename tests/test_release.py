@@ -2,7 +2,7 @@
 post-renders a story with its own commands (Helm 3) and its own Helm 4 plugin, as the working tree's
 install does; its commands are our scripts, not an installer's wrappers; the chart packages carry
 their README, metadata, the documents and examples the README names and nothing else. (Installing the
-packages from an OCI registry: tests/test_cluster_release.py.)"""
+packages from an OCI registry: tests/controlplane/test_cluster_release.py.)"""
 
 from __future__ import annotations
 

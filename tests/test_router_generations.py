@@ -14,9 +14,9 @@ import yaml
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.autoscaling import QUEUEING_PICKERS
 from fusion_helm.expand.router.generations import DEFAULTS, GENERATIONS, PD_GENERATION
-from fusion_helm.hooks import needs
 from fusion_helm.model import PickerGeneration, PoolAPI
 from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
+from fusion_helm.spec import needs
 from tests.builders import render as expand
 from tests.builders import role, service
 from tests.controlplane.builds import picker as picker_binary

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from tests.builders import render, role, service
-from tests.cluster import Cluster, eventually
+from tests.controlplane.cluster import Cluster, eventually
 from tests.controlplane.components import NODE_IP, POD_CIDR
+from tests.controlplane.pickers import running, serving
 from tests.helm import ROOT
-from tests.pickers import running, serving
 from tests.sandbox import LeftLoopback, LoopbackGuard, attempts_to_leave, inside, interfaces
 
 LOOPBACK = ipaddress.ip_network("127.0.0.0/8")
@@ -220,7 +220,7 @@ def test_a_suite_stopped_while_its_cluster_runs_leaves_nothing_of_it(
     """A suite of its own (this repository's, one story's cluster test) in a sandbox of its own, stopped
     once its control plane is up: none of its processes is left."""
     basetemp = tmp_path / "suite"
-    test = "tests/test_cluster.py::test_story_installs_runs_and_uninstalls[helm3-story4]"
+    test = "tests/controlplane/test_cluster.py::test_story_installs_runs_and_uninstalls[helm3-story4]"
     with subprocess.Popen([*SANDBOX, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            f"--basetemp={basetemp}", test], cwd=ROOT, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, start_new_session=True) as suite:
@@ -240,8 +240,9 @@ def test_a_suite_whose_cluster_fails_to_start_leaves_nothing_of_it(control_plane
     """Its cluster fixture fails once etcd and the API server run (no upstream CRDs where it looks)."""
     basetemp = tmp_path / "suite"
     failed = subprocess.run([*SANDBOX, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             f"--basetemp={basetemp}", "tests/test_cluster.py::test_story_installs_runs_and_"
-                             "uninstalls[helm3-story4]"], cwd=ROOT, capture_output=True, text=True,
+                             f"--basetemp={basetemp}",
+                             "tests/controlplane/test_cluster.py::test_story_installs_runs_and_uninstalls[helm3-story4]"],
+                            cwd=ROOT, capture_output=True, text=True,
                             env={**os.environ, "FUSION_SHARED_CRDS": str(tmp_path / "absent")}, timeout=300)
     assert failed.returncode == pytest.ExitCode.TESTS_FAILED, failed.stdout[-3000:]
     assert "the upstream CRDs are not at" in failed.stdout

@@ -1,7 +1,7 @@
 """Services clients call serving pods through without a Gateway (roles[].service, spec.service): what they
 select (the pods the pool would), their ports (the template's, the role's serving port first), their
 names (never another Service's of the release), and what is refused by field. (The control plane shows
-them selecting exactly the serving pods: tests/test_cluster_services.py.)"""
+them selecting exactly the serving pods: tests/controlplane/test_cluster_services.py.)"""
 
 from __future__ import annotations
 

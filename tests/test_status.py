@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm.hooks.kinds import JOB, LEADER_WORKER_SET
 from fusion_helm.hooks.status import (
     ComponentStatus,
     Phase,
@@ -21,6 +20,7 @@ from fusion_helm.hooks.status import (
     to_table,
     weights,
 )
+from fusion_helm.spec.kinds import JOB, LEADER_WORKER_SET
 from tests.builders import render, role, service
 
 ROLES = role_shapes(service(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2))["spec"])

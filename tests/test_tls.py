@@ -1,7 +1,7 @@
 """spec.tls, as KServe runs its prefill/decode pods: the serving pods serve HTTPS with the Secret's
 certificate, the prefill/decode sidecar serves and dials in TLS, the pickers scrape HTTPS, the Services
 and PodMonitors say https. (A request through the gateway stand-in, the sidecar and both engines, all in
-TLS: tests/test_cluster_serving.py.)"""
+TLS: tests/controlplane/test_cluster_serving.py.)"""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import urllib3
 
 from fusion_helm.cli.io import InputError
 from fusion_helm.hooks import status
-from fusion_helm.hooks.kinds import INFERENCE_SERVICE, Kind
+from fusion_helm.spec.kinds import INFERENCE_SERVICE, Kind
 
 RELEASE_LABEL = "app.kubernetes.io/instance"
 

@@ -16,8 +16,6 @@ from fusion_helm.cli.io import InputError, fail, output_closed, read_input, stre
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.hooks import status
-from fusion_helm.hooks.kinds import HYPER_NODE, LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
-from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.kio.document import read_documents
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
@@ -26,6 +24,8 @@ from fusion_helm.plan import place_all
 from fusion_helm.plan.nodes import PlanError, TopologyError, cluster_of
 from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import KINDS as PLANNED_KINDS
+from fusion_helm.spec.kinds import HYPER_NODE, LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
+from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 
 if TYPE_CHECKING:
     from fusion_helm.cli.cluster import ClusterClient

@@ -11,13 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, key_path, show
-from fusion_helm.hooks.kinds import (
-    LAYOUT_ANNOTATION,
-    LEADER_WORKER_SET,
-    RAY_BOOTSTRAP_ANNOTATION,
-    TAKE_OVER_ANNOTATION,
-    TAKE_OVER_LAYOUTS,
-)
 from fusion_helm.limits import MAX_REPLICAS
 from fusion_helm.model import upstream
 from fusion_helm.model.bootstrap import Bootstrap, MultiNode
@@ -32,6 +25,13 @@ from fusion_helm.model.inference_service import (
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.scaling import check_rollout
 from fusion_helm.model.validation import check, validate_pod_template
+from fusion_helm.spec.kinds import (
+    LAYOUT_ANNOTATION,
+    LEADER_WORKER_SET,
+    RAY_BOOTSTRAP_ANNOTATION,
+    TAKE_OVER_ANNOTATION,
+    TAKE_OVER_LAYOUTS,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

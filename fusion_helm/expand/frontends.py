@@ -20,8 +20,6 @@ from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.expand.services import service_object, service_port
 from fusion_helm.expand.serving_port import FRONTED, common_port
-from fusion_helm.hooks.kinds import DEPLOYMENT, POD, SERVICE_ACCOUNT
-from fusion_helm.hooks.labels import LABEL_COMPONENT_TYPE, LABEL_SERVICE
 from fusion_helm.model import ComponentType, InferenceService
 from fusion_helm.model.engine import (
     DISAGGREGATION_BOOTSTRAP_PORT,
@@ -33,6 +31,8 @@ from fusion_helm.model.engine import (
     server_command,
 )
 from fusion_helm.model.exposure import Frontend
+from fusion_helm.spec.kinds import DEPLOYMENT, POD, SERVICE_ACCOUNT
+from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,12 +13,12 @@ from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata, replica_index_label
 from fusion_helm.expand.names import task_name
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.hooks import needs
-from fusion_helm.hooks.kinds import POD_GROUP
-from fusion_helm.hooks.labels import ANNOTATION_GROUP_NAME, LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import GangLevel, GangSchedule, InferenceService, Layout, Role
 from fusion_helm.model.topology import NetworkTopology, TopologyMode
 from fusion_helm.records import EMPTY, record
+from fusion_helm.spec import needs
+from fusion_helm.spec.kinds import POD_GROUP
+from fusion_helm.spec.labels import ANNOTATION_GROUP_NAME, LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,10 +11,10 @@ from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.labelling import labels_serving_pods, object_metadata, pod_labels, role_labels
 from fusion_helm.expand.names import lws_name, role_lws_name
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.hooks.kinds import LEADER_WORKER_SET
-from fusion_helm.hooks.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
 from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
+from fusion_helm.spec.kinds import LEADER_WORKER_SET
+from fusion_helm.spec.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

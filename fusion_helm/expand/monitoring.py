@@ -9,8 +9,8 @@ from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
 from fusion_helm.expand.tls import CA
-from fusion_helm.hooks.kinds import POD_MONITOR
 from fusion_helm.model import InferenceService, PodMonitoring
+from fusion_helm.spec.kinds import POD_MONITOR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

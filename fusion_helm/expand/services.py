@@ -13,11 +13,11 @@ from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import role_service_name, service_service_name
 from fusion_helm.expand.serving_port import EXPOSED, common_port, serving_port
-from fusion_helm.hooks.kinds import SERVICE
-from fusion_helm.hooks.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.exposure import ClientService, ServiceType
 from fusion_helm.model.metadata import is_dns_label
+from fusion_helm.spec.kinds import SERVICE
+from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

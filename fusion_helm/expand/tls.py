@@ -15,11 +15,11 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata
 from fusion_helm.expand.names import certificate_name, role_service_name, service_service_name
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.hooks.kinds import CERTIFICATE
-from fusion_helm.hooks.labels import LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.engine import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE, ServerCommand
 from fusion_helm.model.exposure import Tls
+from fusion_helm.spec.kinds import CERTIFICATE
+from fusion_helm.spec.labels import LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

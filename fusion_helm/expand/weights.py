@@ -29,8 +29,6 @@ from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata
 from fusion_helm.expand.quantity import parse_quantity
-from fusion_helm.hooks.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
-from fusion_helm.hooks.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.engine import (
     ENABLE_LORA,
@@ -43,6 +41,8 @@ from fusion_helm.model.engine import (
     ServerCommand,
 )
 from fusion_helm.model.weights import ModelCache, Scheme, WeightsSource
+from fusion_helm.spec.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
+from fusion_helm.spec.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.hooks.labels import LABEL_SERVICE
 from fusion_helm.kio.document import Document
 from fusion_helm.kio.keys import ObjectKey, object_key
+from fusion_helm.spec.labels import LABEL_SERVICE
 
 
 class Expansion:

@@ -3,7 +3,6 @@
 from fusion_helm.model.inference_service import (
     API_GROUP,
     API_VERSION,
-    DISAGGREGATED,
     KIND,
     ComponentType,
     GangLevel,
@@ -52,7 +51,6 @@ def __getattr__(name: str) -> "Any":
 __all__ = [
     "API_GROUP",
     "API_VERSION",
-    "DISAGGREGATED",
     "KIND",
     "ComponentType",
     "Criticality",

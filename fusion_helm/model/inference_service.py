@@ -39,6 +39,7 @@ from fusion_helm.model.weights import (
     parse_source,
 )
 from fusion_helm.records import EMPTY, record
+from fusion_helm.spec.needs import GROUPED_LAYOUTS, NOT_SERVING, PREFILL_DECODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,17 +68,9 @@ class ComponentType(StrEnum):
     FRONTEND = "frontend"
 
 
-NOT_SERVING = frozenset({ComponentType.ROUTER, ComponentType.FRONTEND})
-"""Roles in front of the serving roles: every other role serves."""
-
-
-DISAGGREGATED = frozenset({ComponentType.PREFILLER, ComponentType.DECODER})
-"""Roles of a prefill/decode service."""
-
-
 def is_disaggregated(component_types: Iterable[str]) -> bool:
     """A service with these roles serves prefill and decode apart."""
-    return not DISAGGREGATED.isdisjoint(component_types)
+    return not PREFILL_DECODE.isdisjoint(component_types)
 
 
 class RecoveryPolicy(StrEnum):
@@ -115,8 +108,6 @@ class Layout(StrEnum):
         return DISAGGREGATED_SET_ROLLOUT_DEFAULTS if self is Layout.DISAGGREGATED else LWS_ROLLOUT_DEFAULTS
 
 
-SCALABLE_LAYOUTS = (Layout.ROLE, Layout.DISAGGREGATED)
-"""The layouts whose roles roll (``rollout``) and autoscale (``autoscaling``)."""
 MAX_DISAGGREGATED_ROLES = 10
 """A DisaggregatedSet has 2 to 10 roles (its CRD's bounds)."""
 
@@ -355,8 +346,8 @@ def _check_layout(layout: Layout, roles: tuple[Role, ...], router: Router | None
     revision while they roll apart, so a router pairing them is refused there."""
     kinds = {role.component_type for role in roles}
     if layout is Layout.DISAGGREGATED:
-        if not kinds >= DISAGGREGATED:
-            missing = " and ".join(sorted(DISAGGREGATED - kinds))
+        if not kinds >= PREFILL_DECODE:
+            missing = " and ".join(sorted(PREFILL_DECODE - kinds))
             raise InvalidSpec(where, "spec.layout",
                               f"disaggregated makes a DisaggregatedSet of prefill and decode roles, and the service "
                               f"has no {missing} role; use layout replica or role")
@@ -370,7 +361,7 @@ def _check_layout(layout: Layout, roles: tuple[Role, ...], router: Router | None
             raise InvalidSpec(where, f"{empty[0].path}.replicas",
                               "is 0 while other roles have replicas: a DisaggregatedSet scales its roles to zero "
                               "together or not at all; set every role's replicas to 0, or none")
-    elif layout is Layout.ROLE and router is not None and kinds >= DISAGGREGATED:
+    elif layout is Layout.ROLE and router is not None and kinds >= PREFILL_DECODE:
         raise InvalidSpec(where, "spec.layout",
                           "role rolls each role's LeaderWorkerSet on its own, so while a change rolls, the router "
                           "would pair a prefill and a decode of different revisions; use layout disaggregated "
@@ -459,7 +450,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         raise InvalidSpec(where, f"{path}.template.spec", "is required")
     check_pods_of(raw["template"], where, f"{path}.template")
     for per_role_field in ("rollout", "autoscaling"):
-        if per_role_field in raw and layout not in SCALABLE_LAYOUTS:
+        if per_role_field in raw and layout not in GROUPED_LAYOUTS:
             raise InvalidSpec(where, f"{path}.{per_role_field}",
                               f"needs spec.layout: role or disaggregated (a role's replicas are the groups of "
                               f"a LeaderWorkerSet, which roll and scale); layout {layout} makes one "

@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, key_path, show
-from fusion_helm.hooks.kinds import LEADER_WORKER_SET
-from fusion_helm.hooks.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.model import upstream
 from fusion_helm.model.metadata import check_annotation_map, check_label_map
 from fusion_helm.model.validation import check, check_unique
 from fusion_helm.records import record
+from fusion_helm.spec.kinds import LEADER_WORKER_SET
+from fusion_helm.spec.labels import ANNOTATION_PICKER_CONFIG_HASH
+from fusion_helm.spec.needs import DEFAULT_POOL_API, POOL_V1, POOL_V1ALPHA2
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,8 +31,8 @@ schemas have a pod's (a LeaderWorkerSet's pod template: the Deployment has no sc
 
 
 class PoolAPI(StrEnum):
-    V1 = "inference.networking.k8s.io/v1"
-    V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
+    V1 = POOL_V1
+    V1ALPHA2 = POOL_V1ALPHA2
 
     @property
     def group(self) -> str:
@@ -165,7 +166,6 @@ class Router:
     scoring_given: bool = True
     """The router names its scoring (``strategy``); False: the defaults, which the served adapters may change."""
 
-    DEFAULT_POOL_API: ClassVar[PoolAPI] = PoolAPI.V1
     DEFAULT_PICKER_REPLICAS: ClassVar[int] = 2
     """Enough that one picker may stop (a rolling update, a drain) while another routes."""
     DEFAULT_FAILURE_MODE: ClassVar[str] = "FailClose"
@@ -181,7 +181,7 @@ class Router:
 
 def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregated: bool) -> Router:
     """A router role as validated by the schema; InvalidSpec for what the schema cannot say.
-    DISAGGREGATED: the service serves prefill and decode apart."""
+    PREFILL_DECODE roles: the service serves prefill and decode apart."""
     path = f"spec.roles[{position}]"
     for name in SERVING_ONLY_FIELDS:
         if name in raw:
@@ -215,7 +215,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
     return Router(
         name=raw["name"],
         position=position,
-        pool_api=PoolAPI(raw.get("poolAPIVersion", Router.DEFAULT_POOL_API)),
+        pool_api=PoolAPI(raw.get("poolAPIVersion", DEFAULT_POOL_API)),
         strategy_word=word,
         scorers=STRATEGY_WORDS[word] if word else _scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
         prefill_threshold=0 if word else strategy.get("prefillThreshold", 0),

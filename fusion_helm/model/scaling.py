@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
-from fusion_helm.hooks import needs
 from fusion_helm.records import record
+from fusion_helm.spec import needs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

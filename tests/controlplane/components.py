@@ -35,8 +35,8 @@ def openssl(*args: str | Path) -> None:
 
 
 POD_GATEWAY = "127.0.1.254"
-"""The suite's side of every serving pod's veth pair (tests/serving.py): the pods' route out, and where they
-reach the API server, whose certificate names it for them."""
+"""The suite's side of every serving pod's veth pair (tests/controlplane/serving.py): the pods' route out, and
+where they reach the API server, whose certificate names it for them."""
 
 
 def self_signed_cert(directory: Path, name: str) -> tuple[Path, Path]:
@@ -161,9 +161,9 @@ def crds(cp: ControlPlane) -> None:
 def kwok(cp: ControlPlane) -> None:
     """kwok manages the nodes annotated kwok.x-k8s.io/node=fake: they turn Ready and renew their
     leases, so the node lifecycle controller lifts their not-ready taint; their pods turn Ready, but
-    for those annotated kwok.x-k8s.io/status: custom (tests.hook_kubelet runs them). It serves the
+    for those annotated kwok.x-k8s.io/status: custom (tests.controlplane.hook_kubelet runs them). It serves the
     nodes' kubelet API at their address: a pod's logs (`kubectl logs`, Helm's hook output) are the file
-    a kwok Logs object names (tests.hook_kubelet writes both)."""
+    a kwok Logs object names (tests.controlplane.hook_kubelet writes both)."""
     stages = [shared("kwok", name).read_text() for name in (
         "node-initialize.yaml", "node-heartbeat-with-lease.yaml", "pod-ready.yaml", "pod-complete.yaml",
         "pod-delete.yaml")]
@@ -177,7 +177,7 @@ def kwok(cp: ControlPlane) -> None:
         "--server-address", f"{NODE_IP}:{kubelet_port}", "--node-port", str(kubelet_port),
         "--tls-cert-file", cert, "--tls-private-key-file", key, "--cidr", POD_CIDR, "--node-ip", NODE_IP,
         "--node-lease-duration-seconds", "40",
-        # Pods so annotated are tests.hook_kubelet's to run (hook Jobs whose code really runs).
+        # Pods so annotated are tests.controlplane.hook_kubelet's to run (hook Jobs whose code really runs).
         "--disregard-status-with-annotation-selector", "kwok.x-k8s.io/status=custom",
     ])
 

@@ -14,7 +14,8 @@ from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.expand.router.rbac import reader_role, reads, reads_kind
-from fusion_helm.hooks.kinds import (
+from fusion_helm.model import InferenceService, Router
+from fusion_helm.spec.kinds import (
     CONFIG_MAP,
     DEPLOYMENT,
     NETWORK_POLICY,
@@ -24,8 +25,7 @@ from fusion_helm.hooks.kinds import (
     SERVICE_ACCOUNT,
     inference_pool,
 )
-from fusion_helm.hooks.labels import ANNOTATION_PICKER_CONFIG_HASH
-from fusion_helm.model import InferenceService, Router
+from fusion_helm.spec.labels import ANNOTATION_PICKER_CONFIG_HASH
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import tls
 from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Generation
-from fusion_helm.hooks.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
-from fusion_helm.model import DISAGGREGATED, InferenceService, Layout, Router, Scorer, WeightedScorer
+from fusion_helm.model import InferenceService, Layout, Router, Scorer, WeightedScorer
 from fusion_helm.model.router import STRATEGY_WORDS
+from fusion_helm.spec.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
+from fusion_helm.spec.needs import PREFILL_DECODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def rollout_screener(service: InferenceService) -> dict[str, Any]:
     """Before any profile runs, the screener picks one revision among those with a ready leader in every
     prefill and decode role (weighted by their ready leaders), and shows the profiles only its pods: a
     prefill and a decode of different revisions never serve one request. It is not in a profile."""
-    roles = [role.name for role in service.roles if role.component_type in DISAGGREGATED]
+    roles = [role.name for role in service.roles if role.component_type in PREFILL_DECODE]
     return {"type": ROLLOUT_SCREENER, "parameters": {
         "scope": {"labelSelector": f"{LABEL_SET_NAME}={service.name},{LABEL_WORKER_INDEX}=0"},
         "revisionGating": {"mode": "sum", "revisionLabelKey": LABEL_REVISION, "roleLabelKey": LABEL_SET_ROLE,

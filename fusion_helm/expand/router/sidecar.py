@@ -25,9 +25,9 @@ from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.expand.proxies import Proxy, routing_proxy, taken_ports
 from fusion_helm.expand.router.generations import Generation, Sidecar
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
-from fusion_helm.hooks.kinds import POD, SERVICE_ACCOUNT, inference_pool
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
 from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, NOT_JSON, PORT, ServerCommand
+from fusion_helm.spec.kinds import POD, SERVICE_ACCOUNT, inference_pool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

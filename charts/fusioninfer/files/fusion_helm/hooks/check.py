@@ -1,3 +1,4 @@
+# A copy of fusion_helm/hooks/check.py, made by `make generate` (fusion_helm.schemagen) for the chart; do not edit.
 """pre-install / pre-upgrade hook: refuse, before anything is applied, a cluster that cannot serve
 the release: the LeaderWorkerSet API must be served and, when the service is gang-scheduled,
 Volcano's PodGroup API too, with LWS's own gang scheduling off (its pod webhook rewrites
@@ -17,7 +18,7 @@ chart's CRD has), whose missing fields the API server would drop from the servic
                                       [--namespace NAMESPACE]
 
 What to check is decided from the service's spec (FILE: JSON, as the chart renders it) by the rules the
-post-renderer decides by (fusion_helm.hooks.needs). API discovery is open to every authenticated account;
+post-renderer decides by (fusion_helm.spec.needs). API discovery is open to every authenticated account;
 the LWS configuration ConfigMap is read where the chart could grant it (the namespace exists), and
 skipped where not. The queue, the PriorityClass and the HyperNodes are cluster-scoped: the chart grants
 reading them (a ClusterRole) only when the service names them.
@@ -34,8 +35,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fusion_helm.hooks import needs
-from fusion_helm.hooks.kinds import (
+from fusion_helm.hooks.kube import ApiError, Kube
+from fusion_helm.spec import needs
+from fusion_helm.spec.kinds import (
     CONFIG_MAP,
     HYPER_NODE,
     INFERENCE_SERVICE,
@@ -45,7 +47,6 @@ from fusion_helm.hooks.kinds import (
     PRIORITY_CLASS,
     QUEUE,
 )
-from fusion_helm.hooks.kube import ApiError, Kube
 
 REQUIRED = {
     f"/apis/{LEADER_WORKER_SET.api_version}": f"the LeaderWorkerSet API ({LEADER_WORKER_SET.api_version}) is not "

@@ -1,3 +1,4 @@
+# A copy of fusion_helm/hooks/kube.py, made by `make generate` (fusion_helm.schemagen) for the chart; do not edit.
 """The API server from inside a pod, with the standard library only: the hooks run in a stock
 Python image. The service account's token and CA are read where Kubernetes mounts them
 (FUSION_HOOK_SERVICEACCOUNT_DIR moves that, for running a hook outside a pod)."""
@@ -13,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from fusion_helm.hooks.kinds import Kind
+from fusion_helm.spec.kinds import Kind
 
 SERVICEACCOUNT = Path(os.environ.get("FUSION_HOOK_SERVICEACCOUNT_DIR", "/var/run/secrets/kubernetes.io/serviceaccount"))
 

@@ -1,3 +1,4 @@
+# A copy of fusion_helm/hooks/report.py, made by `make generate` (fusion_helm.schemagen) for the chart; do not edit.
 """post-install / post-upgrade hook: write the InferenceService's status — each role's ComponentStatus,
 the Ready condition and, where roles roll (layouts role and disaggregated), the Progressing one — from
 its pods (and LeaderWorkerSets, DisaggregatedSet and role scalers), polling until every role runs and
@@ -16,8 +17,8 @@ import sys
 import time
 
 from fusion_helm.hooks import status
-from fusion_helm.hooks.kinds import INFERENCE_SERVICE
 from fusion_helm.hooks.kube import ApiError, Kube
+from fusion_helm.spec.kinds import INFERENCE_SERVICE
 
 
 def report(kube: Kube, namespace: str, name: str) -> tuple[status.Phase | None, dict[str, str]]:

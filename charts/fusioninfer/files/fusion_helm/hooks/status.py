@@ -1,3 +1,4 @@
+# A copy of fusion_helm/hooks/status.py, made by `make generate` (fusion_helm.schemagen) for the chart; do not edit.
 """An InferenceService's status from its pods: each role's ComponentStatus, the Ready condition and,
 where roles roll (layouts role and disaggregated), the Progressing one.
 
@@ -16,8 +17,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from fusion_helm.hooks.kinds import DISAGGREGATED_SET, JOB, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
-from fusion_helm.hooks.labels import (
+from fusion_helm.spec.kinds import DISAGGREGATED_SET, JOB, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
+from fusion_helm.spec.labels import (
     ANNOTATION_GROUP_NAME,
     LABEL_FETCHES_FOR,
     LABEL_ROLE_NAME,
@@ -29,7 +30,7 @@ from fusion_helm.hooks.labels import (
     replica_index,
     revision,
 )
-from fusion_helm.hooks.needs import fetches_weights, serving_roles
+from fusion_helm.spec.needs import fetches_weights, node_count, replicas, serving_roles
 
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
@@ -142,14 +143,8 @@ def role_shapes(spec: Mapping[str, Any], workloads: Workloads = Workloads()) -> 
     else:
         counts = {_role_of(lws): (lws.get("spec") or {}).get("replicas", 1)
                   for lws in _whole(workloads.leader_worker_sets)}
-    return [RoleShape(role["name"], counts.get(role["name"], _spec_replicas(role)),
-                      (role.get("multinode") or {}).get("nodeCount", 1))
+    return [RoleShape(role["name"], counts.get(role["name"], replicas(role)), node_count(role))
             for role in serving_roles(spec)]
-
-
-def _spec_replicas(role: Mapping[str, Any]) -> int:
-    """The count the spec gives: its replicas, or its autoscaler's minimum."""
-    return int(role.get("replicas", (role.get("autoscaling") or {}).get("minReplicas", 1)))
 
 
 def _whole(leader_worker_sets: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -186,13 +181,13 @@ def rollouts(leader_worker_sets: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         if reported.get("observedGeneration", 0) < metadata.get("generation", 0):
             found[_role_of(lws)] = "not yet seen by the LWS controller"
             continue
-        replicas = spec.get("replicas", 1)
+        groups = spec.get("replicas", 1)
         partition = rollout_partition(spec)
         updated = reported.get("updatedReplicas", 0)
         updating = any(c.get("type") == "UpdateInProgress" and c.get("status") == "True"
                        for c in reported.get("conditions") or [])
-        if updating or updated < replicas - min(partition, replicas):
-            found[_role_of(lws)] = f"{updated}/{replicas} groups updated"
+        if updating or updated < groups - min(partition, groups):
+            found[_role_of(lws)] = f"{updated}/{groups} groups updated"
     return found
 
 

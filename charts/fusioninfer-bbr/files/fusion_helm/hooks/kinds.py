@@ -1,1 +1,0 @@
-../../../../fusioninfer/files/fusion_helm/hooks/kinds.py

@@ -1,0 +1,250 @@
+"""Many models behind one Gateway: two services, installed by helm 3 and helm 4 in namespaces of their
+own, join one Gateway (router.sharedGateway) with the body-based router installed once for it
+(charts/fusioninfer-bbr, in the Gateway's namespace, which enforces the Pod Security Standard
+"restricted"). Their pickers, the engines (llm-d's simulator) and the body-based router (built from the
+Inference Extension v1.5.0) run as their pods; the gateway stand-in calls the body-based router first,
+then routes on the HTTPRoutes as the API server has them (tests/controlplane/serving.py, GatewayView).
+
+Requests for model A reach only A's pods, B's only B's, a model nobody serves gets 404, and the Gateway's
+one GET /v1/models (the chart's lister, run as its pod) lists both with their services; a third release,
+a canary of A at weight 10, takes 10 % of A's requests (measured over 2,000) and is listed beside A. Each
+shown failing without its protection: routes without the model header match send B's requests to A; a
+gateway without the body-based router routes nothing; without the lister's route /v1/models is a 404; a
+canary route without its POST match takes none."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.controlplane.cluster import Cluster, Release, eventually, ready_pods, release
+from tests.controlplane.serving import SERVING, GatewayView, ServingKubelet, completion, routes_gateway, serving_values
+from tests.helm import BBR_CHART, VALUES, Helm, make_helm
+
+GATEWAY = "inference-gateway"
+GATEWAYS = "gateways"
+"""The shared Gateway's namespace."""
+MODEL_A, MODEL_B = "org/model-a", "org/model-b"
+CANARY_REQUESTS, CANARY_WEIGHT = 2000, 10
+"""Two thousand requests: a 10 % share of them varies by 0.7 points (one standard deviation), the ±3 allowed
+is over four."""
+
+
+def service_values(tmp_path: Path, release_name: str, gateway_namespace: str, args: list[str], **router: Any
+                   ) -> Path:
+    """A monolithic service of two replicas whose engines take ARGS, its router on the shared Gateway of
+    namespace with one picker run as its pod."""
+    picker = {"replicas": 1, "podAnnotations": SERVING, **router.pop("endpointPicker", {})}
+    values = yaml.safe_load(serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, endpointPicker=picker,
+                                           sharedGateway={"name": GATEWAY, "namespace": gateway_namespace},
+                                           **router).read_text())
+    values.pop("name")  # the release's name
+    [worker, router_role] = values["roles"]
+    worker["replicas"] = 2
+    worker["template"]["spec"]["containers"][0]["args"] = args
+    router_role.pop("httproute")  # the shared Gateway's
+    path = tmp_path / f"{release_name}.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
+@contextlib.contextmanager
+def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
+    """The Gateway, and its body-based router and /v1/models installed from their chart into the Gateway's
+    NAMESPACE, which enforces "restricted": their pods are admitted and run (Ready) before this yields."""
+    kubectl = cluster.control_plane.kubectl
+    kubectl("create", "namespace", namespace)
+    kubectl("label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted",
+            "pod-security.kubernetes.io/enforce-version=latest")
+    kubectl("apply", "-f", "-", stdin=yaml.safe_dump({
+        "apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+        "metadata": {"name": GATEWAY, "namespace": namespace},
+        "spec": {"gatewayClassName": "stand-in", "listeners": [{
+            "name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "All"}}}]}}))
+    helm.run("install", "gateway", BBR_CHART, "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
+             "--set", "replicas=1", "--set", "models.replicas=1",
+             "--set-json", f'podAnnotations={{"{next(iter(SERVING))}": "custom"}}')
+    try:
+        ready_pods(cluster, namespace, 2)  # the router's and the lister's
+        yield
+    finally:
+        helm.run("uninstall", "gateway", "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
+                 "--wait")
+        kubectl("delete", "namespace", namespace, "--wait=false")
+
+
+def ask(gateway: str, model: str, prompt: str = "hello") -> tuple[int, dict[str, str], dict[str, Any]]:
+    return completion(gateway, {"model": model, "prompt": prompt, "max_tokens": 2})
+
+
+def models_listed(gateway: str) -> dict[str, str]:
+    """The Gateway's GET /v1/models: each model's services (owned_by); {"<status>": body} if it failed."""
+    try:
+        with urllib.request.urlopen(f"http://{gateway}/v1/models", timeout=10) as answer:
+            return {model["id"]: model["owned_by"] for model in json.loads(answer.read())["data"]}
+    except urllib.error.HTTPError as error:
+        return {str(error.code): error.read().decode()}
+
+
+def pools_reached(gateway: str, model: str, requests: int) -> Counter[str]:
+    """The pool each of REQUESTS requests for MODEL went to (eight clients at once); "<status>" for one that
+    failed."""
+    def one(number: int) -> str:
+        status, headers, _ = ask(gateway, model, f"request {number}")
+        return headers.get("x-stand-in-pool", "") if status == 200 else str(status)
+    with ThreadPoolExecutor(8) as clients:
+        return Counter(clients.map(one, range(requests)))
+
+
+@contextlib.contextmanager
+def through(cluster: Cluster, gateway_namespace: str, workdir: Path, **view: Any) -> Iterator[str]:
+    """A gateway stand-in over the shared Gateway of GATEWAY_NAMESPACE as VIEW's options show it: its address."""
+    workdir.mkdir()
+    with GatewayView(cluster, gateway_namespace, GATEWAY, workdir, **view) as seen, routes_gateway(seen) as address:
+        yield address
+
+
+def without(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A route with FIELD removed from each of its matches ("headers": no model match; "method")."""
+    def change(route: dict[str, Any]) -> dict[str, Any]:
+        rules = [{**rule, "matches": [{k: v for k, v in match.items() if k != field} for match in rule["matches"]]}
+                 for rule in route["spec"]["rules"]]
+        return {**route, "spec": {**route["spec"], "rules": rules}}
+    return change
+
+
+def without_rules(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Route NAME with no rules; the others as they are."""
+    def change(route: dict[str, Any]) -> dict[str, Any]:
+        return {**route, "spec": {**route["spec"], "rules": []}} if route["metadata"]["name"] == name else route
+    return change
+
+
+def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
+                                                    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    helm3 = make_helm(3, tmp_path_factory.mktemp("shared-gateway-helm3"))
+    pool_a, pool_b, pool_canary = "shared-a/a-router", "shared-b/b-router", "shared-a/canary-router"
+    with body_router(cluster, helm4, GATEWAYS), release(cluster, helm3, "a", "shared-a") as a, \
+            release(cluster, helm4, "b", "shared-b") as b:
+        a.install(service_values(tmp_path, "a", GATEWAYS, ["--model", MODEL_A]))
+        b.install(service_values(tmp_path, "b", GATEWAYS, ["--model", MODEL_B]))
+        ready_pods(cluster, "shared-a", 3)
+        ready_pods(cluster, "shared-b", 3)
+        pods = {namespace: {pod.address for pod in serving_kubelet.served(namespace) if pod.role == "inference"}
+                for namespace in ("shared-a", "shared-b")}
+
+        with through(cluster, GATEWAYS, tmp_path / "routed") as gateway:
+            eventually("both services routed",
+                       lambda: all(ask(gateway, model)[0] == 200 for model in (MODEL_A, MODEL_B)), timeout=60,
+                       describe=lambda: f"{ask(gateway, MODEL_A)} {ask(gateway, MODEL_B)}")
+            for model, namespace, pool in ((MODEL_A, "shared-a", pool_a), (MODEL_B, "shared-b", pool_b)):
+                for number in range(20):
+                    status, headers, answer = ask(gateway, model, f"question {number}")
+                    assert status == 200, (status, answer)
+                    assert headers["x-stand-in-pool"] == pool and answer["model"] == model, (headers, answer)
+                    assert headers["x-stand-in-destination"].rpartition(":")[0] in pods[namespace], headers
+            status, _, answer = ask(gateway, "org/nobody-serves-this")
+            assert status == 404, (status, answer)
+            # One /v1/models for the Gateway: every model behind it, with the service that serves it.
+            assert models_listed(gateway) == {MODEL_A: "shared-a/a", MODEL_B: "shared-b/b"}
+        # Without the lister's route, the Gateway has no /v1/models: no service's route matches a request
+        # that names no model.
+        with through(cluster, GATEWAYS, tmp_path / "unlisted", change=without_rules("gateway-models")) as gateway:
+            eventually("services routed", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
+            assert list(models_listed(gateway)) == ["404"]
+
+        # Without the model match, the older route (A's) takes every request: B's reach A.
+        with through(cluster, GATEWAYS, tmp_path / "unmatched", change=without("headers")) as gateway:
+            eventually("routes without model matches", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
+            assert pools_reached(gateway, MODEL_B, 20) != Counter({pool_b: 20})
+        # Without the body-based router nothing sets the header the routes match: nothing is routed.
+        with through(cluster, GATEWAYS, tmp_path / "no-body-router", body_router=False) as gateway:
+            assert pools_reached(gateway, MODEL_A, 10) == Counter({"404": 10})
+
+        # A canary of A, at weight 10, helm 4: a tenth of A's requests.
+        # (A's release, on leaving, waits for every pod of the namespace to go: the canary's too.)
+        canary = Release(cluster, helm4, "canary", "shared-a")
+        canary.install(service_values(tmp_path, "canary", GATEWAYS, ["--model", MODEL_A],
+                                      canaryOf={"inferencePool": "a-router", "weight": CANARY_WEIGHT}))
+        try:
+            ready_pods(cluster, "shared-a", 6)
+            with through(cluster, GATEWAYS, tmp_path / "canary") as gateway:
+                eventually("the canary's pool routed", lambda: pools_reached(gateway, MODEL_A, 20)[pool_canary] > 0,
+                           timeout=60)
+                reached = pools_reached(gateway, MODEL_A, CANARY_REQUESTS)
+                assert set(reached) == {pool_a, pool_canary}, reached
+                share = 100 * reached[pool_canary] / CANARY_REQUESTS
+                print(f"canary: {reached[pool_canary]} of {CANARY_REQUESTS} requests ({share:.1f} %)")
+                assert abs(share - CANARY_WEIGHT) <= 3, reached
+                assert pools_reached(gateway, MODEL_B, 20) == Counter({pool_b: 20})
+                assert models_listed(gateway) == {MODEL_A: "shared-a/a,shared-a/canary", MODEL_B: "shared-b/b"}
+            # Without its POST match the canary's route ties with A's older one, and A's wins every request.
+            with through(cluster, GATEWAYS, tmp_path / "canary-unmatched", change=without("method")) as gateway:
+                eventually("routes", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
+                assert pools_reached(gateway, MODEL_A, 100) == Counter({pool_a: 100})
+        finally:
+            canary.uninstall()
+
+
+def lora(name: str) -> str:
+    """A LoRA module as vLLM (and llm-d's simulator) take one in JSON."""
+    return json.dumps({"name": name, "path": f"/adapters/{name}"})
+
+
+def asked_for(gateway: str, number: int, model: str = "sql") -> str:
+    """The model the engine was asked for when a client asked for MODEL ("<status>" for a failed request)."""
+    status, headers, _ = ask(gateway, model, f"query {number}")
+    return headers.get("x-stand-in-model", "") if status == 200 else str(status)
+
+
+REWRITING = {"llm-d-router": ("llm-d.ai", 3), "gie-v1.5": ("inference.networking.x-k8s.io", 4)}
+"""The pickers that apply rewrites: the group they read them in, and the helm that installs the service."""
+
+
+@pytest.mark.parametrize("generation", sorted(REWRITING))
+def test_a_rewrite_splits_an_adapter_s_requests_between_its_versions(
+        cluster: Cluster, generation: str, serving_kubelet: ServingKubelet, tmp_path: Path,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Inside one service: requests for "sql" are rewritten by the picker to the adapter's two versions,
+    90/10, as the InferenceModelRewrite says; the engines (the simulator, with both adapters loaded) are
+    asked for the version chosen. Without the rewrite neither version is asked for."""
+    group, major = REWRITING[generation]
+    helm = make_helm(major, tmp_path_factory.mktemp(f"rewrite-helm{major}"))
+    gateways, namespace = f"rewrite-gateways-{generation}".replace(".", "-"), f"rewrite-{generation}".replace(".", "-")
+    args = ["--model", "org/base", "--enable-lora", "--max-loras", "2", "--lora-modules", lora("sql-v1"),
+            lora("sql-v2")]
+    rewrites = [{"model": "sql", "targets": [{"model": "sql-v1", "weight": 90}, {"model": "sql-v2", "weight": 10}]}]
+    with body_router(cluster, helm, gateways), release(cluster, helm, "svc", namespace) as installed:
+        installed.install(service_values(tmp_path, "svc", gateways, args, modelRewrites=rewrites,
+                                         endpointPicker={"generation": generation}))
+        ready_pods(cluster, namespace, 3)
+        with through(cluster, gateways, tmp_path / "rewritten") as gateway:
+            eventually("the rewrite applied", lambda: asked_for(gateway, 0) in ("sql-v1", "sql-v2"), timeout=60,
+                       describe=lambda: str(ask(gateway, "sql")))
+            with ThreadPoolExecutor(8) as clients:
+                answers = Counter(clients.map(lambda n: asked_for(gateway, n), range(CANARY_REQUESTS)))
+            share = 100 * answers["sql-v2"] / CANARY_REQUESTS
+            print(f"rewrite: {answers['sql-v2']} of {CANARY_REQUESTS} requests to sql-v2 ({share:.1f} %)")
+            assert set(answers) == {"sql-v1", "sql-v2"}, answers
+            assert abs(share - 10) <= 3, answers
+            # The client sees the name it asked for; each version is served by its own name too (the route
+            # matches the adapters the engines load).
+            assert ask(gateway, "sql")[2]["model"] == "sql"
+            assert asked_for(gateway, 0, "sql-v2") == "sql-v2"
+
+            # Without the rewrite no request reaches either version: "sql" itself is no adapter the engines loaded.
+            cluster.control_plane.kubectl("delete", f"inferencemodelrewrites.{group}", "svc-router", "-n", namespace)
+            eventually("the rewrite gone", lambda: asked_for(gateway, 0) not in ("sql-v1", "sql-v2"), timeout=60)
+            unrewritten = Counter(asked_for(gateway, n) for n in range(20))
+            print(f"without the rewrite: {dict(unrewritten)}")
+            assert not {"sql-v1", "sql-v2"} & set(unrewritten), unrewritten
