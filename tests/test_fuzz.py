@@ -34,14 +34,19 @@ def test_every_seed_renders_and_keeps_every_invariant() -> None:
 
 def test_null_in_every_position_of_every_seed_is_rendered_or_refused() -> None:
     """What an unset Helm value leaves anywhere in a service or a taken-over LeaderWorkerSet: the
-    oracle's verdict, never a traceback (a Ray-bootstrapped one's `ports: null` was one)."""
+    oracle's verdict, never a traceback (a Ray-bootstrapped one's `ports: null` was one). Judged by two
+    processes, as the campaign judges (each its own alarm for a hang)."""
+    from concurrent.futures import ProcessPoolExecutor
+
     from tests.fuzz.cases import Case, paths, with_null_at
 
+    where = [(obj["metadata"]["name"], path) for obj in seeds() for path in list(paths(obj))[1:]]
+    cases = [Case(index, yaml.safe_dump(with_null_at(obj, path)), False, ())
+             for index, obj in enumerate(seeds()) for path in list(paths(obj))[1:]]
     judged: dict[str, int] = {}
-    for index, obj in enumerate(seeds()):
-        for path in list(paths(obj))[1:]:
-            verdict = judge(Case(index, yaml.safe_dump(with_null_at(obj, path)), False, ()))
-            assert not verdict.failed, (obj["metadata"]["name"], path, verdict.outcome, verdict.detail)
+    with ProcessPoolExecutor(2) as pool:
+        for (name, path), verdict in zip(where, pool.map(judge, cases, chunksize=64), strict=True):
+            assert not verdict.failed, (name, path, verdict.outcome, verdict.detail)
             judged[verdict.outcome] = judged.get(verdict.outcome, 0) + 1
     assert judged["rendered"] > 300 and judged["refused"] > 300, judged
 
