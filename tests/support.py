@@ -178,3 +178,13 @@ def rendered_spec(helm: Helm, values: Path) -> dict[str, Any]:
     [configmap] = [o for key, o in hook_objects(helm, values).items() if key.startswith("ConfigMap/")]
     spec: dict[str, Any] = json.loads(configmap["data"]["spec.json"])
     return spec
+
+
+def lay_out(objects: dict[str, dict[str, Any]], pod: dict[str, Any], into: Path) -> None:
+    """POD's ConfigMap volume laid out under INTO as the volume lays it out, from the rendered OBJECTS."""
+    [volume] = [volume for volume in pod["volumes"] if "configMap" in volume]
+    data = objects[f"ConfigMap/{volume['configMap']['name']}"]["data"]
+    for item in volume["configMap"]["items"]:
+        path = into / item["path"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data[item["key"]])

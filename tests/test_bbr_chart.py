@@ -20,6 +20,7 @@ from fusion_helm.spec.labels import MODEL_HEADER
 from tests.controlplane.builds import VERSIONS
 from tests.helm import BBR_CHART, ROOT, Helm
 from tests.schemas import Validators, custom_resource_errors, errors, strict_validator
+from tests.support import lay_out
 
 MODELS_OBJECTS = ["ClusterRole/gateways-gateway-models", "ClusterRoleBinding/gateways-gateway-models",
                   "ConfigMap/gateway-models", "Deployment/gateway-models", "HTTPRoute/gateway-models",
@@ -89,16 +90,13 @@ def test_the_gateway_s_models_are_listed_by_the_program_the_chart_ships(helm: He
     hooks = yaml.safe_load((ROOT / "charts" / "fusioninfer" / "values.yaml").read_text())["hooks"]
     assert pod["containers"][0]["image"] == hooks["image"]  # one Python image pinned for both charts' programs
 
-    files = objects["ConfigMap/gateway-models"]["data"]
     [volume] = pod["volumes"]
     program = tmp_path / "program"
-    assert sorted(item["path"] for item in volume["configMap"]["items"]) == shipped(
-        ROOT / "fusion_helm", PROGRAMS["fusioninfer-bbr"])
-    for item in volume["configMap"]["items"]:
-        (program / item["path"]).parent.mkdir(parents=True, exist_ok=True)
-        (program / item["path"]).write_text(files[item["key"]])
-        source = ROOT / item["path"]
-        assert files[item["key"]] == SHIPPED_HEADER.format(source=item["path"]) + source.read_text(), item
+    lay_out(objects, pod, program)
+    paths = shipped(ROOT / "fusion_helm", PROGRAMS["fusioninfer-bbr"])
+    assert sorted(item["path"] for item in volume["configMap"]["items"]) == paths
+    for path in paths:
+        assert (program / path).read_text() == SHIPPED_HEADER.format(source=path) + (ROOT / path).read_text(), path
     done = subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.gateway_models", "--help"],
                           cwd=program, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and "--gateway NAMESPACE/NAME" in done.stdout, done.stderr

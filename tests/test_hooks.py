@@ -17,7 +17,7 @@ from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, shipped
 from fusion_helm.spec import needs
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
-from tests.support import hook_objects, rendered_spec
+from tests.support import hook_objects, lay_out, rendered_spec
 
 STORY4 = VALUES / "story4-pd-multinode-deepseek-r1.yaml"
 HOOK_IMAGE = "python:3.12-alpine@sha256:6d43704baacd1bfbe7c295d7f13079d5d8104ed33568873133f8fc69980419df"
@@ -25,13 +25,10 @@ HOOK_IMAGE = "python:3.12-alpine@sha256:6d43704baacd1bfbe7c295d7f13079d5d8104ed3
 
 def mount(objects: dict[str, dict[str, Any]], job: str, into: Path) -> list[str]:
     """Lay the ConfigMap out as the Job's volume does; return the Job's command line."""
-    [container] = objects[job]["spec"]["template"]["spec"]["containers"]
-    [volume] = objects[job]["spec"]["template"]["spec"]["volumes"]
-    data = objects[f"ConfigMap/{volume['configMap']['name']}"]["data"]
-    for item in volume["configMap"]["items"]:
-        path = into / item["path"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(data[item["key"]])
+    pod = objects[job]["spec"]["template"]["spec"]
+    assert len(pod["volumes"]) == 1, pod["volumes"]
+    lay_out(objects, pod, into)
+    [container] = pod["containers"]
     return [*container["command"], *container["args"]]
 
 

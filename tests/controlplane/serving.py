@@ -455,22 +455,15 @@ class ServingKubelet(threading.Thread):
         [container] = served.spec["containers"]
         [volume] = [v for v in served.spec["volumes"] if "configMap" in v]  # beside the API server's token
         [mount] = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
-        files = self.cluster.core.read_namespaced_config_map(volume["configMap"]["name"], pod.metadata.namespace).data
-        program = served.workdir / "program"
-        for item in volume["configMap"]["items"]:
-            (program / item["path"]).parent.mkdir(parents=True, exist_ok=True)
-            (program / item["path"]).write_text(files[item["key"]])
+        program = kubelet.volumes(self.cluster.core, pod.metadata.namespace, {"volumes": [volume]},
+                                  served.workdir)[volume["name"]]
         python, *argv = [*container["command"], *container.get("args", [])]
         assert python == "python", container["command"]  # the image's; here this interpreter
         env = {**hook_environment(self.cluster, pod.metadata.namespace, pod.spec.service_account_name, served.workdir),
                "KUBERNETES_SERVICE_HOST": GATEWAY_ADDRESS, "KUBERNETES_SERVICE_PORT": str(self.relay.port),
-               "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
-        workdir = program / Path(container["workingDir"]).relative_to(mount["mountPath"])
-        log = (served.workdir / f"{container['name']}.log").open("wb")
-        served.argv[container["name"]] = argv
-        served.processes[container["name"]] = subprocess.Popen(
-            ["ip", "netns", "exec", served.network.name, sys.executable, "-S", "-E", *argv], stdout=log,
-            stderr=subprocess.STDOUT, env=env, cwd=workdir, start_new_session=True)
+               "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}  # hook_environment's PATH has no `ip`
+        _spawn(served, container["name"], [sys.executable, "-S", "-E", *argv], env,
+               cwd=program / Path(container["workingDir"]).relative_to(mount["mountPath"]))
 
     def _kubeconfig(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> Path:
         account = pod.spec.service_account_name or "default"
@@ -502,13 +495,13 @@ class ServingKubelet(threading.Thread):
                                   for c in pod.spec.containers]}})
 
 
-def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str]) -> None:
-    """Container NAME of SERVED, running ARGV in the pod's network, its output in <name>.log."""
+def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
+    """Container NAME of SERVED, running ARGV in the pod's network (in CWD), its output in <name>.log."""
     log = (served.workdir / f"{name}.log").open("wb")
     served.argv[name] = argv
     served.processes[name] = subprocess.Popen(
         ["ip", "netns", "exec", served.network.name, *argv], stdout=log, stderr=subprocess.STDOUT,
-        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, start_new_session=True)
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, cwd=cwd, start_new_session=True)
 
 
 def _ours(pod: kubernetes.client.V1Pod) -> bool:
