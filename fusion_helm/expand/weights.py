@@ -316,6 +316,16 @@ class _Reading:
         """vLLM loads the adapters when first asked for them, from their folder; SGLang at start."""
 
     @property
+    def adapters_dir(self) -> str:
+        """Where the serving containers find this role's adapters, placed by name."""
+        return on_cache(adapters_folder(self.service, self.source))
+
+    @property
+    def resolver_env(self) -> dict[str, str]:
+        """What turns vLLM's filesystem resolver on over the adapters' folder."""
+        return {**RUNTIME_LORA_ENV, RESOLVER_DIR_ENV: self.adapters_dir}
+
+    @property
     def local_path(self) -> str:
         if self.source.scheme is Scheme.PVC:
             return "/".join(part for part in (MODELS_DIR, self.source.path) if part)
@@ -393,8 +403,7 @@ class _Reading:
             return env
         env = [{"name": name, "value": value} for name, value in OFFLINE_ENV.items()]
         if self.resolving:
-            env += [*({"name": name, "value": value} for name, value in RUNTIME_LORA_ENV.items()),
-                    {"name": RESOLVER_DIR_ENV, "value": on_cache(adapters_folder(self.service, self.source))}]
+            env += [{"name": name, "value": value} for name, value in self.resolver_env.items()]
         cache = self.service.model_cache
         if self.cached and cache is not None and cache.compile_cache:
             engine = server.engine if server is not None else None
@@ -403,7 +412,7 @@ class _Reading:
 
     def _check_resolver_env(self, env: Any, path: str) -> None:
         """The container's own env leaves vLLM's filesystem resolver on."""
-        wanted = {**RUNTIME_LORA_ENV, RESOLVER_DIR_ENV: on_cache(adapters_folder(self.service, self.source))}
+        wanted = self.resolver_env
         for index, entry in enumerate(env):
             name, value = entry.get("name"), entry.get("value")
             if (name in wanted and value != wanted[name]) or (name == PLUGINS_ENV and FILESYSTEM_RESOLVER not in [
@@ -467,8 +476,7 @@ class _Reading:
             server = server.appended([ENABLE_LORA.name(server.engine)], why)
         if server.engine is Engine.VLLM:
             return server
-        folder = on_cache(adapters_folder(self.service, self.source))
-        return server.appended([option.name(server.engine), *(f"{adapter.name}={folder}/{adapter.name}"
+        return server.appended([option.name(server.engine), *(f"{adapter.name}={self.adapters_dir}/{adapter.name}"
                                                               for adapter in self.role.adapters)], why)
 
 
