@@ -221,7 +221,9 @@ def test_a_multinode_role_scales_whole_from_zero_to_its_maximum_and_a_drain_brea
         eventually("the maximum asked for", lambda: lws_replicas(keda, namespace, lws) == 3, timeout=120)
         # Two replicas fit; the third waits whole: none of its pods holds a node another could use.
         eventually("two placed, the third waiting whole", lambda: placed(keda, namespace) == {
-            "0": NODES, "1": NODES, "2": 0}, timeout=120)
+            "0": NODES, "1": NODES, "2": 0}, timeout=120,
+            describe=lambda: f"placed {placed(keda, namespace)}, PodGroup {podgroup().get('spec')} "
+                             f"{podgroup().get('status')}")
         # An upgrade that changes the LeaderWorkerSet, not its count (which the autoscaler owns), leaves the
         # count alone, read at once: KEDA, polling every 5 s, has not had to set it again.
         values = yaml.safe_load(gang_values(tmp_path, address, 3, "rollout.yaml").read_text())
