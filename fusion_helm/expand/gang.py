@@ -13,8 +13,8 @@ from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata, replica_index_label
 from fusion_helm.expand.names import task_name
 from fusion_helm.expand.pods import RoleTemplates
-from fusion_helm.model import GangLevel, GangSchedule, InferenceService, Layout, Role
-from fusion_helm.model.topology import NetworkTopology, TopologyMode
+from fusion_helm.model import GangLevel, InferenceService, Layout, Role
+from fusion_helm.model.topology import NetworkTopology
 from fusion_helm.records import EMPTY, record
 from fusion_helm.spec import needs
 from fusion_helm.spec.kinds import POD_GROUP
@@ -57,28 +57,23 @@ def plan_gang(service: InferenceService) -> GangPlan:
     single-node monolithic ones are not.
     """
     gang = service.gang_schedule
-    if gang is None:
-        enabled = needs.gang_by_default((role.component_type, role.node_count) for role in service.roles)
-        gang = GangSchedule(enable=enabled, level=GangLevel.ROLE, min_role_replicas={})
-    if not gang.enable:
-        _refuse_without_gang(service, "gangSchedule.enable is false" if service.gang_schedule else
-                             "a single-node monolithic service is gang-scheduled only with spec.gangSchedule")
+    minimum, why_none = needs.compose_gang(
+        ((role.name, role.component_type, role.replicas, role.node_count) for role in service.roles),
+        None if gang is None else gang.enable, GangLevel.ROLE if gang is None else gang.level,
+        EMPTY if gang is None else gang.min_role_replicas)
+    if minimum is None:
+        if why_none == needs.SINGLE_POD_GANG and gang is not None:
+            raise InvalidSpec(service.where, "spec.gangSchedule",
+                              "no gang is possible: the atomic minimum is a single pod and every replica is one "
+                              "pod; remove gangSchedule, or raise replicas or minRoleReplicas")
+        _refuse_without_gang(service, why_none)
         return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
-    minimum = needs.atomic_minimum(((role.name, role.replicas) for role in service.roles), gang.level,
-                                   gang.min_role_replicas)
-    if needs.single_pod_gang(minimum, {role.name: role.node_count for role in service.roles}):
-        if service.gang_schedule is None:
-            _refuse_without_gang(service, "a single pod's gang is no gang (one single-node replica)")
-            return GangPlan(group_name=None, scheduler_name=service.scheduler_name, layout=service.layout)
-        raise InvalidSpec(service.where, "spec.gangSchedule",
-                          "no gang is possible: the atomic minimum is a single pod and every replica is one "
-                          "pod; remove gangSchedule, or raise replicas or minRoleReplicas")
     if service.scheduler_name not in (None, GANG_SCHEDULER):
         raise InvalidSpec(service.where, "spec.schedulingStrategy.schedulerName",
                           f"must be {GANG_SCHEDULER} for a gang-scheduled service (only Volcano reads its "
                           f"PodGroup), got {show(service.scheduler_name)}; or set spec.gangSchedule.enable: false")
-    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=gang.level,
-                    layout=service.layout)
+    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum,
+                    level=GangLevel.ROLE if gang is None else gang.level, layout=service.layout)
 
 
 def _refuse_without_gang(service: InferenceService, why: str) -> None:
@@ -95,12 +90,10 @@ def _refuse_without_gang(service: InferenceService, why: str) -> None:
 
 
 def replica_topology(service: InferenceService, role: Role) -> NetworkTopology | None:
-    """Where each replica of ROLE must lie: its own networkTopology, else the service's default; None
-    where it opts out (mode none) or neither says."""
-    topology = role.network_topology
-    if topology is None and service.gang_schedule is not None:
-        topology = service.gang_schedule.network_topology
-    return None if topology is None or topology.mode is TopologyMode.NONE else topology
+    """Where each replica of ROLE must lie (needs.chosen_topology, the check's rule too)."""
+    gang = service.gang_schedule
+    return needs.chosen_topology(role.network_topology, gang.network_topology if gang is not None else None,
+                                 lambda topology: topology.mode)
 
 
 def pod_groups(

@@ -84,10 +84,11 @@ SINGLE_NODE_FIELDS = ("dataParallel", "workerTemplate", "leaderArgs", "workerArg
 """What a replica of one node would never use."""
 
 
-def parse_multinode(raw: Mapping[str, Any], template: Mapping[str, Any], path: str, where: str) -> MultiNode | None:
-    """RAW (a role's ``multinode``) with its bootstrap decided: as given, else from what TEMPLATE's
-    serving container runs, refused by field where neither says; None for a single node."""
-    if raw.get("nodeCount", 1) < 2:
+def parse_multinode(raw: Mapping[str, Any], node_count: int, template: Mapping[str, Any], path: str, where: str
+                    ) -> MultiNode | None:
+    """RAW (a role's ``multinode``, NODE_COUNT nodes a replica) with its bootstrap decided: as given, else from
+    what TEMPLATE's serving container runs, refused by field where neither says; None for a single node."""
+    if node_count < 2:
         for field in SINGLE_NODE_FIELDS:
             if field in raw:
                 raise InvalidSpec(where, f"{path}.{field}", "only applies to nodeCount 2 or more")

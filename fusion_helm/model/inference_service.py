@@ -39,6 +39,7 @@ from fusion_helm.model.weights import (
     parse_source,
 )
 from fusion_helm.records import EMPTY, record
+from fusion_helm.spec import needs
 from fusion_helm.spec.needs import GROUPED_LAYOUTS, NOT_SERVING, PREFILL_DECODE
 
 TYPE_CHECKING = False
@@ -460,7 +461,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         raise InvalidSpec(where, f"{path}.replicas",
                           "is the autoscaler's while autoscaling is on (helm upgrade would otherwise reset it); "
                           "remove it and set autoscaling.minReplicas")
-    replicas = autoscaling.min_replicas if autoscaling else raw.get("replicas", 1)
+    replicas = needs.replicas(raw)
     rollout = raw.get("rollout")
     if rollout is not None:
         if layout is Layout.DISAGGREGATED and "partition" in rollout:
@@ -469,7 +470,8 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
                               "remove it (a canary needs layout role)")
         check_rollout(rollout, replicas, f"{path}.rollout", where, layout.rollout_defaults)
     multinode = raw.get("multinode") or {}
-    joined = parse_multinode(multinode, raw["template"], f"{path}.multinode", where)
+    node_count = needs.node_count(raw)
+    joined = parse_multinode(multinode, node_count, raw["template"], f"{path}.multinode", where)
     if joined is not None and joined.worker_template is not None:
         if "spec" not in joined.worker_template:
             raise InvalidSpec(where, f"{path}.multinode.workerTemplate.spec", "is required")
@@ -480,7 +482,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         replicas=replicas,
         rollout=rollout,
         autoscaling=autoscaling,
-        node_count=multinode.get("nodeCount", 1),
+        node_count=node_count,
         serving_command=tuple(multinode.get("servingCommand") or (
             joined.bootstrap.default_serving_command if joined else DEFAULT_SERVING_COMMAND)),
         multinode=joined,
@@ -490,7 +492,7 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
         network_topology=parse_network_topology(raw.get("networkTopology"), f"{path}.networkTopology", where,
                                                 opt_out=True),
         service=parse_client_service(raw.get("service"), f"{path}.service", where),
-        disruption_budget=_disruption_budget(raw.get("disruptionBudget"), multinode.get("nodeCount", 1)),
+        disruption_budget=_disruption_budget(raw.get("disruptionBudget"), node_count),
         weights=weights[0] if (weights := _role_weights(raw, path, where, default_weights)) else None,
         adapters=weights[1] if weights else (),
     )

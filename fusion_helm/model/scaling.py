@@ -97,7 +97,7 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
     credentials = (prometheus or {}).get("credentials") or {}
     keep_up = raw.get("keepUpWith")
     scaling = Autoscaling(
-        min_replicas=raw.get("minReplicas", 1), max_replicas=raw["maxReplicas"],
+        min_replicas=needs.min_replicas(raw), max_replicas=raw["maxReplicas"],
         metrics=tuple(raw.get("metrics") or ()),
         prometheus=None if prometheus is None else PrometheusSource(
             server_address=prometheus["serverAddress"], credentials_secret=credentials.get("secretName"),

@@ -27,7 +27,10 @@ from fusion_helm.spec.kinds import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the post-renderer 2.3 ms to import, and it decides by these rules
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    Topology = TypeVar("Topology")
 
 ROUTER = "router"
 """The componentType of a router role."""
@@ -71,6 +74,30 @@ def others_have_policy(level: str, layout: str) -> bool:
     return level != "group" or layout in GROUPED_LAYOUTS
 
 
+GANG_OFF = "gangSchedule.enable is false"
+NO_GANG_BY_DEFAULT = "a single-node monolithic service is gang-scheduled only with spec.gangSchedule"
+SINGLE_POD_GANG = "a single pod's gang is no gang (one single-node replica)"
+"""Why a service has no PodGroup: what compose_gang answers with its None."""
+
+
+def compose_gang(roles: Iterable[tuple[str, str, int, int]], enable: bool | None, level: str,
+                 min_role_replicas: Mapping[str, int]) -> tuple[dict[str, int] | None, str]:
+    """The one composition of the gang, from each serving role's (name, componentType, replicas, nodeCount)
+    and spec.gangSchedule's enable (None where the spec omits gangSchedule), level and minRoleReplicas: the
+    atomic minimum (role → replicas) of its PodGroup and "", or None and why it has none (GANG_OFF,
+    NO_GANG_BY_DEFAULT, SINGLE_POD_GANG). The expansion (expand/gang.py plan_gang, on the typed model) and
+    the check (gang_minimum, on the stored spec) both decide by it."""
+    roles = list(roles)
+    if enable is None and not gang_by_default((component_type, nodes) for _, component_type, _, nodes in roles):
+        return None, NO_GANG_BY_DEFAULT
+    if enable is False:
+        return None, GANG_OFF
+    minimum = atomic_minimum(((name, count) for name, _, count, _ in roles), level, min_role_replicas)
+    if single_pod_gang(minimum, {name: nodes for name, _, _, nodes in roles}):
+        return None, SINGLE_POD_GANG
+    return minimum, ""
+
+
 # the spec, read as stored
 
 
@@ -81,7 +108,12 @@ def serving_roles(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def replicas(role: Mapping[str, Any]) -> int:
     """The count the spec gives a role: its replicas, or its autoscaler's minimum (what the gang plans
     for while an autoscaler owns the count)."""
-    return int(role.get("replicas", (role.get("autoscaling") or {}).get("minReplicas", 1)))
+    return int(role["replicas"]) if "replicas" in role else min_replicas(role.get("autoscaling") or {})
+
+
+def min_replicas(autoscaling: Mapping[str, Any]) -> int:
+    """A role's autoscaler's minimum (1 unless given)."""
+    return int(autoscaling.get("minReplicas", 1))
 
 
 def node_count(role: Mapping[str, Any]) -> int:
@@ -92,17 +124,11 @@ def gang_minimum(spec: Mapping[str, Any]) -> dict[str, int] | None:
     """The atomic minimum of a gang-scheduled service (role → replicas), or None when it has no PodGroup.
     Its Go twin, whether there is one: fusioninfer.gangScheduled (charts/fusioninfer/templates/_helpers.tpl;
     tests/test_chart_decisions.py holds them together)."""
-    roles = serving_roles(spec)
     gang = spec.get("gangSchedule")
-    if not (gang_by_default((role.get("componentType", ""), node_count(role)) for role in roles)
-            if gang is None else gang.get("enable", True)):
-        return None
-    gang = gang or {}
-    minimum = atomic_minimum(((role["name"], replicas(role)) for role in roles), gang.get("level", "role"),
-                             gang.get("minRoleReplicas") or {})
-    if single_pod_gang(minimum, {role["name"]: node_count(role) for role in roles}):
-        return None
-    return minimum
+    roles = [(role["name"], role.get("componentType", ""), replicas(role), node_count(role))
+             for role in serving_roles(spec)]
+    return compose_gang(roles, None if gang is None else bool(gang.get("enable", True)),
+                        (gang or {}).get("level", "role"), (gang or {}).get("minRoleReplicas") or {})[0]
 
 
 # placement
@@ -128,13 +154,19 @@ class Placement:
         return f"Placement(queue={self.queue!r}, priority_class={self.priority_class!r}, tiers={self.tiers!r})"
 
 
+def chosen_topology(own: Topology | None, default: Topology | None, mode: Callable[[Topology], str | None]
+                    ) -> Topology | None:
+    """Where each replica of a role must lie: its own networkTopology (OWN), else the service's default
+    (DEFAULT); None where it opts out (mode none) or neither says. MODE reads a topology's mode, as stored
+    here or typed in the expansion (expand/gang.py replica_topology), which both decide by this."""
+    topology = own if own is not None else default
+    return None if topology is None or mode(topology) == "none" else topology
+
+
 def replica_topology(role: Mapping[str, Any], gang: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """Where each replica of ROLE must lie: its own networkTopology, else the service's default; None where
-    it opts out (mode none) or neither says."""
-    topology = role.get("networkTopology")
-    if topology is None:
-        topology = (gang or {}).get("networkTopology")
-    return None if topology is None or topology.get("mode") == "none" else topology
+    """ROLE's replicas' topology (chosen_topology), read from the stored spec."""
+    return chosen_topology(role.get("networkTopology"), (gang or {}).get("networkTopology"),
+                           lambda topology: topology.get("mode"))
 
 
 def placement(spec: Mapping[str, Any]) -> Placement:
