@@ -219,6 +219,7 @@ def test_what_the_post_renderer_refuses_the_webhook_refuses_too(
     assert verdict.returncode != 0 and webhook in verdict.stderr, verdict.stderr
 
 
+@ONE_HELM
 def test_the_rollout_status_while_a_change_rolls(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
     """A prefill change that cannot finish (no room for the new revision's decode surge): the status
     hook says Progressing with how far each role is on the new revision, and Ready from the old one."""

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
-from tests.controlplane.cluster import Cluster, Release, eventually, ready, release
+from tests.controlplane.cluster import ONE_HELM, Cluster, Release, eventually, ready, release
 from tests.controlplane.serving import (
     SERVING,
     PickerEndpoints,
@@ -156,6 +156,7 @@ def update_and_drain(cluster: Cluster, helm: Helm, tmp_path: Path, namespace: st
 
 
 @pytest.mark.cluster
+@ONE_HELM
 def test_no_request_fails_while_the_pickers_are_updated_and_drained(
         cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
     stream, upgraded, drained = update_and_drain(cluster, helm, tmp_path, f"pickers-ha-helm{helm.major}", 2)

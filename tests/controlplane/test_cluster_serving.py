@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from fusion_helm.expand.router.generations import GENERATIONS
-from tests.controlplane.cluster import Cluster, eventually
+from tests.controlplane.cluster import ONE_HELM, Cluster, eventually
 from tests.controlplane.components import ca_signed_cert
 from tests.controlplane.pickers import running, serving
 from tests.controlplane.processes import TOKEN
@@ -205,6 +205,7 @@ def test_requests_sharing_a_prefix_land_where_it_was_served(cluster: Cluster, he
             assert sum(same_place(random, f"r{family}") for family in range(3)) < 27
 
 
+@ONE_HELM
 def test_a_loaded_pod_is_avoided_and_the_kv_cache_scorer_sees_real_values(
         cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
     values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="queue-size")
@@ -345,6 +346,7 @@ def test_requests_for_an_adapter_go_where_it_is_loaded(cluster: Cluster, helm: H
         del serving_kubelet.engine_options[role["name"]]
 
 
+@ONE_HELM
 def test_a_disaggregated_rollout_under_real_traffic(cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet,
                                                     tmp_path: Path) -> None:
     """Layout disaggregated, a decode change rolling while requests flow through the gateway: every answer
