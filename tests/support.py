@@ -165,12 +165,21 @@ TRICKY_STRINGS = [*SCALARS, "a: b", "- x", "#x", "x #y", " lead", "trail ", "mul
                   "? x", "---", "...", "--- x", "x\n---\ny", "\ufeffbom", "\\", "a\\nb", "\x7f", "\t"]
 
 
+_HOOK_RENDERS: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+"""hook_objects' renders for the session, by helm, values files (with what they hold), and settings."""
+
+
 def hook_objects(helm: Helm, *values: Path, post_render: bool = False,
                  extra: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
-    """The chart's hook objects for VALUES, by ``kind/name``."""
-    out = helm.template(*values, hooks=True, post_render=post_render, extra=extra).stdout
-    docs = [doc for doc in yaml.safe_load_all(out) if doc and "helm.sh/hook" in doc["metadata"].get("annotations", {})]
-    return {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
+    """The chart's hook objects for VALUES, by ``kind/name``: rendered once for the session per helm, values
+    and settings (a copy for each caller, which may change it)."""
+    key = (helm.path, tuple((path, path.read_bytes()) for path in values), post_render, extra)
+    if key not in _HOOK_RENDERS:
+        out = helm.template(*values, hooks=True, post_render=post_render, extra=extra).stdout
+        docs = [doc for doc in yaml.safe_load_all(out)
+                if doc and "helm.sh/hook" in doc["metadata"].get("annotations", {})]
+        _HOOK_RENDERS[key] = {f"{doc['kind']}/{doc['metadata']['name']}": doc for doc in docs}
+    return copy.deepcopy(_HOOK_RENDERS[key])
 
 
 def rendered_spec(helm: Helm, values: Path) -> dict[str, Any]:
