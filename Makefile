@@ -40,11 +40,13 @@ test-fast: test-setup lint
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "not cluster and not engines"
 
 ## test-setup: what the suite needs beyond setup, fetched before it runs, since inside its sandbox
-## (tests/sandbox.py) nothing but loopback is reachable: Go's YAML reader built, the wheel's dependencies
-## downloaded for the test that installs it into a fresh virtualenv
+## (tests/sandbox.py) nothing but loopback is reachable: Go's YAML reader built, the files the suite reads
+## out of upstream Go modules fetched, the wheel's dependencies downloaded for the test that installs it
+## into a fresh virtualenv
 WHEELS := $(FUSION_CACHE)/wheels
 test-setup: setup $(WHEELS)/.downloaded
 	$(BIN)/python -m tests.goyaml
+	$(BIN)/python -m tests.modules
 
 $(WHEELS)/.downloaded: pyproject.toml | $(VENV)/.installed
 	$(BIN)/pip download --quiet --dest $(WHEELS) .

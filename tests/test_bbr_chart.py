@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, module_file, shipped
+from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, shipped
 from fusion_helm.spec.labels import MODEL_HEADER
-from tests.controlplane.builds import VERSIONS
+from tests import modules
 from tests.helm import BBR_CHART, ROOT, Helm
 from tests.schemas import Validators, custom_resource_errors, errors, strict_validator
 from tests.support import lay_out
@@ -113,7 +113,7 @@ def test_bad_values_are_refused_by_the_schema(helm: Helm, setting: str, message:
 
 
 def istio_schemas() -> dict[tuple[str, str], dict[str, Any]]:
-    text = module_file("istio.io/api", VERSIONS["ISTIO_API_VERSION"], "kubernetes/customresourcedefinitions.gen.yaml")
+    text = modules.read("istio-crds")
     return {(f"{crd['spec']['group']}/{version['name']}", crd["spec"]["names"]["kind"]):
             version["schema"]["openAPIV3Schema"]
             for crd in yaml.safe_load_all(text) if crd for version in crd["spec"]["versions"]}

@@ -11,19 +11,16 @@ from typing import Any
 
 import yaml
 
-from ci.tools import read_env
-from fusion_helm.schemagen import VERSIONS as VERSIONS_FILE
-from fusion_helm.schemagen import module_file
+from tests import modules
 from tests.controlplane.builds import shared_crd
 from tests.controlplane.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
-from tests.helm import CHART, ROOT, VALUES, Helm
+from tests.helm import CHART, VALUES, Helm
 from tests.support import rendered_spec
 
 RESTRICTED = VALUES / "restricted-router-pd-qwen3-8b.yaml"
 PICKER = "qwen-pd-router-epp"
 CERTIFICATES = ("cert-manager.io", "v1", "certificates")
-VERSIONS = read_env(ROOT / VERSIONS_FILE)
 MONITOR_CRDS = ("monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_servicemonitors.yaml")
 POD_MONITORS = ("monitoring.coreos.com", "v1", "podmonitors")
 
@@ -137,8 +134,7 @@ def test_a_cert_manager_certificate_needs_its_api_and_applies_as_rendered(
     values = with_values(tmp_path, "certificate", tls={"certManager": {"issuerRef": {
         "name": "cluster-ca", "kind": "ClusterIssuer"}, "duration": "2160h"}})
     crd = tmp_path / "certificates.yaml"
-    crd.write_bytes(module_file("github.com/cert-manager/cert-manager", VERSIONS["CERT_MANAGER_VERSION"],
-                                "deploy/crds/cert-manager.io_certificates.yaml"))
+    crd.write_bytes(modules.read("certificate-crd"))
     try:
         check = run_check(cluster, tmp_path / "check", rendered_spec(helm, values))
         assert check.returncode == 1
