@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 TERMINATION_LOG = "/dev/termination-log"
 _MADE: list[Path] = []
 """Mount points made on this machine's file system (the outermost new folder or file of each)."""
+_MAKING = threading.Lock()
 
 
 def environment(core: kubernetes.client.CoreV1Api, pod: kubernetes.client.V1Pod, address: str,
@@ -146,18 +148,20 @@ def in_mounts(container: Mapping[str, Any], folders: Mapping[str, Path], termina
 
 
 def _mount_point(target: Path, file: bool) -> None:
-    """TARGET made where it is missing (a file for FILE, else a folder), the outermost part made noted."""
-    if target.exists():
-        return
-    outermost = target
-    while not outermost.parent.exists():
-        outermost = outermost.parent
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if file:
-        target.touch()
-    else:
-        target.mkdir()
-    _MADE.append(outermost)
+    """TARGET made where it is missing (a file for FILE, else a folder), the outermost part made noted. One
+    at a time: the hook pods run in threads, and two may need the same mount point at once."""
+    with _MAKING:
+        if target.exists():
+            return
+        outermost = target
+        while not outermost.parent.exists():
+            outermost = outermost.parent
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if file:
+            target.touch()
+        else:
+            target.mkdir()
+        _MADE.append(outermost)
 
 
 def remove_mount_points() -> None:

@@ -61,7 +61,9 @@ def values(tmp_path: Path, hub: Hub, commit: str, adapters: dict[str, str]) -> P
             "metadata": {"annotations": SERVING},
             "spec": {"containers": [{
                 "name": "vllm", "image": f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}",
-                "args": ["--model", SERVED_NAME, "--max-model-len", "256", "--enforce-eager"],
+                # The tiny model's own dtype: the CPU build's bfloat16 path (its default for a float32
+                # model) dies of SIGILL on some AVX-512 machines at the first request.
+                "args": ["--model", SERVED_NAME, "--max-model-len", "256", "--enforce-eager", "--dtype", "float32"],
                 "env": [{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"}],
                 "ports": [{"containerPort": 8000, "name": "http"}],
                 "startupProbe": STARTING, "readinessProbe": HEALTH}]}}}],
