@@ -5,23 +5,20 @@ module proxy is out of reach."""
 
 from __future__ import annotations
 
-from fusion_helm.schemagen import module_file
+from fusion_helm.schemagen import MODULE_CRDS, module_file
 from tests.controlplane.builds import VERSIONS
 
-FILES = {
-    "istio-crds": ("istio.io/api", "ISTIO_API", "kubernetes/customresourcedefinitions.gen.yaml"),
-    "certificate-crd": ("github.com/cert-manager/cert-manager", "CERT_MANAGER",
-                        "deploy/crds/cert-manager.io_certificates.yaml"),
-}
-"""Name → (module, the key of its version in versions.env, the file in it)."""
+FILES = {**MODULE_CRDS, "ISTIO_API": ("istio.io/api", "kubernetes/customresourcedefinitions.gen.yaml")}
+"""The key of a module's version in versions.env → (the module, the file in it): the CRDs schemagen reads
+out of Go modules (cert-manager's), and Istio's."""
 
 
-def read(name: str) -> bytes:
-    """The file FILES names NAME, from Go's module cache (fetched by `make test-setup`)."""
-    module, version, member = FILES[name]
-    return module_file(module, VERSIONS[f"{version}_VERSION"], member)
+def read(key: str) -> bytes:
+    """The file FILES names under KEY, from Go's module cache (fetched by `make test-setup`)."""
+    module, member = FILES[key]
+    return module_file(module, VERSIONS[f"{key}_VERSION"], member)
 
 
 if __name__ == "__main__":
-    for file in FILES:
-        read(file)
+    for key in FILES:
+        read(key)

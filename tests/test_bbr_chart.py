@@ -113,7 +113,7 @@ def test_bad_values_are_refused_by_the_schema(helm: Helm, setting: str, message:
 
 
 def istio_schemas() -> dict[tuple[str, str], dict[str, Any]]:
-    text = modules.read("istio-crds")
+    text = modules.read("ISTIO_API")
     return {(f"{crd['spec']['group']}/{version['name']}", crd["spec"]["names"]["kind"]):
             version["schema"]["openAPIV3Schema"]
             for crd in yaml.safe_load_all(text) if crd for version in crd["spec"]["versions"]}

@@ -134,7 +134,7 @@ def test_a_cert_manager_certificate_needs_its_api_and_applies_as_rendered(
     values = with_values(tmp_path, "certificate", tls={"certManager": {"issuerRef": {
         "name": "cluster-ca", "kind": "ClusterIssuer"}, "duration": "2160h"}})
     crd = tmp_path / "certificates.yaml"
-    crd.write_bytes(modules.read("certificate-crd"))
+    crd.write_bytes(modules.read("CERT_MANAGER"))
     try:
         check = run_check(cluster, tmp_path / "check", rendered_spec(helm, values))
         assert check.returncode == 1
