@@ -57,10 +57,10 @@ def plan_gang(service: InferenceService) -> GangPlan:
     single-node monolithic ones are not.
     """
     gang = service.gang_schedule
+    level = GangLevel.ROLE if gang is None else gang.level
     minimum, why_none = needs.compose_gang(
         ((role.name, role.component_type, role.replicas, role.node_count) for role in service.roles),
-        None if gang is None else gang.enable, GangLevel.ROLE if gang is None else gang.level,
-        EMPTY if gang is None else gang.min_role_replicas)
+        None if gang is None else gang.enable, level, EMPTY if gang is None else gang.min_role_replicas)
     if minimum is None:
         if why_none == needs.SINGLE_POD_GANG and gang is not None:
             raise InvalidSpec(service.where, "spec.gangSchedule",
@@ -72,8 +72,8 @@ def plan_gang(service: InferenceService) -> GangPlan:
         raise InvalidSpec(service.where, "spec.schedulingStrategy.schedulerName",
                           f"must be {GANG_SCHEDULER} for a gang-scheduled service (only Volcano reads its "
                           f"PodGroup), got {show(service.scheduler_name)}; or set spec.gangSchedule.enable: false")
-    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum,
-                    level=GangLevel.ROLE if gang is None else gang.level, layout=service.layout)
+    return GangPlan(group_name=service.name, scheduler_name=GANG_SCHEDULER, minimum=minimum, level=level,
+                    layout=service.layout)
 
 
 def _refuse_without_gang(service: InferenceService, why: str) -> None:
