@@ -27,7 +27,8 @@ from typing import Any
 import yaml
 
 from fusion_helm.kio.write import dump
-from fusion_helm.model.inference_service import ComponentType, Layout
+from fusion_helm.model.component_types import ComponentType
+from fusion_helm.model.inference_service import Layout
 from fusion_helm.model.schema import (
     DRAFT_07,
     SOURCE,
@@ -39,6 +40,7 @@ from fusion_helm.model.schema import (
 )
 from fusion_helm.spec.kinds import (
     CERTIFICATE,
+    DEFAULT_LAYOUT,
     DISAGGREGATED_SET,
     GATEWAY,
     HTTP_ROUTE,
@@ -364,11 +366,23 @@ def shipped(package: Path, programs: tuple[str, ...]) -> list[str]:
     return sorted(found)
 
 
+def with_shared_words(api: dict[str, Any]) -> dict[str, Any]:
+    """API with the words the schema shares with the code, each written where the code declares it: the
+    layouts and their default, the picker generations."""
+    layout = api["spec"]["properties"]["layout"]
+    generation = api["spec"]["properties"]["roles"]["items"]["properties"]["endpointPicker"]["properties"]["generation"]
+    for schema, field in ((layout, "enum"), (layout, "default"), (generation, "enum")):
+        assert field not in schema, f"the schema source gives {field} that make generate writes"
+    layout.update(enum=[str(layout) for layout in Layout], default=DEFAULT_LAYOUT)
+    generation["enum"] = list(PICKERS)
+    return api
+
+
 def artifacts(chart: Path, package: Path) -> dict[Path, str]:
     """What `make generate` writes. The CRD goes into its own chart (CRD_CHART, beside CHART), which a
     cluster installs once; CHART carries its schema for the check that the served one is not older."""
     schemas = package / "model" / "schemas"
-    api = yaml.load((schemas / SOURCE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    api = with_shared_words(yaml.load((schemas / SOURCE).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader))
     definition = crd(api)
     return {
         package / "model" / "generated" / "api.py": api_module(api),

@@ -169,7 +169,7 @@ def verbatim_config() -> str:
     (service(scaled(minReplicas=0), layout="role", **MONITORED),
      "spec.roles[0].autoscaling.minReplicas", "add a router role"),
     (routed(scaled(minReplicas=0), picker="gie-v1.0"),
-     "spec.roles[0].autoscaling.minReplicas", "use endpointPicker.generation llm-d-router or gie-v1.5"),
+     "spec.roles[0].autoscaling.minReplicas", "use endpointPicker.generation gie-v1.5 or llm-d-router"),
     (routed(scaled(signals=[{"type": "picker-queue", "target": 1}]), picker="gie-v1.0"),
      "spec.roles[0].autoscaling.signals[0].type", "has no flow control"),
     (service(scaled(signals=[{"type": "picker-running", "target": 1}]), layout="role", **MONITORED),

@@ -68,8 +68,9 @@ CASES = {
         "service, sharedGateway, strategy, targetPort, template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
-        "InferenceService qwen: spec.roles[1].replicas: not allowed on componentType router: its endpoint "
-        "pickers are set up by endpointPicker (their number by endpointPicker.replicas)"),
+        "InferenceService qwen: spec.roles[1].multinode: only allowed on componentType worker, prefiller or decoder, "
+        "not router: a router's pods are its endpoint pickers, set up by endpointPicker (their number by "
+        "endpointPicker.replicas), and clients reach it through its Gateway"),
     "LWS name over 63": (
         with_role_change("name", "d" * 60, name="svc"),
         f"InferenceService svc: spec.roles[1].name: LeaderWorkerSet name 'svc-{'d' * 60}-1' would be "

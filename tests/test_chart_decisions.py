@@ -19,7 +19,7 @@ import yaml
 from fusion_helm import InvalidSpec, parse_inference_service
 from fusion_helm.expand import expand
 from fusion_helm.expand.gang import plan_gang
-from fusion_helm.model import PickerGeneration, PoolAPI
+from fusion_helm.model import PoolAPI
 from fusion_helm.spec import needs
 from tests.builders import NIXL
 from tests.helm import CHART, VALUES, Helm
@@ -167,7 +167,7 @@ def generated(count: int, seed: int = 12) -> dict[str, dict[str, Any]]:
                       rng.choice([None, 1, 2, 4])) for i in range(rng.randint(1, 3))]
         if rng.random() < 0.3:
             roles.append(router(rng.choice([None, *[str(api) for api in PoolAPI]]), rng.random() < 0.5,
-                                rng.random() < 0.5, rng.choice([None, *[str(g) for g in PickerGeneration]])))
+                                rng.random() < 0.5, rng.choice([None, *[str(g) for g in needs.PICKERS]])))
         if rng.random() < 0.2:
             roles.insert(rng.randint(0, len(roles)), frontend(rng.choice([None, 1, 3])))
         values: dict[str, Any] = {"roles": roles}

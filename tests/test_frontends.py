@@ -98,7 +98,7 @@ def test_the_template_s_own_service_account_is_the_one_allowed_to_read_pods() ->
       frontend()], "spec.roles[2].frontend", "is required: the serving roles listen on different ports"),
     ([frontend()], "spec.roles[0]", "a frontend needs a serving role to route to"),
     ([role("w", "worker"), {**frontend(), "multinode": {"nodeCount": 2}}], "spec.roles[1].multinode",
-     "does not apply to a frontend"),
+     "only allowed on componentType worker, prefiller or decoder, not frontend: a frontend is one Deployment"),
     ([role("w", "worker"), {**frontend(), "frontend": None}], "spec.roles[1].frontend",
      "is required for componentType frontend"),
     ([{**role("w", "worker"), "frontend": {"kind": "sglang-router"}}], "spec.roles[0].frontend",

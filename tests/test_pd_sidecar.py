@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.generations import GENERATIONS, PD_GENERATION
 from fusion_helm.expand.proxies import ROUTING_PROXIES, image_repository
-from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
 from tests.builders import NIXL, role, service
 from tests.builders import render as expand
 from tests.support import router

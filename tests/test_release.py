@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from ci.chart_package import Unshippable, named_files
-from fusion_helm.expand.router.generations import GENERATIONS
+from fusion_helm.expand.generations import GENERATIONS
 from tests.controlplane.builds import shared_crds
 from tests.helm import BBR_CHART, CHART, CRD_CHART, ROOT, TOOLS, VALUES, Helm, make_helm, plugins_of
 

@@ -265,9 +265,9 @@ ERRORS = {
         [WORKER, router(), router(name="second")],
         "spec.roles[2].componentType", "a service has at most one router (also spec.roles[1])"),
     "replicas on a router": (
-        [WORKER, router(replicas=2)], "spec.roles[1].replicas", "not allowed on componentType router"),
+        [WORKER, router(replicas=2)], "spec.roles[1].replicas", "not router: a router's pods are its endpoint pickers"),
     "multinode on a router": (
-        [WORKER, router(multinode={"nodeCount": 2})], "spec.roles[1].multinode", "not allowed on componentType"),
+        [WORKER, router(multinode={"nodeCount": 2})], "spec.roles[1].multinode", "not router"),
     "a router alone": (
         [router()], "spec.roles[0]", "a router needs a serving role to route to"),
     "weights on some target models only": (
@@ -385,7 +385,7 @@ ERRORS = {
         "inference.networking.k8s.io/v1"),
     "an unknown generation": (
         [WORKER, router(endpointPicker={"generation": "gie-v1.4"})], "spec.roles[1].endpointPicker.generation",
-        "must be one of gie-v1.0, gie-v1.5, gie-v0.5, llm-d-router, got 'gie-v1.4'"),
+        "must be one of gie-v0.5, gie-v1.0, gie-v1.5, llm-d-router, got 'gie-v1.4'"),
     "the v1.5 picker on a v1alpha2 pool": (
         [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
                         endpointPicker={"generation": "gie-v1.5"})],

@@ -12,9 +12,8 @@ import pytest
 import yaml
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand.autoscaling import QUEUEING_PICKERS
-from fusion_helm.expand.router.generations import DEFAULTS, GENERATIONS, PD_GENERATION
-from fusion_helm.model import PickerGeneration, PoolAPI
+from fusion_helm.expand.generations import DEFAULTS, GENERATIONS, PD_GENERATION
+from fusion_helm.model import PoolAPI
 from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
 from fusion_helm.spec import needs
 from tests.builders import render as expand
@@ -25,7 +24,7 @@ from tests.schemas import Validators, custom_resource_errors
 PORTS = [{"containerPort": 8000, "name": "http"}]
 MONOLITHIC = [role("w", "worker", replicas=2, ports=PORTS)]
 DISAGGREGATED = [role("p", "prefiller", ports=PORTS), role("d", "decoder", replicas=2, ports=PORTS)]
-COMBINATIONS = [(generation, api, pd) for generation in PickerGeneration for api in GENERATIONS[generation].pool_apis
+COMBINATIONS = [(generation, api, pd) for generation in needs.PICKERS for api in GENERATIONS[generation].pool_apis
                 for pd in (False, True) if not (pd and GENERATIONS[generation].pd_sidecar is None)]
 
 
@@ -50,7 +49,7 @@ def plugin_types(objects: dict[str, dict[str, Any]]) -> list[str]:
 
 @pytest.mark.parametrize(("generation", "api", "pd"), COMBINATIONS, ids=[
     f"{g}-{a.value.split('/')[1]}-{'pd' if pd else 'monolithic'}" for g, a, pd in COMBINATIONS])
-def test_each_generation_renders_its_release(generation: PickerGeneration, api: PoolAPI, pd: bool,
+def test_each_generation_renders_its_release(generation: str, api: PoolAPI, pd: bool,
                                              validators: Validators) -> None:
     release = GENERATIONS[generation]
     objects = routed(DISAGGREGATED if pd else MONOLITHIC, poolAPIVersion=api.value,
@@ -88,7 +87,7 @@ def test_without_a_generation_the_pool_api_chooses() -> None:
     for api in PoolAPI:
         objects = routed(MONOLITHIC, poolAPIVersion=api.value)
         assert picker(objects)["image"] == GENERATIONS[DEFAULTS[api]].image
-    assert DEFAULTS == {PoolAPI.V1: PickerGeneration.GIE_V1, PoolAPI.V1ALPHA2: PickerGeneration.GIE_V05}
+    assert DEFAULTS == {PoolAPI.V1: needs.GIE_V1, PoolAPI.V1ALPHA2: needs.GIE_V05}
     # prefill/decode: the generation whose picker and sidecar are released together, on the pools it reads.
     assert picker(routed(DISAGGREGATED))["image"] == GENERATIONS[PD_GENERATION].image
     with pytest.raises(InvalidSpec, match=r"spec\.roles\[2\]\.poolAPIVersion: a prefill/decode service needs the "
@@ -97,8 +96,8 @@ def test_without_a_generation_the_pool_api_chooses() -> None:
 
 
 def test_a_generation_without_a_sidecar_is_refused_for_prefill_decode() -> None:
-    refused = [generation for generation in PickerGeneration if GENERATIONS[generation].pd_sidecar is None]
-    assert set(refused) == {PickerGeneration.GIE_V05, PickerGeneration.GIE_V1, PickerGeneration.GIE_V15}
+    refused = [generation for generation in needs.PICKERS if GENERATIONS[generation].pd_sidecar is None]
+    assert set(refused) == {needs.GIE_V05, needs.GIE_V1, needs.GIE_V15}
     for generation in refused:
         with pytest.raises(InvalidSpec, match=r"endpointPicker\.generation: the .* picker has no prefill/decode "
                                               r"sidecar .*; choose llm-d-router"):
@@ -119,7 +118,7 @@ def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
     """GIE's pickers before v1.5 default to vllm:gpu_cache_usage_perc, which vLLM stopped emitting in 0.10:
     the router names the metric vLLM and llm-d's simulator emit (the serving tests scrape both). llm-d-router
     and GIE v1.5 read today's names by default, and refuse the flags."""
-    for generation in PickerGeneration:
+    for generation in needs.PICKERS:
         release = GENERATIONS[generation]
         args = picker(routed(MONOLITHIC, poolAPIVersion=release.pool_apis[0].value,
                              endpointPicker={"generation": str(generation)}))["args"]
@@ -128,7 +127,7 @@ def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
         assert set(release.metric_flags.values()) <= set(release.engine_metrics)
         assert flags.items() >= release.metric_flags.items()
         assert "vllm:gpu_cache_usage_perc" not in flags.values()
-    for generation in (PickerGeneration.LLM_D_ROUTER, PickerGeneration.GIE_V15):
+    for generation in (needs.LLM_D_ROUTER, needs.GIE_V15):
         assert not any("metric" in arg for arg in picker(routed(MONOLITHIC, endpointPicker={
             "generation": str(generation)}))["args"])
         # Their engineConfigs' vllm entry: what vLLM and the simulator emit of the queue, the running
@@ -196,7 +195,7 @@ def test_the_v1_5_picker_renders_what_its_release_reads() -> None:
     assert objective["apiVersion"] == "inference.networking.x-k8s.io/v1alpha2"
     assert objective["spec"] == {"priority": -1, "poolRef": {"group": "inference.networking.k8s.io",
                                                              "kind": "InferencePool", "name": "svc-router"}}
-    assert GENERATIONS[PickerGeneration.GIE_V15].pool_apis == (PoolAPI.V1,)
+    assert GENERATIONS[needs.GIE_V15].pool_apis == (PoolAPI.V1,)
     # It asks discovery for its model CRDs and starts without them: the check asks for them only with models.
     spec = {"roles": [{"name": "w", "componentType": "worker"},
                       {"name": "router", "componentType": "router", "endpointPicker": {"generation": "gie-v1.5"}}]}
@@ -208,9 +207,7 @@ def test_the_v1_5_picker_renders_what_its_release_reads() -> None:
                                        "gateway.networking.k8s.io/v1/httproutes"]
 
 
-def test_the_messages_name_the_generations_with_flow_control() -> None:
-    """The autoscaling refusals name the generations that queue; the generations decide which do."""
-    assert set(QUEUEING_PICKERS) == {str(g) for g, release in GENERATIONS.items() if release.flow_control}
+def test_a_generation_queues_where_it_reports_what_it_queues() -> None:
     for release in GENERATIONS.values():
         assert (release.picker_metrics is None) == (not release.flow_control)
 
@@ -228,7 +225,7 @@ def rendered_flags(objects: dict[str, dict[str, Any]]) -> set[str]:
 def test_every_flag_the_router_gives_a_picker_is_one_its_binary_takes(control_plane_build: None) -> None:
     """Each generation's rendered flags (with TLS, and in layout disaggregated where it serves it) against its
     release's binary (ci/cluster/build.sh); and each flag it refuses, the binary refuses or deprecates."""
-    for generation in PickerGeneration:
+    for generation in needs.PICKERS:
         release = GENERATIONS[generation]
         api = release.pool_apis[0].value
         given = rendered_flags(routed(MONOLITHIC, poolAPIVersion=api, endpointPicker={"generation": str(generation)}))

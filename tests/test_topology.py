@@ -99,7 +99,7 @@ def test_without_any_of_it_the_podgroup_is_as_before() -> None:
     (story4(schedulingStrategy={"queue": "Team_A"}), "spec.schedulingStrategy.queue", "must match"),
     (service(role("w", "worker", 2, nodes=2), {"name": "r", "componentType": "router", "networkTopology": TIER_1,
                                                 "httproute": {"parentRefs": [{"name": "gw"}]}}),
-     "spec.roles[1].networkTopology", "not allowed on componentType router"),
+     "spec.roles[1].networkTopology", "only allowed on componentType worker, prefiller or decoder, not router"),
     (service(role("w", "worker", 2, nodes=2, **{}), schedulingStrategy={"priorityClassName": "high"})
      | {"spec": {"roles": [{**role("w", "worker", 2, nodes=2), "template": {"spec": {
          "priorityClassName": "low", "containers": [{"name": "c", "image": "vllm/vllm-openai:v0.11.0"}]}}}],

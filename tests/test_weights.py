@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fusion_helm import InvalidSpec
-from fusion_helm.expand.weights import PROGRAM_SOURCE
+from fusion_helm.expand.cache import PROGRAM_SOURCE
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap, render, role, service
 
 COMMIT = "b968826d9c46dd6066d109eabc6255188de91218"

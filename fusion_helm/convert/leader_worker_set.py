@@ -14,9 +14,9 @@ from fusion_helm.errors import InvalidSpec, clip, key_path, show
 from fusion_helm.limits import MAX_REPLICAS
 from fusion_helm.model import upstream
 from fusion_helm.model.bootstrap import Bootstrap, MultiNode
+from fusion_helm.model.component_types import ComponentType
 from fusion_helm.model.inference_service import (
     DEFAULT_SERVING_COMMAND,
-    ComponentType,
     InferenceService,
     Layout,
     RecoveryPolicy,

@@ -15,13 +15,13 @@ import json
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.generations import GENERATIONS, Routing
 from fusion_helm.expand.labelling import object_metadata, prometheus_label, role_labels
 from fusion_helm.expand.names import role_lws_name, role_scaler_name
-from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.expand.pods import Pod
 from fusion_helm.model import ComponentType, InferenceService, Layout, Role
 from fusion_helm.model.engine import ENGINE_METRICS, EngineMetric
 from fusion_helm.model.scaling import Autoscaling, Signal, Target
-from fusion_helm.records import record
 from fusion_helm.spec.kinds import (
     HORIZONTAL_POD_AUTOSCALER,
     LEADER_WORKER_SET,
@@ -35,10 +35,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-QUEUEING_PICKERS = ("llm-d-router", "gie-v1.5")
-"""The picker generations with flow control, for the messages (router/generations.py decides which have it,
-and autoscaling sits below it; a test keeps the two alike)."""
-QUEUEING = " or ".join(QUEUEING_PICKERS)
+QUEUEING = " or ".join(str(name) for name, generation in GENERATIONS.items() if generation.flow_control)
+"""The picker generations with flow control, for the messages."""
 ENGINE_SIGNALS = {Signal.ENGINE_QUEUE: EngineMetric.QUEUE, Signal.ENGINE_RUNNING: EngineMetric.RUNNING,
                   Signal.KV_CACHE: EngineMetric.KV_CACHE, Signal.PREFILL_BACKLOG: EngineMetric.PROMPT_TOKENS}
 RATE_WINDOW = "1m"
@@ -71,39 +69,12 @@ CREDENTIAL_KEYS = {"bearer": {"bearerToken": "token"}, "basic": {"username": "us
 """KEDA's prometheus trigger parameters → the keys of the user's Secret, by mode."""
 
 
-@record
-class Routing:
-    """What a role's autoscaler reads of the router in front of it."""
-
-    router: str
-    """The router role's name: its pickers' pods carry it."""
-    picker_metrics: Mapping[Signal, str] | None
-    """Where the picker generation can queue requests (and hold them while the role has no replica), its
-    metric of each signal read at the picker; None: it cannot."""
-
-    @property
-    def flow_control(self) -> bool:
-        return self.picker_metrics is not None
-
-
-def with_drain(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
-    """TEMPLATES with an autoscaled role's pods draining before they stop: an autoscaler removes replicas
-    while they serve. Each pod's serving container (a multi-node replica's workers too: the leader's engine
-    needs their ranks to the end) sleeps DRAIN_SECONDS in its preStop, where the container has no preStop of
-    its own, within a termination grace period that leaves the engine its shutdown after it."""
-    result = dict(templates)
-    for role in service.roles:
-        if role.autoscaling is None:
-            continue
-        current = templates[role.name]
-        leader = _draining(current.leader) if current.leader is not None else None
-        result[role.name] = current.with_servers(leader, current.leader_server, _draining(current.worker),
-                                                 current.worker_server)
-    return result
-
-
-def _draining(template: Mapping[str, Any]) -> dict[str, Any]:
-    spec = template["spec"]
+def draining(pod: Pod) -> Pod:
+    """POD draining before it stops, for a role an autoscaler removes replicas of while they serve: its
+    serving container (a multi-node replica's workers' too: the leader's engine needs their ranks to the
+    end) sleeps DRAIN_SECONDS in its preStop, where the container has no preStop of its own, within a
+    termination grace period long enough for the drain and the engine's own shutdown."""
+    spec = pod.spec
     serving, *others = spec["containers"]
     lifecycle = serving.get("lifecycle") or {}
     if "preStop" not in lifecycle:
@@ -111,7 +82,7 @@ def _draining(template: Mapping[str, Any]) -> dict[str, Any]:
     given = spec.get("terminationGracePeriodSeconds")
     grace = max(given if isinstance(given, int) and not isinstance(given, bool) else 30,
                 DRAIN_SECONDS + KILL_GRACE_SECONDS)
-    return {**template, "spec": {**spec, "containers": [serving, *others], "terminationGracePeriodSeconds": grace}}
+    return pod.with_spec({**spec, "containers": [serving, *others], "terminationGracePeriodSeconds": grace})
 
 
 def scale_target(service: InferenceService, role: Role) -> dict[str, str]:
@@ -158,7 +129,7 @@ def signals(service: InferenceService, role: Role, routing: Routing | None) -> t
     assert scaling is not None and scaling.keda
     if scaling.signals:
         for index, target in enumerate(scaling.signals):
-            if target.signal.read_at_picker and (routing is None or not routing.flow_control):
+            if target.signal.read_at_picker and (routing is None or not routing.generation.flow_control):
                 raise InvalidSpec(service.where, f"{role.path}.autoscaling.signals[{index}].type",
                                   f"{target.signal} is read at the router's picker, and "
                                   + ("the service has no router" if routing is None else
@@ -169,7 +140,15 @@ def signals(service: InferenceService, role: Role, routing: Routing | None) -> t
         return ()
     if role.component_type is ComponentType.PREFILLER:
         return PREFILL_DEFAULT
-    return ROUTED_DEFAULT if routing is not None and routing.flow_control else UNROUTED_DEFAULT
+    return ROUTED_DEFAULT if routing is not None and routing.generation.flow_control else UNROUTED_DEFAULT
+
+
+def queue_seconds(service: InferenceService, routing: Routing) -> int | None:
+    """How long the router's picker holds a request in its queue, where an autoscaled role needs it to queue
+    (it follows the queue, or stands at zero while idle); None: the picker does not queue."""
+    if routing.generation.flow_control and holds_requests(service, routing):
+        return request_ttl_seconds(service)
+    return None
 
 
 def holds_requests(service: InferenceService, routing: Routing) -> bool:
@@ -256,7 +235,7 @@ def _check_zero(service: InferenceService, role: Role, scaling: Autoscaling, rou
                           "is 0, and nothing would hold the requests that arrive while the role has no replica: "
                           f"add a router role (the {QUEUEING} picker queues them until a replica is ready), "
                           "or set minReplicas to 1")
-    if not routing.flow_control:
+    if not routing.generation.flow_control:
         raise InvalidSpec(service.where, path,
                           "is 0, and this picker generation cannot hold requests while the role has no replica; "
                           f"use endpointPicker.generation {QUEUEING} (its flow control queues them), or set "
@@ -303,8 +282,9 @@ def _query(service: InferenceService, role: Role, signal: Signal, routing: Routi
     selected by the labels the PodMonitors copy from the pods (podTargetLabels) and the namespace."""
     if signal.read_at_picker:
         assert routing is not None
-        assert routing.picker_metrics is not None, "signals() refuses a picker signal without flow control"
-        return f"sum({routing.picker_metrics[signal]}{_selector(service, routing.router)})"
+        metrics = routing.generation.picker_metrics
+        assert metrics is not None, "signals() refuses a picker signal without flow control"
+        return f"sum({metrics[signal]}{_selector(service, routing.router.name)})"
     engine = role.server(service.where).engine
     metric = ENGINE_METRICS[engine].get(ENGINE_SIGNALS[signal]) if engine is not None else None
     if metric is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from fusion_helm.errors import InvalidSpec, clip, format_path
+from fusion_helm.expand.names import served_model_name
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.upstream import has_schema, violation
 from fusion_helm.spec.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, LEADER_WORKER_SET, POD_GROUP, POD_MONITOR
@@ -65,7 +66,7 @@ def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
         origins.append(((), "spec.monitoring.podMonitor"))
     elif service.router is not None:
         router = service.router
-        models = {f"{service.name}-{model.name}": model.path for model in service.router.models}
+        models = {served_model_name(service.name, model.name): model.path for model in service.router.models}
         origins += [(("spec",), f"{router.path}.gateway")] if kind == GATEWAY.kind else []
         origins += [(("spec",), f"{router.path}.httproute")] if kind == HTTP_ROUTE.kind else []
         origins.append(((), models.get(obj["metadata"]["name"], router.path)))

@@ -16,11 +16,10 @@ from __future__ import annotations
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import frontend_name
-from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.expand.services import service_object, service_port
 from fusion_helm.expand.serving_port import FRONTED, common_port
-from fusion_helm.model import ComponentType, InferenceService
+from fusion_helm.model import ComponentType, InferenceService, Role
 from fusion_helm.model.engine import (
     DISAGGREGATION_BOOTSTRAP_PORT,
     DISAGGREGATION_MODE,
@@ -38,6 +37,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
+
+    from fusion_helm.expand.pods import Change
 
 SGLANG_ROUTER_COMMAND = ("python3", "-m", "sglang_router.launch_router")
 """What runs where the template gives no command (SGLang's images have no entrypoint: their examples run
@@ -70,21 +71,14 @@ WRITTEN = (SERVICE_DISCOVERY, SELECTOR, PREFILL_SELECTOR, DECODE_SELECTOR, DISCO
 NAMESPACE_VARIABLE = "POD_NAMESPACE"
 
 
-def frontend_templates(service: InferenceService, templates: Mapping[str, RoleTemplates]
-                       ) -> dict[str, RoleTemplates]:
-    """TEMPLATES with what the frontends read off the serving pods: a prefill pod's SGLang bootstrap port."""
-    result = dict(templates)
-    if not service.frontends or not service.disaggregated:
-        return result
-    for role in service.roles:
-        if role.component_type is ComponentType.PREFILLER:
-            port = role.server(service.where).port(DISAGGREGATION_BOOTSTRAP_PORT, SGLANG_BOOTSTRAP_PORT,
-                                                   "for the frontend to reach the prefill's bootstrap server")
-            current = templates[role.name]
-            result[role.name] = current.with_servers(
-                _annotated(current.leader, port) if current.leader is not None else None, current.leader_server,
-                _annotated(current.worker, port), current.worker_server)
-    return result
+def prefill_annotation(service: InferenceService, role: Role) -> Change | None:
+    """What the frontends read off ROLE's pods: a prefill pod's SGLang bootstrap port (None: nothing to read
+    off a monolithic service's, or a decoder's)."""
+    if not service.disaggregated or role.component_type is not ComponentType.PREFILLER:
+        return None
+    port = role.server(service.where).port(DISAGGREGATION_BOOTSTRAP_PORT, SGLANG_BOOTSTRAP_PORT,
+                                           "for the frontend to reach the prefill's bootstrap server")
+    return lambda pod: pod.with_template(_annotated(pod.template, port))
 
 
 def frontend_objects(service: InferenceService, frontend: Frontend) -> list[dict[str, Any]]:

@@ -160,11 +160,10 @@ def _policy(service: InferenceService, role: Role, part: str, min_sub_groups: in
 
 def replica_requests(service: InferenceService, role: Role, templates: RoleTemplates) -> resources.Resources:
     """What one replica of ROLE requests, leader and workers; InvalidSpec at a quantity that is not one."""
-    leader = templates.leader or templates.worker
     try:
         return resources.add([
-            resources.pod_requests(leader["spec"]),
-            resources.scale(resources.pod_requests(templates.worker["spec"]), templates.size - 1),
+            resources.pod_requests(templates.leading.spec),
+            resources.scale(resources.pod_requests(templates.worker.spec), templates.size - 1),
         ])
     except resources.QuantityError as error:
         raise InvalidSpec(service.where, format_path([f"{role.template_path}.spec", *error.path]), str(error)) from None

@@ -11,6 +11,7 @@ from fusion_helm.expand.gang import GangPlan
 from fusion_helm.expand.labelling import labels_serving_pods, object_metadata, pod_labels, role_labels
 from fusion_helm.expand.names import lws_name, role_lws_name
 from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
 from fusion_helm.spec.kinds import LEADER_WORKER_SET
@@ -20,6 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+LWS_OVERHEAD_BYTES = 1024
+"""What a LeaderWorkerSet adds to its pod templates: names, labels, the spec's other fields."""
 # A role's recoveryPolicy as LWS says it.
 RESTART_POLICY = {RecoveryPolicy.ROLE_RESTART: "RecreateGroupOnPodRestart", RecoveryPolicy.NONE: "None"}
 
@@ -29,6 +32,8 @@ class RoleBlueprint:
     """What every replica of a role shares: the pod templates, stamped with the role's labels,
     scheduler and PodGroup, and the hash of all that."""
 
+    templates: RoleTemplates
+    """What it was stamped from."""
     size: int
     worker: Mapping[str, Any]
     leader: Mapping[str, Any] | None
@@ -73,12 +78,12 @@ def role_blueprint(
             "spec": spec,
         }
 
-    worker = stamp(templates.worker, serving=templates.leader is None or role.every_node_serves)
-    leader = stamp(templates.leader, serving=True) if templates.leader is not None else None
+    worker = stamp(templates.worker.template, serving=templates.worker_serves)
+    leader = stamp(templates.leader.template, serving=True) if templates.leader is not None else None
     canonical = canonical_json([templates.size, leader, worker])
     spec_hash = short_hash(canonical)
-    return RoleBlueprint(size=templates.size, worker=worker, leader=leader, spec_hash=spec_hash,
-                         json_bytes=len(canonical))
+    return RoleBlueprint(templates=templates, size=templates.size, worker=worker, leader=leader,
+                         spec_hash=spec_hash, json_bytes=len(canonical))
 
 
 def leader_worker_sets(
@@ -171,3 +176,26 @@ def _merge_owned(
 def _refuse_override(service: InferenceService, path: str, theirs: Any, ours: Any, hint: str) -> None:
     if theirs not in (None, ours):
         raise InvalidSpec(service.where, path, f"is set by the expansion to {show(ours)}, not {show(theirs)}; {hint}")
+
+
+def check_sizes(service: InferenceService, blueprints: dict[str, RoleBlueprint]) -> None:
+    """Refuse, before writing anything, a LeaderWorkerSet or DisaggregatedSet (every role's templates)
+    the API server could not store, and an expansion too large to write."""
+    total = 0
+    role: Role
+    for role in service.roles:
+        each = blueprints[role.name].json_bytes + LWS_OVERHEAD_BYTES
+        if each > MAX_OBJECT_BYTES:
+            raise InvalidSpec(service.where, role.template_path,
+                              f"makes LeaderWorkerSets of about {each:,} bytes, over the {MAX_OBJECT_BYTES:,} bytes "
+                              "the API server stores in one object")
+        total += each * (1 if service.layout.grouped else role.replicas)
+        if service.layout is Layout.DISAGGREGATED and total > MAX_OBJECT_BYTES:
+            raise InvalidSpec(service.where, role.template_path,
+                              f"brings the DisaggregatedSet, which holds every role's templates, to about "
+                              f"{total:,} bytes, over the {MAX_OBJECT_BYTES:,} bytes the API server stores in "
+                              "one object; shrink the pod templates")
+        if total > MAX_OUTPUT_BYTES:
+            raise InvalidSpec(service.where, f"{role.path}.replicas",
+                              f"the expansion would write about {total // 2**20:,} MiB, over the limit of "
+                              f"{MAX_OUTPUT_BYTES // 2**20} MiB; lower replicas or shrink the pod templates")

@@ -7,9 +7,13 @@ from fusion_helm.model import InferenceService, Layout, Role
 from fusion_helm.model.inference_service import TLS_SECRET_SUFFIX
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
 from fusion_helm.spec.kinds import LEADER_WORKER_SET
+from fusion_helm.spec.labels import LABEL_ROLE_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
     from fusion_helm.model import Router
 
 MAX_NAME = 63
@@ -118,6 +122,85 @@ def certificate_name(service: str) -> str:
 def frontend_name(service: str, frontend: str) -> str:
     """A frontend role's Deployment, Service, ServiceAccount, Role and RoleBinding."""
     return f"{service}-{frontend}"
+
+
+def cache_claim_name(service: InferenceService) -> str:
+    """The model cache's PersistentVolumeClaim: the one it names, else the service's own."""
+    cache = service.model_cache
+    assert cache is not None
+    return cache.claim_name or f"{service.name}-model-cache"
+
+
+def fetch_program_name(service: str) -> str:
+    """The ConfigMap holding the fetch Jobs' program."""
+    return f"{service}-fetch"
+
+
+def fetch_job_name(service: str, digest: str) -> str:
+    """A fetch Job, named for a digest of what it runs (a Job's pod template cannot change)."""
+    return f"{service}-fetch-{digest}"
+
+
+FETCH_DIGEST_LENGTH = 10
+"""The hex digits of a fetch Job's digest."""
+
+
+def served_model_name(service: str, model: str) -> str:
+    """A router's served model entry's InferenceModel or InferenceObjective."""
+    return f"{service}-{model}"
+
+
+def adapter_model_name(service: str, model: str, adapter_digest: str) -> str:
+    """The InferenceModel of an adapter served beside a model entry, named for a digest of the adapter's name
+    (which may hold what an object's name may not)."""
+    return f"{service}-{model}-{adapter_digest}"
+
+
+def check_names(service: InferenceService) -> None:
+    """Refuse, before anything is made, a service some object of which could not be named: too long, not
+    starting with a letter where the name is a Service's or a host's, or another object's name."""
+    for role in service.roles:
+        check_name_lengths(service, role)
+    check_collisions(service)
+    check_service_names(service)
+    if service.router is not None:
+        check_router_names(service, service.router)
+    if service.model_cache is not None:
+        job = fetch_job_name(service.name, "0" * FETCH_DIGEST_LENGTH)
+        if len(job) > MAX_NAME:
+            raise InvalidSpec(service.where, "metadata.name",
+                              f"fetch Job name {job!r} would be {len(job)} characters, over the limit of {MAX_NAME} "
+                              "(a Job's pods carry its name as a label value); shorten the InferenceService name")
+
+
+def check_unique_names(service: InferenceService, objects: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse two objects of one kind with one name: the second would replace the first. Named by the role
+    that makes the second (its name), else the service's name."""
+    made: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for obj in objects:
+        key = (obj["kind"], obj["metadata"]["name"])
+        first = made.setdefault(key, obj)
+        if first is not obj:
+            raise InvalidSpec(service.where, _maker_path(service, obj),
+                              f"makes the {key[0]} {key[1]!r}, and so does {_maker(first)}; rename one of them")
+
+
+def _role_of(obj: Mapping[str, Any]) -> str | None:
+    return (obj["metadata"].get("labels") or {}).get(LABEL_ROLE_NAME)
+
+
+def _maker(obj: Mapping[str, Any]) -> str:
+    role = _role_of(obj)
+    return "the service" if role is None else f"role {role!r}"
+
+
+def _maker_path(service: InferenceService, obj: Mapping[str, Any]) -> str:
+    role = _role_of(obj)
+    paths = {role.name: f"{role.path}.name" for role in service.roles}
+    paths.update({frontend.name: f"{frontend.path}.name" for frontend in service.frontends})
+    if service.router is not None:
+        paths[service.router.name] = f"{service.router.path}.name"
+    return paths.get(role or "", "metadata.name")
 
 
 def check_service_names(service: InferenceService) -> None:

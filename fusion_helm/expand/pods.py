@@ -1,9 +1,16 @@
-"""The pod templates of one role: as given for single-node replicas; for multi-node ones the leader
-and workers its bootstrap makes (fusion_helm/expand/bootstrap.py), or custom's own as written."""
+"""The pod templates of one role, and the one walk over them.
+
+A role's replicas are made from one template (single-node replicas; a multi-node replica whose every pod
+runs the same template) or two: a leader's and its workers'. For multi-node replicas the bootstrap makes
+both (fusion_helm/expand/bootstrap.py); custom's are as written. ``RoleTemplates.map`` is the only code that
+walks them: every feature that changes a role's pods names which pods (``Pods``) and gives one change per
+pod, and the walk decides which templates those are.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import bootstrap
@@ -16,46 +23,114 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SERVING_ONLY_FIELDS = ("ports", "readinessProbe", "livenessProbe", "startupProbe")
+SERVING_PROBES_AND_PORTS = ("ports", "readinessProbe", "livenessProbe", "startupProbe")
 """A worker that does not serve (it runs ranks for the leader's server) would never answer a serving
-port or a probe."""
+port or a probe: a bootstrap's workers leave them out."""
+
+
+class Pods(StrEnum):
+    """Which pods of a replica a change is made to."""
+
+    ALL = "all"
+    """Every pod: the leader and the workers."""
+    SERVING = "serving"
+    """The pods that serve requests, which the InferencePool, the Services and the PodMonitors select: each
+    replica's leader, and its workers too where every node serves."""
+    LEADERS = "leaders"
+    """Each replica's leader alone."""
+
+
+@record
+class Pod:
+    """One pod template of a role, with its serving (first) container's command line."""
+
+    template: Mapping[str, Any]
+    server: ServerCommand | None
+    """None: the container runs no server of its own (a Ray worker joins the leader's)."""
+    launched: bool = False
+    """A bootstrap's command runs the container, the server's words its arguments."""
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return self.template["spec"]  # type: ignore[no-any-return]
+
+    @property
+    def serving_container(self) -> Mapping[str, Any]:
+        return self.spec["containers"][0]  # type: ignore[no-any-return]
+
+    def running(self, server: ServerCommand) -> dict[str, Any]:
+        """The serving container running SERVER: its words in the container's command and args, or, where a
+        bootstrap launches it, as the bootstrap command's arguments."""
+        container = self.serving_container
+        return {**container, "args": list(server.words)} if self.launched else server.write(container)
+
+    def with_spec(self, spec: Mapping[str, Any], server: ServerCommand | None = None) -> Pod:
+        """This pod with SPEC (and SERVER, the command line its serving container now runs, where it changed)."""
+        return Pod({**self.template, "spec": spec}, self.server if server is None else server, self.launched)
+
+    def with_template(self, template: Mapping[str, Any]) -> Pod:
+        return Pod(template, self.server, self.launched)
+
+
+Change = Callable[[Pod], Pod]
+"""One feature's change to one pod template."""
 
 
 @record
 class RoleTemplates:
     size: int
-    worker: Mapping[str, Any]
-    worker_server: ServerCommand | None
-    """The command line of the worker template's serving container (None: a Ray worker's, no server)."""
-    leader: Mapping[str, Any] | None = None
+    """Pods per replica."""
+    worker: Pod
+    leader: Pod | None = None
     """None: LWS makes the leader from the worker template too."""
-    leader_server: ServerCommand | None = None
-    launched: bool = False
-    """The serving containers run a bootstrap's command, their servers' command lines as its args."""
+    workers_serve: bool = False
+    """Each pod of a replica serves requests, not only its leader."""
 
     @property
-    def leading(self) -> tuple[Mapping[str, Any], ServerCommand | None]:
-        """The template and command line of a replica's leader: its own, else the worker's (LWS makes the
-        leader from the worker template then)."""
-        return (self.leader, self.leader_server) if self.leader is not None else (self.worker, self.worker_server)
+    def leading(self) -> Pod:
+        """What a replica's leader runs: its own template, else the worker's."""
+        return self.leader if self.leader is not None else self.worker
 
-    def with_servers(self, leader: Mapping[str, Any] | None, leader_server: ServerCommand | None,
-                     worker: Mapping[str, Any], worker_server: ServerCommand | None) -> RoleTemplates:
-        return RoleTemplates(self.size, worker, worker_server, leader, leader_server, self.launched)
+    @property
+    def worker_serves(self) -> bool:
+        """Some pod made from the worker template serves: it is also the leader's, or every pod serves."""
+        return self.leader is None or self.workers_serve
+
+    def pods(self, which: Pods) -> tuple[Pod, ...]:
+        """The templates of WHICH pods, the leader's first."""
+        if self._one_template(which):
+            return (self.worker,)
+        return (self.leading, self.worker) if self._with_workers(which) else (self.leading,)
+
+    def map(self, which: Pods, change: Change) -> RoleTemplates:
+        """These templates with CHANGE made to each of WHICH pods. Where the leader shares the worker template
+        and only the leader is changed, it gets a template of its own."""
+        if self._one_template(which):
+            return RoleTemplates(self.size, change(self.worker), None, self.workers_serve)
+        worker = change(self.worker) if self._with_workers(which) else self.worker
+        return RoleTemplates(self.size, worker, change(self.leading), self.workers_serve)
+
+    def _with_workers(self, which: Pods) -> bool:
+        """WHICH pods include a multi-node replica's workers."""
+        return which is Pods.ALL or (which is Pods.SERVING and self.workers_serve and self.size > 1)
+
+    def _one_template(self, which: Pods) -> bool:
+        """WHICH pods all run the worker template, and every pod that runs it is one of them."""
+        return self.leader is None and (self.size == 1 or self._with_workers(which))
 
 
 def role_templates(service: InferenceService, role: Role) -> RoleTemplates:
     multinode = role.multinode
     server = role.server(service.where)
     if multinode is None:
-        return RoleTemplates(size=1, worker=role.template, worker_server=server)
+        return RoleTemplates(size=1, worker=Pod(role.template, server))
     if multinode.bootstrap is Bootstrap.CUSTOM:
         if multinode.worker_template is None:
-            return RoleTemplates(size=role.node_count, worker=role.template, worker_server=server)
+            return RoleTemplates(size=role.node_count, worker=Pod(role.template, server))
         workers = server_command(multinode.worker_template["spec"]["containers"][0], role.serving_command,
                                  service.where, f"{role.path}.multinode.workerTemplate.spec.containers[0]")
-        return RoleTemplates(size=role.node_count, leader=role.template, leader_server=server,
-                             worker=multinode.worker_template, worker_server=workers)
+        return RoleTemplates(size=role.node_count, leader=Pod(role.template, server),
+                             worker=Pod(multinode.worker_template, workers))
     serving = role.template["spec"]["containers"][0]
     _check_written(multinode, server)
     leader = bootstrap.leader(multinode, server)
@@ -63,13 +138,15 @@ def role_templates(service: InferenceService, role: Role) -> RoleTemplates:
         **serving, **_command(leader.command),
         "ports": _with_port(serving.get("ports", []), multinode.port),
     })
-    kept = serving if role.every_node_serves else {k: v for k, v in serving.items() if k not in SERVING_ONLY_FIELDS}
+    workers_serve = role.every_node_serves
+    kept = serving if workers_serve else {key: value for key, value in serving.items()
+                                          if key not in SERVING_PROBES_AND_PORTS}
     worker = bootstrap.worker(multinode, server)
     worker_command = worker.command if worker is not None else bootstrap.ray_worker(multinode)
     worker_template = _with_serving_container(role.template, {**kept, **_command(worker_command)})
-    return RoleTemplates(size=role.node_count, leader=leader_template, leader_server=leader.server,
-                         worker=worker_template, worker_server=worker.server if worker is not None else None,
-                         launched=True)
+    return RoleTemplates(size=role.node_count, leader=Pod(leader_template, leader.server, launched=True),
+                         worker=Pod(worker_template, worker.server if worker is not None else None, launched=True),
+                         workers_serve=workers_serve)
 
 
 def _check_written(multinode: MultiNode, server: ServerCommand) -> None:

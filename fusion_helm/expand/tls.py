@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata
 from fusion_helm.expand.names import certificate_name, role_service_name, service_service_name
-from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE, ServerCommand
+from fusion_helm.model.engine import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE
 from fusion_helm.model.exposure import Tls
 from fusion_helm.spec.kinds import CERTIFICATE
 from fusion_helm.spec.labels import LABEL_SERVICE
@@ -24,6 +23,8 @@ from fusion_helm.spec.labels import LABEL_SERVICE
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from fusion_helm.expand.pods import Change, Pod
 
 VOLUME = "fusioninfer-tls"
 MOUNT_PATH = "/var/run/fusioninfer/tls"
@@ -35,27 +36,11 @@ HTTPS = "HTTPS"
 OURS = (SSL_CERTFILE, SSL_KEYFILE, ENABLE_SSL_REFRESH)
 
 
-def with_tls(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
-    """TEMPLATES with each serving pod serving HTTPS with spec.tls's certificate."""
+def serving_https(service: InferenceService, role: Role) -> Change:
+    """Each serving pod of ROLE serving HTTPS with spec.tls's certificate."""
     tls = service.tls
     assert tls is not None
-    result = {}
-    for role in service.roles:
-        current = templates[role.name]
-        if not role.spans_nodes:
-            worker, worker_server = _serving(service, role, tls, current.worker, current.worker_server,
-                                             current.launched)
-            result[role.name] = current.with_servers(None, None, worker, worker_server)
-            continue
-        leader_template, leader_server = current.leading
-        leader, served_leader = _serving(service, role, tls, leader_template, leader_server, current.launched)
-        if role.every_node_serves:
-            worker, worker_server = _serving(service, role, tls, current.worker, current.worker_server,
-                                             current.launched)
-            result[role.name] = current.with_servers(leader, served_leader, worker, worker_server)
-        else:
-            result[role.name] = current.with_servers(leader, served_leader, current.worker, current.worker_server)
-    return result
+    return lambda pod: _serving(service, role, tls, pod)
 
 
 def certificate(service: InferenceService) -> dict[str, Any]:
@@ -118,16 +103,17 @@ def https_probe(probe: Mapping[str, Any]) -> dict[str, Any]:
     return {**probe, "httpGet": {**handler, "scheme": HTTPS}} if isinstance(handler, dict) else dict(probe)
 
 
-def _serving(service: InferenceService, role: Role, tls: Tls, template: Mapping[str, Any],
-             server: ServerCommand | None, launched: bool) -> tuple[dict[str, Any], ServerCommand]:
+def _serving(service: InferenceService, role: Role, tls: Tls, pod: Pod) -> Pod:
+    server = pod.server
     assert server is not None, "a serving pod runs a server"
     path = f"{role.template_path}.spec"
     if server.engine is None:
         raise InvalidSpec(service.where, f"{path}.containers[0].command",
                           "runs neither vllm nor sglang, so spec.tls cannot have it serve HTTPS; run one of them, or "
                           "leave spec.tls out")
-    check_lists(service, path, template["spec"])
-    volumes = template["spec"].get("volumes") or []
+    spec = pod.spec
+    check_lists(service, path, spec)
+    volumes = spec.get("volumes") or []
     if any(isinstance(given, Mapping) and given.get("name") == VOLUME for given in volumes):
         raise InvalidSpec(service.where, f"{path}.volumes",
                           f"has a volume named {VOLUME}, the name of spec.tls's certificate volume; rename it")
@@ -138,12 +124,11 @@ def _serving(service: InferenceService, role: Role, tls: Tls, template: Mapping[
     served = server.appended([f"{SSL_CERTFILE.name(server.engine)}={CERTIFICATE_FILE}",
                               f"{SSL_KEYFILE.name(server.engine)}={KEY_FILE}", ENABLE_SSL_REFRESH.name(server.engine)],
                              "spec.tls gives it its certificate")
-    spec = template["spec"]
-    engine = spec["containers"][0]
-    container = {**engine, "args": list(served.words)} if launched else served.write(engine)
+    engine = pod.serving_container
+    container = pod.running(served)
     container["volumeMounts"] = with_mount(engine)
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         if isinstance(engine.get(probe), dict):
             container[probe] = https_probe(engine[probe])
-    return {**template, "spec": {**spec, "containers": [container, *spec["containers"][1:]],
-                                 "volumes": with_volume(spec, tls)}}, served
+    return pod.with_spec({**spec, "containers": [container, *spec["containers"][1:]],
+                          "volumes": with_volume(spec, tls)}, served)

@@ -207,7 +207,7 @@ def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_confi
              namespace: str | None = None) -> list[str]:
     """Why the cluster cannot serve a service of SPEC, each in a sentence (none: it can)."""
     gang = needs.gang_minimum(spec) is not None
-    layout = spec.get("layout", "replica")
+    layout = needs.layout(spec)
     missing = [problem for problem in [crd_problem(kube, crd_fields)] if problem] if crd_fields else []
     missing += [message for path, message in {**REQUIRED, **(GANG if gang else {})}.items() if not kube.exists(path)]
     missing += [f"{resource} ({group_version}) is not served, and the service's router needs it (its "

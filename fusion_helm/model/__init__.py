@@ -1,12 +1,11 @@
 """The InferenceService API: schema, validation and the typed model the expansion reads."""
 
+from fusion_helm.model.component_types import ComponentType
+from fusion_helm.model.gang import GangLevel, GangSchedule
 from fusion_helm.model.inference_service import (
     API_GROUP,
     API_VERSION,
     KIND,
-    ComponentType,
-    GangLevel,
-    GangSchedule,
     InferenceService,
     Layout,
     RecoveryPolicy,
@@ -18,7 +17,7 @@ from fusion_helm.model.inference_service import (
 # The router's and the monitors' models are loaded when first asked for: most services have neither,
 # and a post-renderer starts on every helm call.
 _LAZY = {"PodMonitoring": "monitoring", **dict.fromkeys(
-    ("Criticality", "PickerGeneration", "PoolAPI", "Router", "Scorer", "ServedModel", "TargetModel",
+    ("Criticality", "PoolAPI", "Router", "Scorer", "ServedModel", "TargetModel",
      "WeightedScorer"), "router")}
 
 TYPE_CHECKING = False
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from fusion_helm.model.monitoring import PodMonitoring
     from fusion_helm.model.router import (
         Criticality,
-        PickerGeneration,
         PoolAPI,
         Router,
         Scorer,
@@ -58,7 +56,6 @@ __all__ = [
     "GangSchedule",
     "InferenceService",
     "Layout",
-    "PickerGeneration",
     "PodMonitoring",
     "PoolAPI",
     "RecoveryPolicy",

@@ -51,9 +51,6 @@ class FrontendKind(StrEnum):
     """SGLang's router (sglang_router, sgl-model-gateway): the serving pods from the Kubernetes API by label."""
 
 
-FRONTEND_ONLY_FIELDS = ("frontend",)
-NOT_ON_A_FRONTEND = ("multinode", "rollout", "autoscaling", "networkTopology", "recoveryPolicy", "disruptionBudget")
-"""A frontend is a Deployment of interchangeable pods: none of a serving role's replica fields apply."""
 FRONTEND_REPLICAS = 2
 """A frontend's pods by default: two, so that one keeps answering while the other restarts."""
 
@@ -81,10 +78,6 @@ class Frontend:
 
 def parse_frontend(raw: Mapping[str, Any], position: int, where: str) -> Frontend:
     path = f"spec.roles[{position}]"
-    for field in NOT_ON_A_FRONTEND:
-        if field in raw:
-            raise InvalidSpec(where, f"{path}.{field}",
-                              "does not apply to a frontend: its pods are one Deployment's, each alike")
     if "frontend" not in raw:
         raise InvalidSpec(where, f"{path}.frontend", "is required for componentType frontend (its kind)")
     if "template" not in raw or "spec" not in raw["template"]:

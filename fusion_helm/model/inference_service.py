@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.bootstrap import VLLM_SERVING_COMMAND, MultiNode, parse_multinode
+from fusion_helm.model.component_types import ComponentType, check_role_fields, is_disaggregated
 from fusion_helm.model.engine import ServerCommand, server_command
 from fusion_helm.model.exposure import (
-    FRONTEND_ONLY_FIELDS,
     ClientService,
     Frontend,
     Tls,
@@ -17,6 +17,7 @@ from fusion_helm.model.exposure import (
     parse_frontend,
     parse_tls,
 )
+from fusion_helm.model.gang import GangSchedule, parse_gang_schedule
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.parallelism import check_gpu_fit
 from fusion_helm.model.scaling import (
@@ -27,7 +28,7 @@ from fusion_helm.model.scaling import (
     parse_autoscaling,
 )
 from fusion_helm.model.schema import api_source
-from fusion_helm.model.topology import NetworkTopology, check_nested, parse_network_topology
+from fusion_helm.model.topology import NetworkTopology, parse_network_topology
 from fusion_helm.model.validation import check_pods_of, check_unique, validate_spec
 from fusion_helm.model.weights import (
     Adapter,
@@ -57,21 +58,6 @@ DEFAULT_SERVING_COMMAND = VLLM_SERVING_COMMAND
 TLS_SECRET_SUFFIX = "-serving-tls"
 """The Secret spec.tls.certManager's Certificate writes by default: ``<service>-serving-tls``, the
 Certificate's own name (expand/names.certificate_name)."""
-ROUTER_ONLY_FIELDS = ("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker",
-                      "gateway", "httproute", "models", "sharedGateway", "modelNames", "canaryOf", "modelRewrites")
-
-
-class ComponentType(StrEnum):
-    WORKER = "worker"
-    PREFILLER = "prefiller"
-    DECODER = "decoder"
-    ROUTER = "router"
-    FRONTEND = "frontend"
-
-
-def is_disaggregated(component_types: Iterable[str]) -> bool:
-    """A service with these roles serves prefill and decode apart."""
-    return not PREFILL_DECODE.isdisjoint(component_types)
 
 
 class RecoveryPolicy(StrEnum):
@@ -79,13 +65,6 @@ class RecoveryPolicy(StrEnum):
     """A failed pod recreates its whole replica (leader and workers)."""
     NONE = "None"
     """Only the failed pod restarts."""
-
-
-class GangLevel(StrEnum):
-    GROUP = "group"
-    """Every replica of every role together: all or nothing."""
-    ROLE = "role"
-    """The first minRoleReplicas replicas of each role together; further replicas as capacity allows."""
 
 
 class Layout(StrEnum):
@@ -111,19 +90,6 @@ class Layout(StrEnum):
 
 MAX_DISAGGREGATED_ROLES = 10
 """A DisaggregatedSet has 2 to 10 roles (its CRD's bounds)."""
-
-
-@record
-class GangSchedule:
-    """``spec.gangSchedule`` as written (the service did not omit it)."""
-
-    enable: bool
-    level: GangLevel
-    min_role_replicas: Mapping[str, int]
-    network_topology: NetworkTopology | None = None
-    """The default of the roles' replicas."""
-    service_network_topology: NetworkTopology | None = None
-    """The PodGroup's own: the whole service."""
 
 
 @record
@@ -252,6 +218,45 @@ def is_inference_service(obj: Mapping[str, Any]) -> bool:
 def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) -> InferenceService:
     """Validate an InferenceService object and return its model; InvalidSpec on bad input, naming the
     document as WHERE says (default: by kind and name)."""
+    name, metadata, where = _identity(obj, where)
+    spec = obj.get("spec")
+    if spec is None:
+        raise InvalidSpec(where, "spec", "is required")
+    spec = validate_spec(spec, where)
+    raws = spec["roles"]
+    check_unique(where, "spec.roles", [raw["name"] for raw in raws], "name", "role name")
+    for position, raw in enumerate(raws):
+        check_role_fields(raw, f"spec.roles[{position}]", where)
+    layout = Layout(needs.layout(spec))
+    roles, model_cache = _parse_serving_roles(spec, layout, where)
+    router = _parse_router(raws, bool(roles), where)
+    frontends = _parse_frontends(raws, bool(roles), where)
+    for role in roles:
+        check_gpu_fit(role, where)
+        _check_keep_up(role, roles, where)
+    _check_layout(layout, roles, router, where)
+    strategy = spec.get("schedulingStrategy") or {}
+    return InferenceService(
+        name=name,
+        roles=roles,
+        router=router,
+        namespace=metadata.get("namespace"),
+        labels=dict(metadata.get("labels") or {}),
+        scheduler_name=strategy.get("schedulerName"),
+        queue=strategy.get("queue"),
+        priority_class_name=strategy.get("priorityClassName"),
+        gang_schedule=parse_gang_schedule(spec.get("gangSchedule"), roles, where),
+        layout=layout,
+        monitoring=_parse_monitoring(spec.get("monitoring"), where),
+        service=parse_client_service(spec.get("service"), "spec.service", where),
+        frontends=frontends,
+        tls=parse_tls(spec.get("tls"), f"{name}{TLS_SECRET_SUFFIX}", where),
+        model_cache=model_cache,
+    )
+
+
+def _identity(obj: Mapping[str, Any], where: str | None) -> tuple[str, Mapping[str, Any], str]:
+    """OBJ's name and checked metadata, and how errors name it (WHERE, else by kind and name)."""
     raw_metadata = obj.get("metadata")
     name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
     where = where or (f"{KIND} {clip(name)}" if isinstance(name, str) and name else KIND)
@@ -261,57 +266,23 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
     if name is None or name == "":
         raise InvalidSpec(where, "metadata.name", "is required")
     check_dns_label(where, "metadata.name", name)
-    spec = obj.get("spec")
-    if spec is None:
-        raise InvalidSpec(where, "spec", "is required")
-    labels = metadata.get("labels") or {}
-    spec = validate_spec(spec, where)
-    check_unique(where, "spec.roles", [raw["name"] for raw in spec["roles"]], "name", "role name")
-    layout = Layout(spec.get("layout", Layout.REPLICA))
+    return name, metadata, where
+
+
+def _parse_serving_roles(spec: Mapping[str, Any], layout: Layout, where: str
+                         ) -> tuple[tuple[Role, ...], ModelCache | None]:
+    """The serving roles, each with its weights (its own ``model``, else the service's), and the model cache
+    they are fetched onto."""
     model = spec.get("model")
     weights = None if model is None else (parse_source(model, "spec.model", where),
                                           parse_adapters(model, "spec.model", where))
     model_cache = parse_cache(spec.get("modelCache"), "spec.modelCache", where)
     roles = tuple(_parse_role(raw, position, where, layout, weights) for position, raw in enumerate(spec["roles"])
                   if raw["componentType"] not in NOT_SERVING)
-    for position, raw in enumerate(spec["roles"]):
-        if raw["componentType"] in NOT_SERVING and "model" in raw:
-            raise InvalidSpec(where, f"spec.roles[{position}].model",
-                              f"is a serving role's weights; a {raw['componentType']} serves none")
     for role in roles:
         check_fetchable(role.weights, role.adapters, model_cache,
                         f"{role.path}.model" if "model" in spec["roles"][role.position] else "spec.model", where)
-    router = _parse_router(spec["roles"], bool(roles), where)
-    frontends = _parse_frontends(spec["roles"], bool(roles), where)
-    for role in roles:
-        check_gpu_fit(role, where)
-        _check_keep_up(role, roles, where)
-    _check_layout(layout, roles, router, where)
-    gang_schedule = _parse_gang_schedule(spec.get("gangSchedule"), roles, where)
-    if gang_schedule is not None and gang_schedule.level is GangLevel.GROUP:
-        for role in roles:
-            if role.autoscaling is not None:
-                raise InvalidSpec(where, f"{role.path}.autoscaling",
-                                  "cannot go with gangSchedule level group, which requires every replica while "
-                                  "the autoscaler changes how many there are; use level role")
-    strategy = spec.get("schedulingStrategy") or {}
-    return InferenceService(
-        name=name,
-        roles=roles,
-        router=router,
-        namespace=metadata.get("namespace"),
-        labels=dict(labels),
-        scheduler_name=strategy.get("schedulerName"),
-        queue=strategy.get("queue"),
-        priority_class_name=strategy.get("priorityClassName"),
-        gang_schedule=gang_schedule,
-        layout=layout,
-        monitoring=_parse_monitoring(spec.get("monitoring"), where),
-        service=parse_client_service(spec.get("service"), "spec.service", where),
-        frontends=frontends,
-        tls=parse_tls(spec.get("tls"), f"{name}{TLS_SECRET_SUFFIX}", where),
-        model_cache=model_cache,
-    )
+    return roles, model_cache
 
 
 def _parse_frontends(raws: list[Mapping[str, Any]], serving: bool, where: str) -> tuple[Frontend, ...]:
@@ -323,10 +294,6 @@ def _parse_frontends(raws: list[Mapping[str, Any]], serving: bool, where: str) -
         if not serving:
             raise InvalidSpec(where, path, "a frontend needs a serving role to route to (worker, or prefiller and "
                                            "decoder)")
-        for router_field in ROUTER_ONLY_FIELDS:
-            if router_field in raw:
-                raise InvalidSpec(where, f"{path}.{router_field}", "only allowed on componentType router, not "
-                                                                   "frontend")
         frontend = parse_frontend(raw, position, where)
         check_pods_of(frontend.template, where, f"{path}.template")
         frontends.append(frontend)
@@ -382,39 +349,6 @@ def _check_keep_up(role: Role, roles: tuple[Role, ...], where: str) -> None:
                           f"got {show(keep_up.role)}")
 
 
-def _parse_gang_schedule(raw: Mapping[str, Any] | None, roles: tuple[Role, ...], where: str
-                         ) -> GangSchedule | None:
-    if raw is None:
-        return None
-    gang = GangSchedule(
-        enable=raw.get("enable", True), level=GangLevel(raw.get("level", GangLevel.ROLE)),
-        min_role_replicas=dict(raw.get("minRoleReplicas") or {}),
-        network_topology=parse_network_topology(raw.get("networkTopology"), "spec.gangSchedule.networkTopology",
-                                                where),
-        service_network_topology=parse_network_topology(
-            raw.get("serviceNetworkTopology"), "spec.gangSchedule.serviceNetworkTopology", where))
-    if gang.service_network_topology is not None:
-        if gang.network_topology is not None:
-            check_nested(gang.network_topology, gang.service_network_topology, "spec.gangSchedule.networkTopology",
-                         where)
-        for served in roles:
-            if served.network_topology is not None:
-                check_nested(served.network_topology, gang.service_network_topology,
-                             f"{served.path}.networkTopology", where)
-    by_name = {role.name: role for role in roles}
-    for role_name, count in gang.min_role_replicas.items():
-        path = f"spec.gangSchedule.minRoleReplicas.{role_name}"
-        role = by_name.get(role_name)
-        if role is None:
-            raise InvalidSpec(where, path, f"names no serving role (serving roles: {', '.join(by_name)})")
-        if gang.level is GangLevel.GROUP:
-            raise InvalidSpec(where, path, "only applies to level role; level group requires every replica")
-        if count > role.replicas:
-            replicas = "autoscaling.minReplicas" if role.autoscaling else "replicas"
-            raise InvalidSpec(where, path, f"must be at most the role's {replicas} ({role.replicas}), got {count}")
-    return gang
-
-
 def _parse_router(raws: list[Mapping[str, Any]], serving: bool, where: str) -> Router | None:
     positions = [position for position, raw in enumerate(raws) if raw["componentType"] == ComponentType.ROUTER]
     if not positions:
@@ -435,16 +369,6 @@ def _parse_role(raw: Mapping[str, Any], position: int, where: str, layout: Layou
                 default_weights: tuple[WeightsSource, tuple[Adapter, ...]] | None) -> Role:
     path = f"spec.roles[{position}]"
     component_type = ComponentType(raw["componentType"])
-    for router_field in ROUTER_ONLY_FIELDS:
-        if router_field in raw:
-            raise InvalidSpec(
-                where, f"{path}.{router_field}",
-                f"only allowed on componentType router, not {component_type}",
-            )
-    for frontend_field in FRONTEND_ONLY_FIELDS:
-        if frontend_field in raw:
-            raise InvalidSpec(where, f"{path}.{frontend_field}",
-                              f"only allowed on componentType frontend, not {component_type}")
     if "template" not in raw:
         raise InvalidSpec(where, f"{path}.template", f"is required for componentType {component_type}")
     if "spec" not in raw["template"]:

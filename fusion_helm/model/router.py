@@ -18,7 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-SERVING_ONLY_FIELDS = ("replicas", "multinode", "recoveryPolicy", "template", "networkTopology", "disruptionBudget")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FLAG_CHARS = _ALNUM | frozenset("_.-")
 POD_SPEC = (LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind, "spec", "leaderWorkerTemplate", "workerTemplate",
@@ -37,15 +36,6 @@ class PoolAPI(StrEnum):
     @property
     def group(self) -> str:
         return self.value.split("/")[0]
-
-
-class PickerGeneration(StrEnum):
-    """An endpoint picker release line (docs/router.md)."""
-
-    GIE_V05 = "gie-v0.5"
-    GIE_V1 = "gie-v1.0"
-    GIE_V15 = "gie-v1.5"
-    LLM_D_ROUTER = "llm-d-router"
 
 
 class Scorer(StrEnum):
@@ -141,7 +131,8 @@ class Router:
     prefill_threshold: int
     endpoint_picker_config: str | None
     """The user's EndpointPickerConfig text, used verbatim; None: built from the scorers."""
-    picker_generation: PickerGeneration | None
+    picker_generation: str | None
+    """The endpoint picker release line it names (a key of spec.needs.PICKERS, the schema's enum)."""
     """None: the pool API chooses."""
     picker_image: str | None
     picker_flags: Mapping[str, str]
@@ -183,17 +174,6 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
     """A router role as validated by the schema; InvalidSpec for what the schema cannot say.
     PREFILL_DECODE roles: the service serves prefill and decode apart."""
     path = f"spec.roles[{position}]"
-    for name in SERVING_ONLY_FIELDS:
-        if name in raw:
-            raise InvalidSpec(where, f"{path}.{name}",
-                              "not allowed on componentType router: its endpoint pickers are set up by "
-                              "endpointPicker (their number by endpointPicker.replicas)")
-    if "service" in raw:
-        raise InvalidSpec(where, f"{path}.service",
-                          "not allowed on componentType router: clients reach it through its Gateway (a Service over "
-                          "serving pods is a serving role's service, or spec.service)")
-    if "frontend" in raw:
-        raise InvalidSpec(where, f"{path}.frontend", "only allowed on componentType frontend, not router")
     strategy = raw.get("strategy") or {}
     if "endpointPickerConfig" in raw and strategy:
         raise InvalidSpec(where, f"{path}.strategy",
@@ -220,7 +200,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         scorers=STRATEGY_WORDS[word] if word else _scorers(strategy.get("scorers"), f"{path}.strategy.scorers", where),
         prefill_threshold=0 if word else strategy.get("prefillThreshold", 0),
         endpoint_picker_config=raw.get("endpointPickerConfig"),
-        picker_generation=PickerGeneration(picker["generation"]) if "generation" in picker else None,
+        picker_generation=picker.get("generation"),
         picker_image=picker.get("image"),
         picker_flags=dict(picker.get("flags") or {}),
         picker_resources=picker.get("resources"),

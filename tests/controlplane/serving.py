@@ -58,7 +58,7 @@ import kubernetes
 import urllib3
 import yaml
 
-from fusion_helm.expand.router.generations import GENERATIONS, PD_GENERATION
+from fusion_helm.expand.generations import GENERATIONS, PD_GENERATION
 from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
 from tests import engines
 from tests.controlplane import kubelet

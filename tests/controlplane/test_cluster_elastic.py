@@ -18,7 +18,7 @@ import kubernetes
 import pytest
 import yaml
 
-from fusion_helm.expand.router.generations import GENERATIONS
+from fusion_helm.expand.generations import GENERATIONS
 from tests.controlplane import components
 from tests.controlplane.builds import shared_crd
 from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready, release

@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec
-from fusion_helm.expand.router.generations import GENERATIONS
-from fusion_helm.model import PickerGeneration
+from fusion_helm.expand.generations import GENERATIONS
 from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
+from fusion_helm.spec import needs
 from tests.builders import render, role, service
 from tests.controlplane.builds import picker, shared_crd
 from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready_pods, release
@@ -81,7 +81,7 @@ VARIANTS = {"monolithic-v1": monolithic_v1, "monolithic-v1alpha2": monolithic_ol
             "llm-d-router-monolithic": llm_d_router(monolithic_v1), "pd": pd,
             "pd-disaggregated": llm_d_router(pd, "disaggregated")}
 """Prefill/decode runs llm-d-router, the generation with a sidecar, whatever the layout."""
-LOGS_ENDPOINTS = {GENERATIONS[PickerGeneration.GIE_V1].image, GENERATIONS[PickerGeneration.GIE_V05].image}
+LOGS_ENDPOINTS = {GENERATIONS[needs.GIE_V1].image, GENERATIONS[needs.GIE_V05].image}
 """The pickers that log each endpoint they take (their metrics refresher's start and stop,
 tests/controlplane/pickers.py); GIE v1.5's data layer and llm-d-router log none."""
 
@@ -202,11 +202,11 @@ def test_without_a_crd_it_watches_the_picker_exits_and_the_check_names_it_first(
         cluster.control_plane.established(f"{crd}.inference.networking.x-k8s.io")
 
 
-PREFIX_PARAMETERS = {PickerGeneration.LLM_D_ROUTER: {"matchLengthScaleTokens": 64},
+PREFIX_PARAMETERS = {needs.LLM_D_ROUTER: {"matchLengthScaleTokens": 64},
                      # v1.5's scorer passes its parameters to the prefix data producer it adds
                      # (pkg/epp/config/loader/configloader.go), which sizes blocks in tokens.
-                     PickerGeneration.GIE_V15: {"blockSizeTokens": 32},
-                     PickerGeneration.GIE_V1: {"hashBlockSize": 32}, PickerGeneration.GIE_V05: {"hashBlockSize": 32}}
+                     needs.GIE_V15: {"blockSizeTokens": 32},
+                     needs.GIE_V1: {"hashBlockSize": 32}, needs.GIE_V05: {"hashBlockSize": 32}}
 
 
 def test_the_v1_5_picker_starts_without_its_model_crds_and_the_check_asks_for_them_only_with_models(
@@ -258,7 +258,7 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
     shapes: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {
         "monolithic": ([role("w", "worker", ports=ports)], {}), "pd": (pd_roles, {}),
         "pd-disaggregated": (pd_roles, {"layout": "disaggregated"})}
-    for generation in PickerGeneration:
+    for generation in needs.PICKERS:
         for api in GENERATIONS[generation].pool_apis:
             for shape, (roles, layout) in shapes.items():
                 if shape != "monolithic" and GENERATIONS[generation].pd_sidecar is None:
@@ -310,4 +310,4 @@ def test_every_configuration_the_router_renders_loads_in_its_picker(cluster: Clu
             assert CONFIG_LOADED in found.output(), f"{case}:\n{found.output()[-3000:]}"
         loaded += 1
         generations.add(case.split()[0])
-    assert loaded >= 30 and generations == {str(g) for g in PickerGeneration}
+    assert loaded >= 30 and generations == {str(g) for g in needs.PICKERS}

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.expand.router.generations import GENERATIONS
+from fusion_helm.expand.generations import GENERATIONS
 from tests.controlplane.cluster import ONE_HELM, Cluster, eventually
 from tests.controlplane.components import ca_signed_cert
 from tests.controlplane.pickers import running, serving

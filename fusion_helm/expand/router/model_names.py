@@ -25,7 +25,7 @@ def routed_model_names(service: InferenceService, router: Router, templates: Map
         return router.model_names
     names: list[str] = []
     for role in service.roles:
-        _, server = templates[role.name].leading
+        server = templates[role.name].leading.server
         served = () if server is None else _served_names(server)
         if not served:
             raise InvalidSpec(service.where, f"{router.path}.modelNames",
@@ -41,7 +41,7 @@ def adapters_by_model(service: InferenceService, templates: Mapping[str, RoleTem
     (model.adapters, and those its command line loads), each once."""
     found: dict[str, tuple[str, ...]] = {}
     for role in service.roles:
-        _, server = templates[role.name].leading
+        server = templates[role.name].leading.server
         if server is None:
             continue
         adapters = (*(adapter.name for adapter in role.adapters), *_adapter_names(server))
@@ -52,7 +52,7 @@ def adapters_by_model(service: InferenceService, templates: Mapping[str, RoleTem
 
 def serves_adapters(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> bool:
     """A serving role's engines serve LoRA adapters: its model's, or those its command line loads."""
-    return any(role.adapters or _adapter_names(templates[role.name].leading[1]) for role in service.roles)
+    return any(role.adapters or _adapter_names(templates[role.name].leading.server) for role in service.roles)
 
 
 def _served_names(server: ServerCommand) -> tuple[str, ...]:

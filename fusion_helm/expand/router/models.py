@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.digest import short_hash
+from fusion_helm.expand.generations import Generation, backend_ref
 from fusion_helm.expand.labelling import object_metadata, role_labels
-from fusion_helm.expand.names import router_name
-from fusion_helm.expand.router.generations import Generation, backend_ref
-from fusion_helm.model import Criticality, InferenceService, PickerGeneration, Router, ServedModel
+from fusion_helm.expand.names import adapter_model_name, router_name, served_model_name
+from fusion_helm.model import Criticality, InferenceService, Router, ServedModel
+from fusion_helm.spec import needs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def model_objects(service: InferenceService, router: Router, generation: Generat
     pool_ref = _pool_ref(service, router)
     labels = role_labels(service, router)
     by_model = generation.reads.model.kind == "InferenceModel"
-    specs = [(f"{service.name}-{model.name}", _model_spec(model) if by_model else
+    specs = [(served_model_name(service.name, model.name), _model_spec(model) if by_model else
               _objective_spec(service, generation, model)) for model in router.models]
     if by_model:
         specs += _adapter_models(service, router, adapters)
@@ -58,7 +59,7 @@ def _adapter_models(service: InferenceService, router: Router, adapters: Mapping
                 named.add(adapter)
                 spec = {"modelName": adapter} | ({} if model.criticality is None else
                                                  {"criticality": str(model.criticality)})
-                found.append((f"{service.name}-{model.name}-{short_hash(adapter)}", spec))
+                found.append((adapter_model_name(service.name, model.name, short_hash(adapter)), spec))
     return found
 
 
@@ -75,7 +76,7 @@ def _rewrites(service: InferenceService, router: Router, generation: Generation)
     if kind is None:
         raise InvalidSpec(service.where, f"{router.path}.modelRewrites",
                           f"the {generation.name} picker applies no InferenceModelRewrite; choose "
-                          f"endpointPicker.generation {PickerGeneration.LLM_D_ROUTER} or {PickerGeneration.GIE_V15} "
+                          f"endpointPicker.generation {needs.LLM_D_ROUTER} or {needs.GIE_V15} "
                           "(docs/router.md)")
     rules = [{"matches": [{"model": {"type": "Exact", "value": rewrite.model}}],
               "targets": [{"modelRewrite": target.name} | ({"weight": target.weight} if target.weight else {})
@@ -101,5 +102,5 @@ def _objective_spec(service: InferenceService, generation: Generation, model: Se
             raise InvalidSpec(service.where, f"{model.path}.{field}",
                               f"has no place in an InferenceObjective, what the {generation.name} picker reads "
                               f"(it carries a priority only); serve the name from the model server, or use the "
-                              f"{PickerGeneration.GIE_V05} picker's InferenceModels (a v1alpha2 pool)")
+                              f"{needs.GIE_V05} picker's InferenceModels (a v1alpha2 pool)")
     return {} if model.criticality is None else {"priority": PRIORITY[model.criticality]}

@@ -8,9 +8,9 @@ import copy
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
 from fusion_helm.expand import resources, tls
 from fusion_helm.expand.digest import short_hash
+from fusion_helm.expand.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import picker_name, router_name
-from fusion_helm.expand.router.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.expand.router.rbac import reader_role, reads, reads_kind

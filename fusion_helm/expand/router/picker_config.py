@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import tls
-from fusion_helm.expand.router.generations import ROLLOUT_SCREENER, Generation
+from fusion_helm.expand.generations import ROLLOUT_SCREENER, Generation
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
 from fusion_helm.model import InferenceService, Layout, Router, Scorer, WeightedScorer

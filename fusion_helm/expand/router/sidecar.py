@@ -15,15 +15,15 @@ is the user's wiring and is left alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand import tls
+from fusion_helm.expand.generations import Generation, Routing, Sidecar
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import pd_sidecar_name, router_name
-from fusion_helm.expand.pods import RoleTemplates
+from fusion_helm.expand.pods import Change, Pod, Pods, RoleTemplates
 from fusion_helm.expand.proxies import Proxy, routing_proxy, taken_ports
-from fusion_helm.expand.router.generations import Generation, Sidecar
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
 from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, NOT_JSON, PORT, ServerCommand
@@ -59,20 +59,38 @@ SGLANG_MODE = "sglang"
 """The sidecar's mode for SGLang's own prefill/decode disaggregation (--disaggregation-mode)."""
 
 
-def with_pd_sidecars(service: InferenceService, router: Router, generation: Generation, port: int,
-                     templates: Mapping[str, RoleTemplates]) -> dict[str, RoleTemplates]:
-    """TEMPLATES with the sidecar on each decoder's serving pods, which the pool reaches on PORT."""
+def kv_connector(service: InferenceService, generation: Generation) -> str | None:
+    """The sidecar mode for the KV connector a prefill/decode service's engines speak (one for every role that
+    moves KV); None where none does."""
     sidecar = generation.pd_sidecar
     assert sidecar is not None, "generation_of refuses a prefill/decode service whose generation has no sidecar"
     connectors = {role.name: _connector(service, role, sidecar) for role in service.roles}
     _check_connectors_agree(service, connectors)
-    result = dict(templates)
-    for role in service.roles:
-        connector = connectors[role.name]
-        if role.component_type is ComponentType.DECODER and connector is not None:
-            result[role.name] = _decoder_templates(service, router, sidecar, role, port, connector,
-                                                   templates[role.name])
-    return result
+    return next((mode for mode in connectors.values() if mode is not None), None)
+
+
+def decoder_sidecar(service: InferenceService, routing: Routing, role: Role, templates: RoleTemplates
+                    ) -> Change | None:
+    """The sidecar in front of the engine of each serving pod of a decoder ROLE, which the pool reaches on
+    the router's port; where the role's serving pods run a routing proxy of the user's, that one, checked and
+    adopted. None: the role is no decoder."""
+    sidecar = routing.generation.pd_sidecar
+    if role.component_type is not ComponentType.DECODER or sidecar is None or routing.kv_connector is None:
+        return None
+    router, port, connector = routing.router, routing.port, routing.kv_connector
+    proxies = [routing_proxy(pod.template) for pod in templates.pods(Pods.SERVING)]
+    if any(proxy is not None for proxy in proxies):
+        for proxy in proxies:
+            _check_adopted(service, router, role, port, proxy)
+        # The user's own wiring, adopted as written, but for an account of its own to read the pool with.
+        return lambda pod: pod.with_template(with_own_account(service, router, pod.template)
+                                             if _reads_pool(pod.template) else dict(pod.template))
+
+    def with_sidecar(pod: Pod) -> Pod:
+        with_it = _with_sidecar(service, router, sidecar, role, port, connector, pod)
+        return with_it.with_template(with_own_account(service, router, with_it.template))
+
+    return with_sidecar
 
 
 def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]
@@ -84,7 +102,7 @@ def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[s
     name = pd_sidecar_name(service.name, router.name)
     accounts = sorted({_service_account(template) for role in service.roles
                        if role.component_type is ComponentType.DECODER
-                       for template in _serving(role, templates[role.name]) if _reads_pool(template)})
+                       for template in _serving_templates(templates[role.name]) if _reads_pool(template)})
     if not accounts:
         return []
     labels = role_labels(service, router)
@@ -107,48 +125,11 @@ def with_own_account(service: InferenceService, router: Router, template: Mappin
     return {**template, "spec": {**spec, "serviceAccountName": pd_sidecar_name(service.name, router.name)}}
 
 
-def _decoder_templates(service: InferenceService, router: Router, sidecar: Sidecar, role: Role, port: int,
-                       connector: str, templates: RoleTemplates) -> RoleTemplates:
-    serving = _serving(role, templates)
-    proxies = [(template, routing_proxy(template)) for template in serving]
-    if any(proxy is not None for _, proxy in proxies):
-        for template, proxy in proxies:
-            _check_adopted(service, router, role, port, template, proxy)
-        # The user's own wiring, adopted as written, but for an account of its own to read the pool with.
-        return _serving_mapped(role, templates, lambda template, _: with_own_account(service, router, template)
-                               if _reads_pool(template) else dict(template))
-    return _serving_mapped(role, templates, lambda template, server: with_own_account(service, router, _with_sidecar(
-        service, router, sidecar, role, port, connector, template, server, templates.launched)))
+def _serving_templates(templates: RoleTemplates) -> list[Mapping[str, Any]]:
+    return [pod.template for pod in templates.pods(Pods.SERVING)]
 
 
-def _serving_mapped(role: Role, templates: RoleTemplates,
-                    change: Callable[[Mapping[str, Any], ServerCommand], dict[str, Any]]) -> RoleTemplates:
-    """TEMPLATES with CHANGE made to each template of pods the pool selects (given its server's command line)."""
-    def changed(template: Mapping[str, Any], server: ServerCommand | None) -> dict[str, Any]:
-        assert server is not None, "a serving pod runs a server"
-        return change(template, server)
-
-    if not role.spans_nodes:
-        return templates.with_servers(None, None, changed(templates.worker, templates.worker_server),
-                                      templates.worker_server)
-    if templates.leader is None:
-        leader = changed(templates.worker, templates.worker_server)
-    else:
-        leader = changed(templates.leader, templates.leader_server)
-    worker = changed(templates.worker, templates.worker_server) if role.every_node_serves else templates.worker
-    return templates.with_servers(leader, templates.leader_server, worker, templates.worker_server)
-
-
-def _serving(role: Role, templates: RoleTemplates) -> list[Mapping[str, Any]]:
-    """The templates of the pods the pool selects."""
-    if not role.spans_nodes:
-        return [templates.worker]
-    leader, _ = templates.leading
-    return [leader, templates.worker] if role.every_node_serves else [leader]
-
-
-def _check_adopted(service: InferenceService, router: Router, role: Role, port: int, template: Mapping[str, Any],
-                   proxy: Proxy | None) -> None:
+def _check_adopted(service: InferenceService, router: Router, role: Role, port: int, proxy: Proxy | None) -> None:
     """A routing proxy of the user's stands in front of the engine as the pool and the engine need it."""
     spec_path = f"{role.template_path}.spec"
     if proxy is None:
@@ -190,9 +171,8 @@ def _engine_listens(service: InferenceService, role: Role, engine: ServerCommand
 
 
 def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, role: Role, port: int,
-                  connector: str, template: Mapping[str, Any], server: ServerCommand, launched: bool
-                  ) -> dict[str, Any]:
-    spec = template["spec"]
+                  connector: str, pod: Pod) -> Pod:
+    spec = pod.spec
     path = f"{role.template_path}.spec"
     if spec.get("automountServiceAccountToken") is False:
         raise InvalidSpec(service.where, f"{path}.automountServiceAccountToken",
@@ -202,7 +182,7 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
     _check_port_free(service, role, spec, port)
     engine = spec["containers"][0]
     internal = _free_port(spec, avoid=port)
-    moved = _moved_engine(service, role, engine, server, port, internal, launched)
+    moved, moved_server = _moved_engine(service, role, pod, port, internal)
     pool = f"$(POD_NAMESPACE)/{router_name(service.name, router.name)}"
     container: dict[str, Any] = {
         "name": CONTAINER_NAME,
@@ -227,8 +207,8 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
         container["volumeMounts"] = [tls.mount()]
         if service.tls.verify_peers:  # Go's TLS clients trust the certificates of the files there
             container["env"] = [*container["env"], {"name": TRUST_VARIABLE, "value": tls.MOUNT_PATH}]
-    return {**template, "spec": {**spec, "initContainers": [*(spec.get("initContainers") or []), container],
-                                 "containers": [moved, *spec["containers"][1:]]}}
+    return pod.with_spec({**spec, "initContainers": [*(spec.get("initContainers") or []), container],
+                          "containers": [moved, *spec["containers"][1:]]}, moved_server)
 
 
 def _tls_args(service: InferenceService) -> list[str]:
@@ -263,19 +243,20 @@ def _shifted(field: str) -> str:
     return f"containers[{int(head.removeprefix('containers[')) + 1}]{rest}"
 
 
-def _moved_engine(service: InferenceService, role: Role, engine: Mapping[str, Any], server: ServerCommand,
-                  port: int, internal: int, launched: bool) -> dict[str, Any]:
+def _moved_engine(service: InferenceService, role: Role, pod: Pod, port: int, internal: int
+                  ) -> tuple[dict[str, Any], ServerCommand]:
     """The engine container listening on INTERNAL instead of PORT: its --port (in its command line, or
     given to its script, or to the bootstrap's command that runs it), its declared port and the probes
-    that named PORT."""
+    that named PORT; and its new command line."""
+    engine, server = pod.serving_container, pod.server
+    assert server is not None, "a serving pod runs a server"
     if server.engine is None:
         raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].command",
                           "runs neither vllm nor sglang (in exec form, or as a script's last exec), so the "
                           "prefill/decode sidecar cannot move its port (--port) to stand in front of it; run one of "
                           "them, or run a routing proxy of your own in the pod")
     moved_server = server.with_value(PORT, str(internal), "the prefill/decode sidecar moves the engine's --port")
-    # A bootstrap's command runs the server's command line as its arguments.
-    moved = {**engine, "args": list(moved_server.words)} if launched else moved_server.write(engine)
+    moved = pod.running(moved_server)
     ports = [dict(given) for given in engine.get("ports") or []]
     ours = [given for given in ports if given.get("containerPort") == port]
     for given in ours:
@@ -287,7 +268,7 @@ def _moved_engine(service: InferenceService, role: Role, engine: Mapping[str, An
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         if isinstance(engine.get(probe), Mapping):
             moved[probe] = _retargeted(engine[probe], port, names, internal)
-    return moved
+    return moved, moved_server
 
 
 def _retargeted(probe: Mapping[str, Any], port: int, names: set[str], internal: int) -> dict[str, Any]:

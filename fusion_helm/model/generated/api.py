@@ -2126,9 +2126,9 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'v1alpha2 '
                                                                                                                             'pools '
                                                                                                                             '(docs/router.md).',
-                                                                                                             'enum': ['gie-v1.0',
+                                                                                                             'enum': ['gie-v0.5',
+                                                                                                                      'gie-v1.0',
                                                                                                                       'gie-v1.5',
-                                                                                                                      'gie-v0.5',
                                                                                                                       'llm-d-router']},
                                                                                               'image': {'type': 'string',
                                                                                                         'description': 'Another '
@@ -5606,9 +5606,9 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'v1alpha2 '
                                                                                                                    'pools '
                                                                                                                    '(docs/router.md).',
-                                                                                                    'enum': ['gie-v1.0',
+                                                                                                    'enum': ['gie-v0.5',
+                                                                                                             'gie-v1.0',
                                                                                                              'gie-v1.5',
-                                                                                                             'gie-v0.5',
                                                                                                              'llm-d-router']},
                                                                                      'image': {'type': 'string',
                                                                                                'description': 'Another '

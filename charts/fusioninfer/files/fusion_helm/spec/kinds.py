@@ -89,6 +89,8 @@ RAY_BOOTSTRAP_ANNOTATION = "fusioninfer.io/ray-bootstrap"
 """``"true"`` on a LeaderWorkerSet taken over: start the leader and workers with the Ray bootstrap, as a
 multi-node role's are (the worker template's first container then holds the server's command; there
 is no leaderTemplate)."""
-TAKE_OVER_LAYOUTS = ("replica", "role")
+DEFAULT_LAYOUT = "replica"
+"""A service's layout where its spec names none (the schema's default), and a taken-over LeaderWorkerSet's."""
+TAKE_OVER_LAYOUTS = (DEFAULT_LAYOUT, "role")
 """What a taken-over LeaderWorkerSet becomes (the model's layouts but disaggregated, which needs a
 prefill and a decode role: one LeaderWorkerSet is one role), the first the default."""

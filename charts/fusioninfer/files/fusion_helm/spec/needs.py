@@ -2,7 +2,7 @@
 """What an InferenceService needs of its cluster, decided from its spec: whether it is gang-scheduled, where
 it is placed, and which APIs its layout, router and monitors need served.
 
-The one home of these rules. The expansion decides by them (expand/gang.py, expand/router/generations.py,
+The one home of these rules. The expansion decides by them (expand/gang.py, expand/generations.py,
 on the validated model), and so does the check Job before anything is applied (fusion_helm.hooks.check,
 on the spec the chart renders: Helm 3 never post-renders hooks, so the check cannot read what the
 post-renderer wrote). Standard library only; a spec is read as the API server stores it, an absent field
@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from fusion_helm.spec.kinds import (
     CERTIFICATE,
+    DEFAULT_LAYOUT,
     DISAGGREGATED_SET,
     GATEWAY,
     HTTP_ROUTE,
@@ -102,6 +103,11 @@ def compose_gang(roles: Iterable[tuple[str, str, int, int]], enable: bool | None
 # the spec, read as stored
 
 
+def layout(spec: Mapping[str, Any]) -> str:
+    """The spec's layout, its default where it names none."""
+    return str(spec.get("layout", DEFAULT_LAYOUT))
+
+
 def serving_roles(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [role for role in spec.get("roles") or [] if role.get("componentType") not in NOT_SERVING]
 
@@ -180,9 +186,9 @@ def placement(spec: Mapping[str, Any]) -> Placement:
     if minimum is None:
         return Placement(None, strategy.get("priorityClassName"), ())
     gang = spec.get("gangSchedule") or {}
-    level, layout = gang.get("level", "role"), spec.get("layout", "replica")
+    level = gang.get("level", "role")
     topologies = [replica_topology(role, gang) for role in serving_roles(spec)
-                  if minimum[role["name"]] > 0 or others_have_policy(level, layout)]
+                  if minimum[role["name"]] > 0 or others_have_policy(level, layout(spec))]
     topologies.append(gang.get("serviceNetworkTopology"))
     tiers = {str(topology.get("highestTierName", topology.get("highestTierAllowed")))
              for topology in topologies if topology and topology.get("mode", "hard") == "hard"}
@@ -217,39 +223,45 @@ class PickerReads:
         self.rewrite = rewrite
 
 
+GIE_V05 = "gie-v0.5"
+GIE_V1 = "gie-v1.0"
+GIE_V15 = "gie-v1.5"
+LLM_D_ROUTER = "llm-d-router"
+"""The endpoint picker release lines (docs/router.md): PICKERS' keys, the schema's enum of
+endpointPicker.generation (make generate writes it from PICKERS)."""
 POOL_V1 = "inference.networking.k8s.io/v1"
 POOL_V1ALPHA2 = "inference.networking.x-k8s.io/v1alpha2"
 DEFAULT_POOL_API = POOL_V1
 _GIE_MODELS = "inference.networking.x-k8s.io"
 _LLM_D_MODELS = "llm-d.ai"
 PICKERS: Mapping[str, PickerReads] = {
-    "gie-v0.5": PickerReads((POOL_V1ALPHA2,), Kind(_GIE_MODELS, "v1alpha2", "InferenceModel", "inferencemodels"),
+    GIE_V05: PickerReads((POOL_V1ALPHA2,), Kind(_GIE_MODELS, "v1alpha2", "InferenceModel", "inferencemodels"),
                             models_watched_always=True),
-    "gie-v1.0": PickerReads((POOL_V1, POOL_V1ALPHA2),
+    GIE_V1: PickerReads((POOL_V1, POOL_V1ALPHA2),
                             Kind(_GIE_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
                             models_watched_always=True),
     # v1 pools only (its pool reconciler and cache know api/v1's InferencePool alone); it asks discovery at
     # start whether InferenceObjective and InferenceModelRewrite are served and watches only those that are
     # (pkg/epp/server/controller_config.go), so it starts without them.
-    "gie-v1.5": PickerReads((POOL_V1,), Kind(_GIE_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
+    GIE_V15: PickerReads((POOL_V1,), Kind(_GIE_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
                             models_watched_always=False,
                             rewrite=Kind(_GIE_MODELS, "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
     # Its own group's InferenceObjective, which it reads whenever its CRDs are installed (the Inference
     # Extension's, the legacy group, only where they are not: it watches both), and starts without.
     # Rewrites likewise: its own group's (pkg/epp/controller/inferencemodelrewrite_reconciler.go).
-    "llm-d-router": PickerReads(
+    LLM_D_ROUTER: PickerReads(
         (POOL_V1,), Kind(_LLM_D_MODELS, "v1alpha2", "InferenceObjective", "inferenceobjectives"),
         models_watched_always=False,
         rewrite=Kind(_LLM_D_MODELS, "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
 }
 """Each endpoint picker generation (docs/router.md) by name."""
-DEFAULT_PICKERS: Mapping[str, str] = {POOL_V1: "gie-v1.0", POOL_V1ALPHA2: "gie-v0.5"}
+DEFAULT_PICKERS: Mapping[str, str] = {POOL_V1: GIE_V1, POOL_V1ALPHA2: GIE_V05}
 """The generation a monolithic service's router runs unless it names one, by pool API: gateways of the
 v1alpha2 era run the v0.5 picker, whose InferenceModel CRD their clusters have."""
-PREFILL_DECODE_PICKER = "llm-d-router"
+PREFILL_DECODE_PICKER = LLM_D_ROUTER
 """A prefill/decode service's unless its router names one: the line whose picker and sidecar are released
 together."""
-LAYOUT_PICKERS: Mapping[str, str] = {"disaggregated": "llm-d-router"}
+LAYOUT_PICKERS: Mapping[str, str] = {"disaggregated": LLM_D_ROUTER}
 """The generation a layout needs, whatever the pool API: layout disaggregated the one with the rollout
 screener (a prefill and a decode of different revisions must never serve one request)."""
 
@@ -281,7 +293,7 @@ def router_apis(spec: Mapping[str, Any]) -> list[str]:
     for router in (role for role in spec.get("roles") or [] if role.get("componentType") == ROUTER):
         pool_api = router.get("poolAPIVersion", DEFAULT_POOL_API)
         reads = PICKERS.get(picker_of((router.get("endpointPicker") or {}).get("generation"),
-                                      spec.get("layout", "replica"), prefill_decode, pool_api) or "")
+                                      layout(spec), prefill_decode, pool_api) or "")
         if reads is not None and pool_api in reads.pool_apis:
             apis += [api for api in router_resources(reads, pool_api, gateway=bool(router.get("gateway")),
                                                      models=bool(router.get("models")),
@@ -290,7 +302,7 @@ def router_apis(spec: Mapping[str, Any]) -> list[str]:
 
 
 def layout_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    return LAYOUT_APIS.get(spec.get("layout", "replica"), ())
+    return LAYOUT_APIS.get(layout(spec), ())
 
 
 def monitoring_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:

@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.model import InferenceService, Layout, PickerGeneration, PoolAPI, Router, Scorer
+from fusion_helm.model import InferenceService, Layout, PoolAPI, Router, Scorer
 from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
 from fusion_helm.model.scaling import Signal
 from fusion_helm.records import EMPTY, record
 from fusion_helm.spec import needs
 from fusion_helm.spec.kinds import INFERENCE_POOL
 
-MODEL_GROUP = needs.PICKERS[PickerGeneration.GIE_V1].model.group
+MODEL_GROUP = needs.PICKERS[needs.GIE_V1].model.group
 """The Inference Extension's InferenceModel and InferenceObjective."""
-LLM_D_GROUP = needs.PICKERS[PickerGeneration.LLM_D_ROUTER].model.group
+LLM_D_GROUP = needs.PICKERS[needs.LLM_D_ROUTER].model.group
 """llm-d-router's own InferenceObjective, which it reads in preference to the Inference Extension's."""
 ROLLOUT_SCREENER = "disaggregatedset-rollout-screener"
 """llm-d-router's plugin that keeps a request's prefill and decode on one DisaggregatedSet revision."""
@@ -84,7 +84,8 @@ KEBAB_METRIC_FLAGS = {"total-queued-requests-metric": VLLM_METRICS["queue"],
 
 @record
 class Generation:
-    name: PickerGeneration
+    name: str
+    """Its name, a key of needs.PICKERS."""
     image: str
     flags: PickerFlags
     default_flags: Mapping[str, str]
@@ -132,9 +133,9 @@ class Generation:
         return tuple(PoolAPI(api) for api in self.reads.pool_apis)
 
 
-GENERATIONS: Mapping[PickerGeneration, Generation] = {
-    PickerGeneration.GIE_V05: Generation(
-        name=PickerGeneration.GIE_V05,
+GENERATIONS: Mapping[str, Generation] = {
+    needs.GIE_V05: Generation(
+        name=needs.GIE_V05,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v0.5.1",
         flags=PickerFlags(pool_name="poolName", pool_namespace="poolNamespace", pool_group=None,
                           grpc_port="grpcPort", grpc_health_port="grpcHealthPort", config_file="configFile",
@@ -152,8 +153,8 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         watches={MODEL_GROUP: ("inferencemodels",)},
         drains_on_stop=False,
     ),
-    PickerGeneration.GIE_V1: Generation(
-        name=PickerGeneration.GIE_V1,
+    needs.GIE_V1: Generation(
+        name=needs.GIE_V1,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v1.0.1",
         flags=PickerFlags(pool_name="pool-name", pool_namespace="pool-namespace", pool_group="pool-group",
                           grpc_port="grpc-port", grpc_health_port="grpc-health-port", config_file="config-file",
@@ -171,8 +172,8 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         drains_on_stop=False,
     ),
     # Decided from the v1.5.0 module's source (file names below are under its pkg/epp unless rooted).
-    PickerGeneration.GIE_V15: Generation(
-        name=PickerGeneration.GIE_V15,
+    needs.GIE_V15: Generation(
+        name=needs.GIE_V15,
         image="registry.k8s.io/gateway-api-inference-extension/epp:v1.5.0",
         # server/options.go: v1.0's names; --pool-group takes only the v1 pool's group (needs.PICKERS).
         # Its metric scheme flags are deprecated for the metrics-data-source plugin's parameters, which
@@ -209,8 +210,8 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
         picker_metrics={Signal.PICKER_QUEUE: "inference_extension_flow_control_queue_size",
                         Signal.PICKER_RUNNING: "inference_objective_running_requests"},
     ),
-    PickerGeneration.LLM_D_ROUTER: Generation(
-        name=PickerGeneration.LLM_D_ROUTER,
+    needs.LLM_D_ROUTER: Generation(
+        name=needs.LLM_D_ROUTER,
         image="ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0",
         flags=SOURCED_FLAGS,
         # As its own chart: no trace exporter unless asked for.
@@ -235,12 +236,12 @@ GENERATIONS: Mapping[PickerGeneration, Generation] = {
     ),
 }
 
-DEFAULTS: Mapping[PoolAPI, PickerGeneration] = {PoolAPI(api): PickerGeneration(name)
-                                                for api, name in needs.DEFAULT_PICKERS.items()}
+assert GENERATIONS.keys() == needs.PICKERS.keys(), "every generation the schema takes has its release here"
+
+DEFAULTS: Mapping[PoolAPI, str] = {PoolAPI(api): name for api, name in needs.DEFAULT_PICKERS.items()}
 """The generation a monolithic service's router runs unless it names one, by pool API (needs.DEFAULT_PICKERS)."""
-PD_GENERATION = PickerGeneration(needs.PREFILL_DECODE_PICKER)
-LAYOUT_GENERATIONS: Mapping[Layout, PickerGeneration] = {Layout(layout): PickerGeneration(name)
-                                                         for layout, name in needs.LAYOUT_PICKERS.items()}
+PD_GENERATION = needs.PREFILL_DECODE_PICKER
+LAYOUT_GENERATIONS: Mapping[Layout, str] = {Layout(layout): name for layout, name in needs.LAYOUT_PICKERS.items()}
 
 
 def generation_of(service: InferenceService, router: Router) -> Generation:
@@ -260,7 +261,7 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
                           "(docs/router.md)")
     name = needs.picker_of(router.picker_generation, service.layout, service.disaggregated, router.pool_api)
     assert name is not None, "every pool API of the model has a default generation"
-    generation = GENERATIONS[PickerGeneration(name)]
+    generation = GENERATIONS[name]
     if service.tls is not None and service.tls.verify_peers and not generation.verifies_engines:
         verifying = " or ".join(str(other.name) for other in GENERATIONS.values() if other.verifies_engines)
         raise InvalidSpec(service.where, "spec.tls.verifyPeers",
@@ -278,6 +279,20 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
                           f"the {generation.name} picker reads {reads} InferencePools, not {router.pool_api.value}; "
                           "choose another generation or poolAPIVersion")
     return generation
+
+
+@record
+class Routing:
+    """What the expansion reads of a service's router, decided once per service."""
+
+    router: Router
+    generation: Generation
+    """The picker generation it runs (``generation_of``)."""
+    port: int
+    """Where its InferencePool sends requests on the serving pods."""
+    kv_connector: str | None = None
+    """A prefill/decode service's: the prefill/decode sidecar's mode for the KV connector its engines speak;
+    None where no role moves KV."""
 
 
 def backend_ref(pool_api: PoolAPI, pool: str) -> dict[str, str]:
