@@ -75,6 +75,7 @@ lint: setup $(CHECKOV)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m fusion_helm.schemagen --check
+	$(BIN)/python ci/chart_copies.py --check
 	$(BIN)/python ci/chart_readme.py --check
 	$(BIN)/python ci/scan.py $(CHECKOV) $(HELM3)
 
@@ -116,10 +117,11 @@ fuzz: setup
 	$(BIN)/python -m tests.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
 ## generate: rewrite the CRD and values.schema.json from the schema source, the charts' copies of the modules
-## their programs run (fusion_helm.hooks, fusion_helm.spec), and the charts' READMEs (from their values.yaml
+## their programs run (fusion_helm.programs, fusion_helm.base), and the charts' READMEs (from their values.yaml
 ## comments)
 generate: setup
 	$(BIN)/python -m fusion_helm.schemagen
+	$(BIN)/python ci/chart_copies.py
 	$(BIN)/python ci/chart_readme.py
 
 ## dist: the release, into dist/: the wheel and sdist (python -m build, with the virtualenv's pinned backend

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from fusion_helm.base.kinds import DISAGGREGATED_SET, INFERENCE_POOL, INFERENCE_SERVICE, LEADER_WORKER_SET
+from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.base.needs import PREFILL_DECODE
 from fusion_helm.errors import format_path
-from fusion_helm.spec.kinds import DISAGGREGATED_SET, INFERENCE_POOL, INFERENCE_SERVICE, LEADER_WORKER_SET
-from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
-from fusion_helm.spec.needs import PREFILL_DECODE
 
 WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)
 
@@ -32,7 +32,8 @@ def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _serving(obj: Mapping[str, Any]) -> Iterator[str]:
     from fusion_helm.model import ComponentType, parse_inference_service
-    from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, Engine, moves_kv
+    from fusion_helm.model.engine import moves_kv
+    from fusion_helm.model.engine_flags import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, Engine
     from fusion_helm.model.parallelism import gpu_fit
 
     service = parse_inference_service(obj)

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
+from fusion_helm.base.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD_GROUP
+from fusion_helm.base.labels import LABEL_SERVICE, one_per_replica
 from fusion_helm.kio.keys import ObjectKey, latest_by_key
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import DISAGGREGATED_SET, LEADER_WORKER_SET, POD_GROUP
-from fusion_helm.spec.labels import LABEL_SERVICE, one_per_replica
 
 KINDS = (POD_GROUP.kind, DISAGGREGATED_SET.kind, LEADER_WORKER_SET.kind)
 

@@ -5,9 +5,9 @@ before it loads anything else."""
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Writes the artifacts derived from schema sources: from the API's, the CRD and the chart's values
 schema; from the upstream CRDs (``../shared/crds``, or ``$FUSION_SHARED_CRDS``; a few from release
-sources or Go modules, below), the schemas the package validates what it writes against. And each chart's
-copy of the modules its programs run (``shipped``: Helm reads files only inside a chart).
+sources or Go modules, below), the schemas the package validates what it writes against. (Each chart's
+copy of the modules its programs run: ci/chart_copies.py.)
 
     python -m fusion_helm.schemagen [--check] [CHART_DIR]
 
@@ -11,7 +11,6 @@ copy of the modules its programs run (``shipped``: Helm reads files only inside 
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import io
 import json
@@ -20,25 +19,12 @@ import pprint
 import subprocess
 import sys
 import tarfile
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from fusion_helm.kio.write import dump
-from fusion_helm.model.component_types import ComponentType
-from fusion_helm.model.inference_service import Layout
-from fusion_helm.model.schema import (
-    DRAFT_07,
-    SOURCE,
-    api_source,
-    draft07_spec,
-    spec_schema,
-    to_draft07,
-    to_structural,
-)
-from fusion_helm.spec.kinds import (
+from fusion_helm.base.kinds import (
     CERTIFICATE,
     DEFAULT_LAYOUT,
     DISAGGREGATED_SET,
@@ -51,7 +37,19 @@ from fusion_helm.spec.kinds import (
     TRIGGER_AUTHENTICATION,
     inference_pool,
 )
-from fusion_helm.spec.needs import PICKERS, POOL_V1, POOL_V1ALPHA2, PREFILL_DECODE
+from fusion_helm.base.needs import PICKERS, POOL_V1, POOL_V1ALPHA2, PREFILL_DECODE
+from fusion_helm.kio.write import dump
+from fusion_helm.model.component_types import ComponentType
+from fusion_helm.model.inference_service import Layout
+from fusion_helm.model.schema import (
+    DRAFT_07,
+    SOURCE,
+    api_source,
+    draft07_spec,
+    spec_schema,
+    to_draft07,
+    to_structural,
+)
 
 UPSTREAM_KINDS = tuple((kind.api_version, kind.kind) for kind in (
     LEADER_WORKER_SET, DISAGGREGATED_SET, POD_GROUP, GATEWAY, HTTP_ROUTE,
@@ -338,34 +336,6 @@ def served_fields_schema(crd_object: dict[str, Any]) -> dict[str, Any]:
     return {"version": version["name"], "schema": fields(version["schema"]["openAPIV3Schema"])}
 
 
-SHIPPED_HEADER = "# A copy of {source}, made by `make generate` (fusion_helm.schemagen) for the chart; do not edit.\n"
-PROGRAMS = {"fusioninfer": ("fusion_helm.hooks.check", "fusion_helm.hooks.report"),
-            "fusioninfer-bbr": ("fusion_helm.hooks.gateway_models",)}
-"""Chart → the modules its Pods run with ``python -m`` (the hook Jobs; the shared Gateway's /v1/models)."""
-
-
-def shipped(package: Path, programs: tuple[str, ...]) -> list[str]:
-    """The modules PROGRAMS import of the package, themselves included, and their subpackages'
-    ``__init__``: what a chart ships of PACKAGE (its source directory) for them, as paths below its parent,
-    sorted. In the Pod, fusion_helm itself is a namespace package (its own __init__ imports all of it)."""
-    found: set[str] = set()
-    pending = list(programs)
-    while pending:
-        module = pending.pop()
-        path = f"{module.replace('.', '/')}.py"
-        if path in found:
-            continue
-        found.add(path)
-        found.add(f"{module.rpartition('.')[0].replace('.', '/')}/__init__.py")
-        tree = ast.parse((package.parent / path).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(f"{package.name}."):
-                pending += [f"{node.module}.{alias.name}" if (package.parent / node.module.replace(".", "/") /
-                                                              f"{alias.name}.py").is_file() else node.module
-                            for alias in node.names]
-    return sorted(found)
-
-
 def with_shared_words(api: dict[str, Any]) -> dict[str, Any]:
     """API with the words the schema shares with the code, each written where the code declares it: the
     layouts and their default, the picker generations."""
@@ -391,18 +361,7 @@ def artifacts(chart: Path, package: Path) -> dict[Path, str]:
         chart / "files" / "crd-fields.json": json.dumps(served_fields_schema(definition), sort_keys=True) + "\n",
         chart / "values.schema.json": json.dumps(values_schema(api), indent=2) + "\n",
         package / "model" / "generated" / "upstream.py": upstream_module(upstream_schemas(upstream_crds())),
-        **{chart.parent / name / "files" / path: SHIPPED_HEADER.format(source=path)
-           + (package.parent / path).read_text(encoding="utf-8")
-           for name, programs in PROGRAMS.items() for path in shipped(package, programs)},
     }
-
-
-def strays(chart: Path, package: Path, wanted: Iterable[Path]) -> list[Path]:
-    """Copies of the package in the charts that `artifacts` no longer writes (a module no program imports
-    now): a chart would still ship them."""
-    kept = set(wanted)
-    return sorted(path for name in PROGRAMS for path in (chart.parent / name / "files" / package.name).rglob("*.py")
-                  if path not in kept)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -422,10 +381,6 @@ def main(argv: list[str] | None = None) -> int:
         if not args.check:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
-    for path in strays(args.chart, args.package, written):
-        stale.append(path)
-        if not args.check:
-            path.unlink()
     if args.check and stale:
         names = ", ".join(map(str, stale))
         print(f"out of date: {names}; run `make generate`", file=sys.stderr)

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, shipped
-from fusion_helm.spec.labels import MODEL_HEADER
+from fusion_helm.base.labels import MODEL_HEADER
+from ci.chart_copies import HEADER as SHIPPED_HEADER
+from ci.chart_copies import PROGRAMS, shipped
 from tests import modules
 from tests.helm import BBR_CHART, ROOT, Helm
 from tests.schemas import Validators, custom_resource_errors, errors, strict_validator
@@ -97,7 +98,7 @@ def test_the_gateway_s_models_are_listed_by_the_program_the_chart_ships(helm: He
     assert sorted(item["path"] for item in volume["configMap"]["items"]) == paths
     for path in paths:
         assert (program / path).read_text() == SHIPPED_HEADER.format(source=path) + (ROOT / path).read_text(), path
-    done = subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.gateway_models", "--help"],
+    done = subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.programs.gateway_models", "--help"],
                           cwd=program, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and "--gateway NAMESPACE/NAME" in done.stdout, done.stderr
 

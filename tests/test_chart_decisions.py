@@ -1,5 +1,5 @@
 """Every side decides as the post-renderer does, over the stories, the edge cases and a few hundred generated
-specs: the check Job's rules (fusion_helm.spec.needs, on the spec as the chart renders it) — whether the
+specs: the check Job's rules (fusion_helm.base.needs, on the spec as the chart renders it) — whether the
 service is gang-scheduled, which APIs its router, layout and monitors need, where it is placed — against what
 the expansion writes; and the chart's own render-time decisions (whether to render the Volcano check and
 which RBAC the hooks get) against those rules."""
@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec, parse_inference_service
+from fusion_helm.base import needs
 from fusion_helm.expand import expand
 from fusion_helm.expand.gang import plan_gang
 from fusion_helm.model import PoolAPI
-from fusion_helm.spec import needs
 from tests.builders import NIXL
 from tests.helm import CHART, VALUES, Helm
 

@@ -1,4 +1,4 @@
-"""The pre-install check (fusion_helm/hooks/check.py) in process, on a fake API server that serves what a
+"""The pre-install check (fusion_helm/programs/check.py) in process, on a fake API server that serves what a
 test says: each refusal says what is missing and what to do, by the rules the post-renderer decides by;
 a cluster that has everything passes; what the Job prints and exits with. (The Job itself runs on the
 control plane in tests/controlplane/test_cluster_lifecycle.py and tests/controlplane/test_cluster_production.py.)"""
@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 
-from fusion_helm.hooks import check
-from fusion_helm.hooks.kube import ApiError, Kube
-from fusion_helm.spec.kinds import (
+from fusion_helm.base.kinds import (
     CERTIFICATE,
     DISAGGREGATED_SET,
     GATEWAY,
@@ -27,6 +25,8 @@ from fusion_helm.spec.kinds import (
     TRIGGER_AUTHENTICATION,
     Kind,
 )
+from fusion_helm.programs import check
+from fusion_helm.programs.kube import ApiError, Kube
 
 WORKER = {"name": "w", "componentType": "worker", "replicas": 2}
 PD = [{"name": "p", "componentType": "prefiller"}, {"name": "d", "componentType": "decoder"}]

@@ -10,19 +10,15 @@ from typing import Any
 import pytest
 
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.model.engine import (
+from fusion_helm.model.engine import NOT_JSON, ServerCommand, engine_of, last_exec, server_command
+from fusion_helm.model.engine_flags import (
     API_SERVER_COUNT,
     DATA_PARALLEL_SIZE_LOCAL,
     HEADLESS,
     KV_TRANSFER_CONFIG,
     NNODES,
-    NOT_JSON,
     PORT,
     Engine,
-    ServerCommand,
-    engine_of,
-    last_exec,
-    server_command,
 )
 
 VLLM = ("vllm", "serve")

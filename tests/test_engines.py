@@ -24,7 +24,7 @@ import yaml
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 from fusion_helm.expand.generations import GENERATIONS
-from fusion_helm.model.engine import API_SERVER_ONLY, OPTIONS, Engine
+from fusion_helm.model.engine_flags import API_SERVER_ONLY, OPTIONS, Engine
 from tests import engines
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap, service
 from tests.helm import VALUES

@@ -1,4 +1,4 @@
-"""The fetch Job's program (fusion_helm/hooks/fetch.py) against a real hub (olah) and a real S3 store (moto's
+"""The fetch Job's program (fusion_helm/programs/fetch.py) against a real hub (olah) and a real S3 store (moto's
 server) on loopback, run as the Job runs it: what it fetches is whole and verified, a new revision lands
 beside the old, a retry keeps the files already complete, and each failure says why in one line."""
 

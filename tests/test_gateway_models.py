@@ -1,4 +1,4 @@
-"""The shared Gateway's one /v1/models (fusion_helm/hooks/gateway_models.py), in process: it lists what the
+"""The shared Gateway's one /v1/models (fusion_helm/programs/gateway_models.py), in process: it lists what the
 services' HTTPRoutes on that Gateway match, as the expansion writes them, each model once with the services
 that serve it; nothing of another Gateway's; one LIST for a burst of clients; answered over HTTP as OpenAI
 clients read it, and a clear 503 when the API server cannot be read. On the control plane, through the
@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from fusion_helm.hooks.gateway_models import FRESH_SECONDS, Lister, handler, listing, main, routed_models
-from fusion_helm.hooks.kube import ApiError
-from fusion_helm.spec.labels import MODEL_HEADER
+from fusion_helm.base.labels import MODEL_HEADER
+from fusion_helm.programs.gateway_models import FRESH_SECONDS, Lister, handler, listing, main, routed_models
+from fusion_helm.programs.kube import ApiError
 from tests.builders import render, role, service
 
 GATEWAY = ("gateways", "inference-gateway")

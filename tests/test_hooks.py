@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.hooks import check, report
-from fusion_helm.hooks.kube import ApiError, Kube
-from fusion_helm.schemagen import PROGRAMS, SHIPPED_HEADER, shipped
-from fusion_helm.spec import needs
+from fusion_helm.base import needs
+from fusion_helm.programs import check, report
+from fusion_helm.programs.kube import ApiError, Kube
+from ci.chart_copies import HEADER as SHIPPED_HEADER
+from ci.chart_copies import PROGRAMS, shipped
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
 from tests.support import hook_objects, lay_out, rendered_spec

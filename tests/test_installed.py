@@ -32,7 +32,7 @@ def test_the_installed_copy_is_the_working_tree_s() -> None:
 
 START_UP = {"fusion_helm", "fusion_helm.cli", "fusion_helm.cli.io", "fusion_helm.cli.postrender",
             "fusion_helm.filters", "fusion_helm.filters.expand_services", "fusion_helm.filters.take_over",
-            "fusion_helm.spec", "fusion_helm.spec.kinds", "fusion_helm.kio", "fusion_helm.kio.stream",
+            "fusion_helm.base", "fusion_helm.base.kinds", "fusion_helm.kio", "fusion_helm.kio.stream",
             "fusion_helm.limits", "fusion_helm.pipeline"}
 """What the post-renderer loads for a stream with nothing to expand (most of what it sees in a Helm
 pipeline): a few small modules of our own, and nothing of the standard library that a bare Python

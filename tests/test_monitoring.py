@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec
-from fusion_helm.spec import needs
+from fusion_helm.base import needs
 from tests.builders import render, role, service
 from tests.helm import VALUES, Helm
 from tests.schemas import Validators, custom_resource_errors

@@ -122,9 +122,9 @@ def test_a_stream_with_nothing_to_expand_loads_neither_yaml_nor_the_model(tmp_pa
 
 
 def test_the_claimed_kinds_are_the_models() -> None:
+    from fusion_helm.base import kinds
     from fusion_helm.model import API_GROUP, API_VERSION, KIND
     from fusion_helm.model.upstream import has_schema
-    from fusion_helm.spec import kinds
 
     assert (kinds.API_GROUP, kinds.INFERENCE_SERVICE.api_version, kinds.INFERENCE_SERVICE.kind) == (
         API_GROUP, API_VERSION, KIND)

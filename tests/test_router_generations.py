@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
+from fusion_helm.base import needs
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.generations import DEFAULTS, GENERATIONS, PD_GENERATION
 from fusion_helm.model import PoolAPI
-from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
-from fusion_helm.spec import needs
+from fusion_helm.model.engine_flags import ENGINE_METRICS, Engine, EngineMetric
 from tests.builders import render as expand
 from tests.builders import role, service
 from tests.controlplane.builds import picker as picker_binary

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec
-from fusion_helm.spec.labels import MODEL_HEADER
+from fusion_helm.base.labels import MODEL_HEADER
 from tests.builders import render, role, service
 from tests.schemas import Validators, custom_resource_errors
 

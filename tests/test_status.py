@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm.hooks.status import (
+from fusion_helm.base.kinds import JOB, LEADER_WORKER_SET
+from fusion_helm.programs.status import (
     ComponentStatus,
     Phase,
     Workloads,
@@ -20,7 +21,6 @@ from fusion_helm.hooks.status import (
     to_table,
     weights,
 )
-from fusion_helm.spec.kinds import JOB, LEADER_WORKER_SET
 from tests.builders import render, role, service
 
 ROLES = role_shapes(service(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2))["spec"])
@@ -258,7 +258,7 @@ def test_an_autoscaled_role_wants_what_its_scaler_says() -> None:
 
 def test_the_status_patch_removes_a_top_level_observed_generation() -> None:
     """No controller keeps one up to date: Helm 4's `--wait` would wait for it until it times out."""
-    from fusion_helm.hooks.status import as_patch
+    from fusion_helm.programs.status import as_patch
 
     assert as_patch({"conditions": []}) == {"status": {"conditions": [], "observedGeneration": None}}
 

@@ -468,8 +468,8 @@ def test_any_single_mutation_in_the_role_layout_is_taken_over_or_gives_one_clear
 
 
 def test_the_layout_names_are_the_models() -> None:
+    from fusion_helm.base import kinds
     from fusion_helm.model import Layout
-    from fusion_helm.spec import kinds
 
     # Every layout but disaggregated, whose DisaggregatedSet needs a prefill and a decode role.
     assert tuple(layout for layout in Layout if layout is not Layout.DISAGGREGATED) == kinds.TAKE_OVER_LAYOUTS

@@ -1,5 +1,5 @@
 """The live cluster, for `fusion-helm status`: find a release's InferenceService, read what its status is
-computed from (a fusion_helm.hooks.status.Reader, as the status hook's client is), write its status. The
+computed from (a fusion_helm.programs.status.Reader, as the status hook's client is), write its status. The
 only module that talks to an API server (the kubernetes client, imported here)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import kubernetes
 import urllib3
 
+from fusion_helm.base.kinds import INFERENCE_SERVICE, Kind
 from fusion_helm.cli.io import InputError
-from fusion_helm.hooks import status
-from fusion_helm.spec.kinds import INFERENCE_SERVICE, Kind
+from fusion_helm.programs import status
 
 RELEASE_LABEL = "app.kubernetes.io/instance"
 

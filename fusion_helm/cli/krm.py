@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 
+from fusion_helm.base.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.cli.io import InputError, fail, output_closed, read_input, version
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.options import LAYOUT_KEY, TAKE_OVER_KEY, from_function_config
-from fusion_helm.spec.kinds import TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fusion_helm import advice, diff
+from fusion_helm.base.kinds import HYPER_NODE, LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
+from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.cli.io import InputError, fail, output_closed, read_input, stream_name, version
 from fusion_helm.convert.leader_worker_set import ROLE_NAME as TAKEN_OVER_ROLE
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.hooks import status
 from fusion_helm.kio.document import read_documents
 from fusion_helm.model import KIND, is_inference_service, parse_inference_service
 from fusion_helm.options import LAYOUT_FLAG, LAYOUT_HELP, TAKE_OVER_FLAG, TAKE_OVER_HELP, Options
@@ -24,11 +25,12 @@ from fusion_helm.plan import place_all
 from fusion_helm.plan.nodes import PlanError, TopologyError, cluster_of
 from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import KINDS as PLANNED_KINDS
-from fusion_helm.spec.kinds import HYPER_NODE, LEADER_WORKER_SET, POD, TAKE_OVER_LAYOUTS
-from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE
+from fusion_helm.programs import status
 
 if TYPE_CHECKING:
     from fusion_helm.cli.cluster import ClusterClient
+
+    Commands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 PROG = "fusion-helm"
 COMPLETION_SHELLS = ("bash", "zsh")
@@ -170,7 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, help="show the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _file_commands(commands)
+    _status_command(commands)
+    _tool_commands(commands, parser)
+    return parser
 
+
+
+def _file_commands(commands: Commands) -> None:
+    """The commands on multi-document YAML files: render, validate, plan, diff."""
     def command(name: str, run: Callable[[argparse.Namespace], int], summary: str, description: str,
                 files: tuple[str, ...] = ()) -> argparse.ArgumentParser:
         """A subcommand on multi-document YAML files (- for standard input): any number, or FILES."""
@@ -211,6 +221,18 @@ def build_parser() -> argparse.ArgumentParser:
         "another, from its partition up), updated (without touching pods) or unchanged.",
         files=("CURRENT", "NEW"))
     diff_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
+    size = plan_cmd.add_mutually_exclusive_group(required=True)
+    size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
+    size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
+    size.add_argument("--topology", metavar="FILE",
+                      help="the cluster's HyperNodes (topology.volcano.sh/v1alpha1, as `kubectl get hypernodes -o "
+                           "yaml` prints them; members by exactMatch): their nodes, --gpus-per-node each, placed by "
+                           "network topology as Volcano does")
+    plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
+    plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
+
+
+def _status_command(commands: Commands) -> None:
     status_cmd = commands.add_parser(
         "status", help="each role's status, from the live cluster",
         description="Find the InferenceService of a helm release and report each role's status from its pods: "
@@ -228,6 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     status_cmd.add_argument("--write", action="store_true", help="write the status subresource")
     status_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
     status_cmd.set_defaults(run=_status)
+
+
+def _tool_commands(commands: Commands, parser: argparse.ArgumentParser) -> None:
+    """plugin-dir and completion (of PARSER's commands)."""
     plugin_cmd = commands.add_parser(
         "plugin-dir", help="where this installation's helm plugins are, to `helm plugin install` them",
         description="Print the directory of one of the helm plugins installed with this package: fusion-postrender "
@@ -242,16 +268,6 @@ def build_parser() -> argparse.ArgumentParser:
                     'eval "$(fusion-helm completion bash)"; in ~/.zshrc: eval "$(fusion-helm completion zsh)".')
     completion_cmd.add_argument("shell", choices=COMPLETION_SHELLS)
     completion_cmd.set_defaults(run=lambda args: _completion(parser, args.shell))
-    size = plan_cmd.add_mutually_exclusive_group(required=True)
-    size.add_argument("--gpus", type=_positive, help="GPUs in the cluster, in nodes of --gpus-per-node")
-    size.add_argument("--nodes", type=_positive, help="nodes in the cluster")
-    size.add_argument("--topology", metavar="FILE",
-                      help="the cluster's HyperNodes (topology.volcano.sh/v1alpha1, as `kubectl get hypernodes -o "
-                           "yaml` prints them; members by exactMatch): their nodes, --gpus-per-node each, placed by "
-                           "network topology as Volcano does")
-    plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
-    plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
-    return parser
 
 
 class _Version(argparse.Action):

@@ -8,8 +8,8 @@ when the stream has something for them.
 import os
 import sys
 
+from fusion_helm.base.kinds import TAKE_OVER_LAYOUTS
 from fusion_helm.cli.io import InputError, fail, output_closed, read_input, version
-from fusion_helm.spec.kinds import TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

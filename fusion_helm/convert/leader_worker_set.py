@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.base.kinds import (
+    DEFAULT_LAYOUT,
+    LAYOUT_ANNOTATION,
+    LEADER_WORKER_SET,
+    RAY_BOOTSTRAP_ANNOTATION,
+    TAKE_OVER_ANNOTATION,
+    TAKE_OVER_LAYOUTS,
+)
 from fusion_helm.errors import InvalidSpec, clip, key_path, show
 from fusion_helm.limits import MAX_REPLICAS
 from fusion_helm.model import upstream
@@ -25,13 +33,6 @@ from fusion_helm.model.inference_service import (
 from fusion_helm.model.metadata import check_dns_label, check_metadata
 from fusion_helm.model.scaling import check_rollout
 from fusion_helm.model.validation import check, validate_pod_template
-from fusion_helm.spec.kinds import (
-    LAYOUT_ANNOTATION,
-    LEADER_WORKER_SET,
-    RAY_BOOTSTRAP_ANNOTATION,
-    TAKE_OVER_ANNOTATION,
-    TAKE_OVER_LAYOUTS,
-)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ are not: LWS makes them to place parts of a group apart, which the gang cannot e
 
 
 def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
-                            default_layout: Layout = Layout.REPLICA) -> InferenceService:
+                            default_layout: str = DEFAULT_LAYOUT) -> InferenceService:
     """The service a LeaderWorkerSet becomes, in the layout its annotation names, else DEFAULT_LAYOUT."""
     raw_metadata = obj.get("metadata")
     name = raw_metadata.get("name") if isinstance(raw_metadata, Mapping) else None
@@ -96,24 +97,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
         if _get(obj, path) is not None:
             raise InvalidSpec(where, ".".join(path), f"{refusal}: it {why}")
     check(where, "", upstream.schema(LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind), {**obj, "metadata": {}})
-    counts: dict[str, int] = {}
-    for field, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
-        value = _get(obj, field)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
-            raise InvalidSpec(where, ".".join(field), f"must be a whole number >= {least}, got {show(value)}")
-        counts[field[-1]] = 1 if value is None else value
-    if not whole and counts["replicas"] > MAX_REPLICAS:
-        raise InvalidSpec(where, "spec.replicas", f"must be <= {MAX_REPLICAS} to be taken over (each replica becomes "
-                                                  f"a LeaderWorkerSet of its own), got {counts['replicas']}")
-    if counts["size"] > 1 and EXCLUSIVE_TOPOLOGY in (metadata.get("annotations") or {}):
-        raise InvalidSpec(where, key_path("metadata.annotations", EXCLUSIVE_TOPOLOGY),
-                          "cannot be taken over with size > 1: LWS then creates the workers only once the leader is "
-                          "scheduled (they follow its topology), while the gang places a replica's pods together, so "
-                          "the leader would wait for them forever; remove it, or use a nodeAffinity of your own")
-    if not whole and _get(obj, ("spec", "networkConfig", "subdomainPolicy")) == "Shared":
-        raise InvalidSpec(where, "spec.networkConfig.subdomainPolicy",
-                          "cannot be taken over: Shared puts every replica under one subdomain, and each replica "
-                          "becomes its own LeaderWorkerSet with its own; use UniquePerReplica or remove it")
+    counts = _counts(obj, metadata, whole, where)
     template = spec.get("leaderWorkerTemplate")
     if not isinstance(template, Mapping):
         raise InvalidSpec(where, "spec.leaderWorkerTemplate", "must be an object")
@@ -121,22 +105,7 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
     if rollout is not None:
         rollout = {key: value for key, value in rollout.items() if value is not None}  # the API server prunes nulls
         check_rollout(rollout, counts["replicas"], ".".join(ROLLOUT), where)
-    worker, leader = template.get("workerTemplate"), template.get("leaderTemplate")
-    if worker is None:
-        raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate", "is required")
-    worker = validate_pod_template(worker, where, "spec.leaderWorkerTemplate.workerTemplate")
-    if leader is not None:
-        leader = validate_pod_template(leader, where, "spec.leaderWorkerTemplate.leaderTemplate")
-    if spec.get("startupPolicy") == "LeaderReady" and counts["size"] > 1:
-        raise InvalidSpec(where, "spec.startupPolicy",
-                          "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "
-                          "is ready, while the gang places a replica's pods together, so the leader would wait "
-                          "for them forever; use LeaderCreated (the default)")
-    ray = (metadata.get("annotations") or {}).get(RAY_BOOTSTRAP_ANNOTATION) == "true"
-    if ray and leader is not None:
-        raise InvalidSpec(where, "spec.leaderWorkerTemplate.leaderTemplate",
-                          f"must be absent with {RAY_BOOTSTRAP_ANNOTATION}: \"true\": the Ray bootstrap makes the "
-                          "leader from the worker template")
+    worker, leader, ray = _templates(spec, template, metadata, counts["size"], where)
     restart = template.get("restartPolicy", "RecreateGroupOnPodRestart")
     if restart not in RESTART_POLICIES:
         raise InvalidSpec(where, "spec.leaderWorkerTemplate.restartPolicy",
@@ -164,10 +133,55 @@ def parse_leader_worker_set(obj: Mapping[str, Any], where: str | None = None,
                             layout=layout)
 
 
-def _layout(where: str, annotations: Mapping[str, str], default: Layout) -> Layout:
+def _counts(obj: Mapping[str, Any], metadata: Mapping[str, Any], whole: bool, where: str) -> dict[str, int]:
+    """Its replicas and size, each checked for what a take-over needs of it (WHOLE: in layout role)."""
+    counts: dict[str, int] = {}
+    for field, least in ((("spec", "replicas"), 0), (("spec", "leaderWorkerTemplate", "size"), 1)):
+        value = _get(obj, field)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
+            raise InvalidSpec(where, ".".join(field), f"must be a whole number >= {least}, got {show(value)}")
+        counts[field[-1]] = 1 if value is None else value
+    if not whole and counts["replicas"] > MAX_REPLICAS:
+        raise InvalidSpec(where, "spec.replicas", f"must be <= {MAX_REPLICAS} to be taken over (each replica becomes "
+                                                  f"a LeaderWorkerSet of its own), got {counts['replicas']}")
+    if counts["size"] > 1 and EXCLUSIVE_TOPOLOGY in (metadata.get("annotations") or {}):
+        raise InvalidSpec(where, key_path("metadata.annotations", EXCLUSIVE_TOPOLOGY),
+                          "cannot be taken over with size > 1: LWS then creates the workers only once the leader is "
+                          "scheduled (they follow its topology), while the gang places a replica's pods together, so "
+                          "the leader would wait for them forever; remove it, or use a nodeAffinity of your own")
+    if not whole and _get(obj, ("spec", "networkConfig", "subdomainPolicy")) == "Shared":
+        raise InvalidSpec(where, "spec.networkConfig.subdomainPolicy",
+                          "cannot be taken over: Shared puts every replica under one subdomain, and each replica "
+                          "becomes its own LeaderWorkerSet with its own; use UniquePerReplica or remove it")
+    return counts
+
+
+def _templates(spec: Mapping[str, Any], template: Mapping[str, Any], metadata: Mapping[str, Any], size: int,
+               where: str) -> tuple[Mapping[str, Any], Mapping[str, Any] | None, bool]:
+    """Its worker and leader (None) templates, checked, and whether its annotation asks for the Ray bootstrap."""
+    worker, leader = template.get("workerTemplate"), template.get("leaderTemplate")
+    if worker is None:
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate.workerTemplate", "is required")
+    worker = validate_pod_template(worker, where, "spec.leaderWorkerTemplate.workerTemplate")
+    if leader is not None:
+        leader = validate_pod_template(leader, where, "spec.leaderWorkerTemplate.leaderTemplate")
+    if spec.get("startupPolicy") == "LeaderReady" and size > 1:
+        raise InvalidSpec(where, "spec.startupPolicy",
+                          "cannot be taken over as LeaderReady: LWS then creates the workers only once the leader "
+                          "is ready, while the gang places a replica's pods together, so the leader would wait "
+                          "for them forever; use LeaderCreated (the default)")
+    ray = (metadata.get("annotations") or {}).get(RAY_BOOTSTRAP_ANNOTATION) == "true"
+    if ray and leader is not None:
+        raise InvalidSpec(where, "spec.leaderWorkerTemplate.leaderTemplate",
+                          f"must be absent with {RAY_BOOTSTRAP_ANNOTATION}: \"true\": the Ray bootstrap makes the "
+                          "leader from the worker template")
+    return worker, leader, ray
+
+
+def _layout(where: str, annotations: Mapping[str, str], default: str) -> Layout:
     value = annotations.get(LAYOUT_ANNOTATION)
     if value is None:
-        return default
+        return Layout(default)
     if value not in TAKE_OVER_LAYOUTS:
         raise InvalidSpec(where, key_path("metadata.annotations", LAYOUT_ANNOTATION),
                           f"must be {' or '.join(TAKE_OVER_LAYOUTS)}, got {show(value)}")

@@ -14,22 +14,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from fusion_helm.errors import InvalidSpec
-from fusion_helm.expand.generations import GENERATIONS, Routing
-from fusion_helm.expand.labelling import object_metadata, prometheus_label, role_labels
-from fusion_helm.expand.names import role_lws_name, role_scaler_name
-from fusion_helm.expand.pods import Pod
-from fusion_helm.model import ComponentType, InferenceService, Layout, Role
-from fusion_helm.model.engine import ENGINE_METRICS, EngineMetric
-from fusion_helm.model.scaling import Autoscaling, Signal, Target
-from fusion_helm.spec.kinds import (
+from fusion_helm.base.kinds import (
     HORIZONTAL_POD_AUTOSCALER,
     LEADER_WORKER_SET,
     ROLE_SCALER,
     SCALED_OBJECT,
     TRIGGER_AUTHENTICATION,
 )
-from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
+from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.generations import GENERATIONS, Routing
+from fusion_helm.expand.labelling import object_metadata, prometheus_label, role_labels
+from fusion_helm.expand.names import role_lws_name, role_scaler_name
+from fusion_helm.expand.pods import Pod
+from fusion_helm.model import ComponentType, InferenceService, Layout, Role
+from fusion_helm.model.engine_flags import ENGINE_METRICS, EngineMetric
+from fusion_helm.model.scaling import Autoscaling, Signal, Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

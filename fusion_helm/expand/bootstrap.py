@@ -12,7 +12,8 @@ which its ``exec … "$@"`` passes on.
 from __future__ import annotations
 
 from fusion_helm.model.bootstrap import Bootstrap, MultiNode
-from fusion_helm.model.engine import (
+from fusion_helm.model.engine import ServerCommand
+from fusion_helm.model.engine_flags import (
     API_SERVER_ONLY,
     DATA_PARALLEL_ADDRESS,
     DATA_PARALLEL_HYBRID_LB,
@@ -28,7 +29,6 @@ from fusion_helm.model.engine import (
     NNODES,
     NODE_RANK,
     Option,
-    ServerCommand,
 )
 from fusion_helm.records import record
 

@@ -1,7 +1,7 @@
 """The model cache: the volume a service's weights are fetched onto once, and the Jobs that fetch them.
 
 A source that is fetched (hf://, s3://) is copied once per service and revision onto the cache volume by a
-Job running the fetch program (``fusion_helm/hooks/fetch.py``) in the serving image, which has the hub's
+Job running the fetch program (``fusion_helm/programs/fetch.py``) in the serving image, which has the hub's
 client. It downloads into a folder of its own and renames it into place when every file is verified, so a
 folder at the revision's path is always whole. A LoRA adapter is fetched the same way, then placed, under
 the name clients ask for, in its service's adapter folder for its base model (ADAPTERS_FOLDER), which the
@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
+from fusion_helm.base.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
+from fusion_helm.base.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata
@@ -24,8 +26,6 @@ from fusion_helm.expand.quantity import parse_quantity
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.weights import ModelCache, Scheme, WeightsSource
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
-from fusion_helm.spec.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ ADAPTERS_FOLDER = "lora"
 WEIGHTS_VOLUME = "fusioninfer-weights"
 PROGRAM_DIR = "/opt/fusioninfer"
 PROGRAM = "fetch.py"
-PROGRAM_SOURCE = Path(__file__).resolve().parent.parent / "hooks" / PROGRAM
+PROGRAM_SOURCE = Path(__file__).resolve().parent.parent / "programs" / PROGRAM
 FETCH_DIR = "/cache"
 """Where the fetch Job mounts the cache volume, read-write."""
 SCRATCH_DIR = "/tmp"

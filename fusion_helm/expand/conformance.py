@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from fusion_helm.base.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, LEADER_WORKER_SET, POD_GROUP, POD_MONITOR
+from fusion_helm.base.labels import LABEL_ROLE_NAME
 from fusion_helm.errors import InvalidSpec, clip, format_path
 from fusion_helm.expand.names import served_model_name
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.upstream import has_schema, violation
-from fusion_helm.spec.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, LEADER_WORKER_SET, POD_GROUP, POD_MONITOR
-from fusion_helm.spec.labels import LABEL_ROLE_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

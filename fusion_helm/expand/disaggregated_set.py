@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.base.kinds import DISAGGREGATED_SET
+from fusion_helm.base.labels import LABEL_SERVICE, LABEL_SPEC_HASH
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.lws import RoleBlueprint, leader_worker_template
 from fusion_helm.model import InferenceService, Layout
-from fusion_helm.spec.kinds import DISAGGREGATED_SET
-from fusion_helm.spec.labels import LABEL_SERVICE, LABEL_SPEC_HASH
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

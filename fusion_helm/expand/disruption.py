@@ -9,11 +9,11 @@ breaks holds every other eviction back (its pods are not ready) until it is whol
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import POD_DISRUPTION_BUDGET
+from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import disruption_budget_name
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.spec.kinds import POD_DISRUPTION_BUDGET
-from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

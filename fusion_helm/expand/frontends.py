@@ -13,6 +13,8 @@ on. Its flags are argparse's, as SGLang's are.
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import DEPLOYMENT, POD, SERVICE_ACCOUNT
+from fusion_helm.base.labels import LABEL_COMPONENT_TYPE, LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import frontend_name
@@ -20,18 +22,9 @@ from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.expand.services import service_object, service_port
 from fusion_helm.expand.serving_port import FRONTED, common_port
 from fusion_helm.model import ComponentType, InferenceService, Role
-from fusion_helm.model.engine import (
-    DISAGGREGATION_BOOTSTRAP_PORT,
-    DISAGGREGATION_MODE,
-    PORT,
-    Engine,
-    Option,
-    ServerCommand,
-    server_command,
-)
+from fusion_helm.model.engine import ServerCommand, server_command
+from fusion_helm.model.engine_flags import DISAGGREGATION_BOOTSTRAP_PORT, DISAGGREGATION_MODE, PORT, Engine, Option
 from fusion_helm.model.exposure import Frontend
-from fusion_helm.spec.kinds import DEPLOYMENT, POD, SERVICE_ACCOUNT
-from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from fusion_helm.base import needs
+from fusion_helm.base.kinds import POD_GROUP
+from fusion_helm.base.labels import ANNOTATION_GROUP_NAME, LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec, format_path, show
 from fusion_helm.expand import resources
 from fusion_helm.expand.labelling import object_metadata, replica_index_label
@@ -16,9 +19,6 @@ from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.model import GangLevel, InferenceService, Layout, Role
 from fusion_helm.model.topology import NetworkTopology
 from fusion_helm.records import EMPTY, record
-from fusion_helm.spec import needs
-from fusion_helm.spec.kinds import POD_GROUP
-from fusion_helm.spec.labels import ANNOTATION_GROUP_NAME, LABEL_REVISION, LABEL_ROLE_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

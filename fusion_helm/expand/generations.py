@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.base import needs
+from fusion_helm.base.kinds import INFERENCE_POOL
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model import InferenceService, Layout, PoolAPI, Router, Scorer
-from fusion_helm.model.engine import ENGINE_METRICS, Engine, EngineMetric
+from fusion_helm.model.engine_flags import ENGINE_METRICS, Engine, EngineMetric
 from fusion_helm.model.scaling import Signal
 from fusion_helm.records import EMPTY, record
-from fusion_helm.spec import needs
-from fusion_helm.spec.kinds import INFERENCE_POOL
 
 MODEL_GROUP = needs.PICKERS[needs.GIE_V1].model.group
 """The Inference Extension's InferenceModel and InferenceObjective."""

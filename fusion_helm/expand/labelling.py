@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from fusion_helm.model import ComponentType, InferenceService, Role
-from fusion_helm.spec.labels import (
+from fusion_helm.base.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
     LABEL_PD_ROLE,
@@ -13,6 +12,7 @@ from fusion_helm.spec.labels import (
     LABEL_SERVICE,
     LABEL_WORKER_INDEX,
 )
+from fusion_helm.model import ComponentType, InferenceService, Role
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

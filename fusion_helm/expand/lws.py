@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
+from fusion_helm.base.kinds import LEADER_WORKER_SET
+from fusion_helm.base.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.digest import canonical_json, short_hash
 from fusion_helm.expand.gang import GangPlan
@@ -14,8 +16,6 @@ from fusion_helm.expand.pods import RoleTemplates
 from fusion_helm.limits import MAX_OBJECT_BYTES, MAX_OUTPUT_BYTES
 from fusion_helm.model import InferenceService, Layout, RecoveryPolicy, Role
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import LEADER_WORKER_SET
-from fusion_helm.spec.labels import LABEL_REPLICA_INDEX, LABEL_SERVES, LABEL_SPEC_HASH
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,13 +4,13 @@ other pods run ranks or Ray workers, without an API server) — and one for a ro
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import POD_MONITOR
 from fusion_helm.expand.labelling import SCRAPED_POD_LABELS, object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import monitor_name, picker_name
 from fusion_helm.expand.router.picker import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
 from fusion_helm.expand.tls import CA
 from fusion_helm.model import InferenceService, PodMonitoring
-from fusion_helm.spec.kinds import POD_MONITOR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import LEADER_WORKER_SET
+from fusion_helm.base.labels import LABEL_ROLE_NAME
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model import InferenceService, Layout, Role
 from fusion_helm.model.inference_service import TLS_SECRET_SUFFIX
 from fusion_helm.model.scaling import LWS_ROLLOUT_DEFAULTS, scaled
-from fusion_helm.spec.kinds import LEADER_WORKER_SET
-from fusion_helm.spec.labels import LABEL_ROLE_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

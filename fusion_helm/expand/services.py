@@ -9,6 +9,8 @@ on first (where a routing proxy stands in front of the engine, the proxy's): nam
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import SERVICE
+from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import role_service_name, service_service_name
@@ -16,8 +18,6 @@ from fusion_helm.expand.serving_port import EXPOSED, common_port, serving_port
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.exposure import ClientService, ServiceType
 from fusion_helm.model.metadata import is_dns_label
-from fusion_helm.spec.kinds import SERVICE
-from fusion_helm.spec.labels import LABEL_ROLE_NAME, LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.proxies import routing_proxy
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import MAX_PORT, PORT
+from fusion_helm.model.engine_flags import MAX_PORT, PORT
 from fusion_helm.records import record
 
 TYPE_CHECKING = False

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.base.kinds import CERTIFICATE
+from fusion_helm.base.labels import LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata
 from fusion_helm.expand.names import certificate_name, role_service_name, service_service_name
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE
+from fusion_helm.model.engine_flags import ENABLE_SSL_REFRESH, SSL_CERTFILE, SSL_KEYFILE
 from fusion_helm.model.exposure import Tls
-from fusion_helm.spec.kinds import CERTIFICATE
-from fusion_helm.spec.labels import LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

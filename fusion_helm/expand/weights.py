@@ -32,7 +32,8 @@ from fusion_helm.expand.cache import (
 )
 from fusion_helm.expand.names import cache_claim_name
 from fusion_helm.model import InferenceService, Role
-from fusion_helm.model.engine import (
+from fusion_helm.model.engine import ServerCommand
+from fusion_helm.model.engine_flags import (
     ENABLE_LORA,
     LOAD_FORMAT,
     LORA_MODULES,
@@ -40,7 +41,6 @@ from fusion_helm.model.engine import (
     REVISION,
     SERVED_MODEL_NAME,
     Engine,
-    ServerCommand,
 )
 from fusion_helm.model.weights import Scheme, WeightsSource
 

@@ -1,6 +1,6 @@
 """Each InferenceService is followed by the objects that serve it; other documents pass through."""
 
-from fusion_helm.spec.kinds import API_GROUP, INFERENCE_SERVICE
+from fusion_helm.base.kinds import API_GROUP, INFERENCE_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from fusion_helm.base.labels import LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.kio.document import Document
 from fusion_helm.kio.keys import ObjectKey, object_key
-from fusion_helm.spec.labels import LABEL_SERVICE
 
 
 class Expansion:

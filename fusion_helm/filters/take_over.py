@@ -2,7 +2,7 @@
 an InferenceService would be: one LeaderWorkerSet per replica (layout replica) or the one kept whole
 (layout role), and a PodGroup for a multi-node one."""
 
-from fusion_helm.spec.kinds import LEADER_WORKER_SET, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
+from fusion_helm.base.kinds import LEADER_WORKER_SET, TAKE_OVER_ANNOTATION, TAKE_OVER_LAYOUTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class TakeOver:
             if self._taken(document):
                 with about(document):
                     service = parse_leader_worker_set(document.obj, where=document.where,
-                                                      default_layout=Layout(self.layout))
+                                                      default_layout=self.layout)
                     made = (document.derive(obj) for obj in expand(service))
                     expansions.append(Expansion(document, service.name, made, replaces_origin=True))
                 if service.layout is Layout.REPLICA:
@@ -48,7 +48,7 @@ class TakeOver:
         return place(documents, expansions)
 
     def _taken(self, document: "Document") -> bool:
-        from fusion_helm.spec.labels import LABEL_SERVICE  # (here, not at the top: claims are asked at start-up)
+        from fusion_helm.base.labels import LABEL_SERVICE  # (here, not at the top: claims are asked at start-up)
 
         return document.could_be(LEADER_WORKER_SET.kind, *self._words) \
             and document.kind == LEADER_WORKER_SET.kind \
@@ -65,10 +65,10 @@ def _carried_services(documents: "list[Document]", taken: set[tuple[str | None, 
     their label.)"""
     if not taken:
         return []
+    from fusion_helm.base.kinds import SERVICE
+    from fusion_helm.base.labels import LABEL_LWS_NAME, LABEL_SERVICE
     from fusion_helm.errors import InvalidSpec
     from fusion_helm.filters.expansions import Expansion
-    from fusion_helm.spec.kinds import SERVICE
-    from fusion_helm.spec.labels import LABEL_LWS_NAME, LABEL_SERVICE
 
     carried: list[Expansion] = []
     for document in documents:

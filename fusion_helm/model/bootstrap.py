@@ -8,7 +8,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
-from fusion_helm.model.engine import DATA_PARALLEL_SIZE_LOCAL, Engine, server_command
+from fusion_helm.model.engine import server_command
+from fusion_helm.model.engine_flags import DATA_PARALLEL_SIZE_LOCAL, Engine
 from fusion_helm.records import record
 
 TYPE_CHECKING = False

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
+from fusion_helm.base.needs import PREFILL_DECODE
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.spec.needs import PREFILL_DECODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -93,9 +93,9 @@ def _pod_template(template: Mapping[str, Any], path: str, where: str) -> Mapping
     """A frontend's pod template, checked as the API server checks a pod template (the upstream schema of
     one: a LeaderWorkerSet's, as a Deployment has none here) and with its null fields pruned: the
     Deployment, the Role's subject and the Service are written from it."""
+    from fusion_helm.base.kinds import LEADER_WORKER_SET
     from fusion_helm.model import upstream
     from fusion_helm.model.validation import check, prune_nulls
-    from fusion_helm.spec.kinds import LEADER_WORKER_SET
 
     schema = upstream.schema(LEADER_WORKER_SET.api_version, LEADER_WORKER_SET.kind, "spec", "leaderWorkerTemplate",
                              "workerTemplate")

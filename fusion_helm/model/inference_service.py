@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
+from fusion_helm.base import needs
+from fusion_helm.base.needs import GROUPED_LAYOUTS, NOT_SERVING, PREFILL_DECODE
 from fusion_helm.errors import InvalidSpec, clip, show
 from fusion_helm.model.bootstrap import VLLM_SERVING_COMMAND, MultiNode, parse_multinode
 from fusion_helm.model.component_types import ComponentType, check_role_fields, is_disaggregated
@@ -40,8 +42,6 @@ from fusion_helm.model.weights import (
     parse_source,
 )
 from fusion_helm.records import EMPTY, record
-from fusion_helm.spec import needs
-from fusion_helm.spec.needs import GROUPED_LAYOUTS, NOT_SERVING, PREFILL_DECODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.base.kinds import POD_MONITOR
 from fusion_helm.model import upstream
 from fusion_helm.model.metadata import check_labels_and_annotations
 from fusion_helm.model.validation import check
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import POD_MONITOR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

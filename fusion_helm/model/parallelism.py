@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model.bootstrap import Bootstrap
-from fusion_helm.model.engine import (
+from fusion_helm.model.engine import Occurrence, ServerCommand
+from fusion_helm.model.engine_flags import (
     DATA_PARALLEL_SIZE,
     PIPELINE_PARALLEL_SIZE,
     SGLANG_DATA_PARALLEL_SIZE,
     TENSOR_PARALLEL_SIZE,
     Engine,
-    Occurrence,
     Option,
-    ServerCommand,
 )
 from fusion_helm.records import record
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
+from fusion_helm.base.kinds import LEADER_WORKER_SET
+from fusion_helm.base.labels import ANNOTATION_PICKER_CONFIG_HASH
+from fusion_helm.base.needs import DEFAULT_POOL_API, POOL_V1, POOL_V1ALPHA2
 from fusion_helm.errors import InvalidSpec, key_path, show
 from fusion_helm.model import upstream
 from fusion_helm.model.metadata import check_annotation_map, check_label_map
 from fusion_helm.model.validation import check, check_unique
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import LEADER_WORKER_SET
-from fusion_helm.spec.labels import ANNOTATION_PICKER_CONFIG_HASH
-from fusion_helm.spec.needs import DEFAULT_POOL_API, POOL_V1, POOL_V1ALPHA2
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 
+from fusion_helm.base import needs
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.records import record
-from fusion_helm.spec import needs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
 
+from fusion_helm.base import needs
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.model.metadata import check_annotation_map
 from fusion_helm.records import EMPTY, record
-from fusion_helm.spec import needs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from fusion_helm.base.kinds import HYPER_NODE
 from fusion_helm.records import record
-from fusion_helm.spec.kinds import HYPER_NODE
 
 T = TypeVar("T")
 GPU = "nvidia.com/gpu"

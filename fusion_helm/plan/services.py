@@ -7,14 +7,8 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.expand import gang, resources
-from fusion_helm.expand.names import pod_name, revision_lws_name, role_scaler_name, task_name
-from fusion_helm.expand.quantity import ZERO
-from fusion_helm.kio.keys import latest_by_key
-from fusion_helm.plan.nodes import GPU, Pod
-from fusion_helm.records import record
-from fusion_helm.spec.kinds import DISAGGREGATED_SET, HORIZONTAL_POD_AUTOSCALER, LEADER_WORKER_SET, POD_GROUP
-from fusion_helm.spec.labels import (
+from fusion_helm.base.kinds import DISAGGREGATED_SET, HORIZONTAL_POD_AUTOSCALER, LEADER_WORKER_SET, POD_GROUP
+from fusion_helm.base.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
     LABEL_REPLICA_INDEX,
@@ -22,6 +16,12 @@ from fusion_helm.spec.labels import (
     LABEL_SERVICE,
     one_per_replica,
 )
+from fusion_helm.expand import gang, resources
+from fusion_helm.expand.names import pod_name, revision_lws_name, role_scaler_name, task_name
+from fusion_helm.expand.quantity import ZERO
+from fusion_helm.kio.keys import latest_by_key
+from fusion_helm.plan.nodes import GPU, Pod
+from fusion_helm.records import record
 
 KINDS = (POD_GROUP.kind, LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind, HORIZONTAL_POD_AUTOSCALER.kind)
 """What the preview reads (an autoscaled role is planned at its autoscaler's minimum)."""

@@ -245,7 +245,7 @@ def run_check(cluster: Cluster, tmp_path: Path, spec: dict[str, Any]) -> subproc
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     env = hook_environment(cluster, "default", None, tmp_path)
-    return subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.hooks.check",
+    return subprocess.run([sys.executable, "-S", "-E", "-m", "fusion_helm.programs.check",
                            "--spec", str(tmp_path / "spec.json")],
                           cwd=ROOT, env=env, text=True, capture_output=True, timeout=120)
 

@@ -58,8 +58,8 @@ import kubernetes
 import urllib3
 import yaml
 
+from fusion_helm.base.labels import LABEL_COMPONENT_TYPE
 from fusion_helm.expand.generations import GENERATIONS, PD_GENERATION
-from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
 from tests import engines
 from tests.controlplane import kubelet
 from tests.controlplane.builds import binary, picker, picker_probe

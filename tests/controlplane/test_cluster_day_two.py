@@ -114,7 +114,7 @@ def test_an_older_crd_is_refused_then_upgraded_and_no_field_is_lost(
             refused = helm_in(helm, cluster, namespace, "install", "svc", CHART, "-f", by_role, "--post-renderer",
                               "fusion-postrender", "--create-namespace", "--wait", check=False)
             assert refused.returncode != 0, "the check Job refuses the older CRD"
-            [check] = [r for r in hook_runs(hook_kubelet, namespace, "fusion_helm.hooks.check") if r.returncode]
+            [check] = [r for r in hook_runs(hook_kubelet, namespace, "fusion_helm.programs.check") if r.returncode]
             assert "the served InferenceService CRD is older than this chart's: it lacks spec.gangSchedule." \
                 in check.stderr, check.stderr
             assert "spec.layout, spec.model, spec.modelCache, spec.monitoring and " in check.stderr
@@ -157,8 +157,8 @@ def test_rollback_restores_a_revision_s_replicas_layout_and_hpa(
         assert_applied(live(cluster, PODGROUP, namespace)[SERVICE], manifest_objects(
             helm, cluster, namespace, 1, "PodGroup")[SERVICE])
         eventually("the post-rollback status hook's report", lambda: len(
-            hook_runs(hook_kubelet, namespace, "fusion_helm.hooks.report")) >= 3 and all(
-            r.returncode == 0 for r in hook_runs(hook_kubelet, namespace, "fusion_helm.hooks.report")))
+            hook_runs(hook_kubelet, namespace, "fusion_helm.programs.report")) >= 3 and all(
+            r.returncode == 0 for r in hook_runs(hook_kubelet, namespace, "fusion_helm.programs.report")))
         eventually("decode's 4 ready replicas in the status", lambda: (cluster.custom(
             INFERENCE_SERVICES, namespace)[0].get("status") or {}).get("components", {}).get("decode", {}).get(
             "readyReplicas") == 4)
@@ -193,7 +193,7 @@ def test_an_atomic_upgrade_whose_check_fails_leaves_the_service_untouched(
             "--post-renderer", "fusion-postrender", atomic, check=False)
         assert failed.returncode != 0
         assert any("queue no-such-queue does not exist" in run.stderr
-                   for run in hook_runs(hook_kubelet, namespace, "fusion_helm.hooks.check")), failed.stderr
+                   for run in hook_runs(hook_kubelet, namespace, "fusion_helm.programs.check")), failed.stderr
         assert uids(cluster, namespace) == before
         assert {name: o["metadata"]["generation"] for name, o in live(cluster, LWS, namespace).items()} == generations
         [after] = cluster.custom(INFERENCE_SERVICES, namespace)
@@ -233,7 +233,7 @@ def test_uninstall_leaves_nothing_of_the_release(cluster: Cluster, helm: Helm, h
             p.metadata.name.startswith("qwen-pd-router-epp") for p in cluster.pods(namespace)))
         failed = helm_in(helm, cluster, namespace, "upgrade", "svc", CHART, "-f", routed, "-f", broken,
                          "--post-renderer", "fusion-postrender", check=False)
-        checks = hook_runs(hook_kubelet, namespace, "fusion_helm.hooks.check")
+        checks = hook_runs(hook_kubelet, namespace, "fusion_helm.programs.check")
         assert failed.returncode != 0 and any("queue no-such-queue does not exist" in run.stderr
                                               for run in checks), failed.stderr
         left = namespaced_leftovers(cluster, namespace)

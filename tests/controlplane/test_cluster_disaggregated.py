@@ -15,9 +15,9 @@ import kubernetes
 import pytest
 import yaml
 
+from fusion_helm.base.labels import LABEL_REVISION, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
-from fusion_helm.spec.labels import LABEL_REVISION, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from tests.controlplane.cluster import ONE_HELM, PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.controlplane.hook_kubelet import hook_runner
 from tests.controlplane.pickers import RequestStream, kubeconfig_for, running, serving
@@ -169,8 +169,8 @@ def test_switching_to_the_layout_is_refused_with_the_pods_it_restarts(
 
 def test_the_prerequisite_check_names_a_disaggregated_set_api_not_served(
         cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fusion_helm.hooks import check, kube
-    from fusion_helm.spec import needs
+    from fusion_helm.base import needs
+    from fusion_helm.programs import check, kube
     from tests.controlplane.hook_kubelet import hook_environment, run_check
 
     spec = {"layout": "disaggregated", "roles": [{"name": "p", "componentType": "prefiller"},

@@ -20,7 +20,7 @@ import kubernetes
 import pytest
 import yaml
 
-from fusion_helm.spec.labels import LABEL_COMPONENT_TYPE
+from fusion_helm.base.labels import LABEL_COMPONENT_TYPE
 from tests.controlplane.cluster import ONE_HELM, Cluster, Release, eventually, ready, release
 from tests.controlplane.serving import (
     SERVING,

@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec
+from fusion_helm.base import needs
 from fusion_helm.expand.generations import GENERATIONS
 from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
-from fusion_helm.spec import needs
 from tests.builders import render, role, service
 from tests.controlplane.builds import picker, shared_crd
 from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready_pods, release

@@ -55,9 +55,9 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
             # The hook Jobs' pods must be admitted for the install to pass its checks and report status.
             installed.install(with_values(tmp_path, "restricted"))
             ran = {script for run in hook_kubelet.outputs(namespace) if run.returncode == 0
-                   for script in ("fusion_helm.hooks.check", "fusion_helm.hooks.report")
+                   for script in ("fusion_helm.programs.check", "fusion_helm.programs.report")
                    if any(script in str(a) for a in run.args)}
-            assert ran == {"fusion_helm.hooks.check", "fusion_helm.hooks.report"}
+            assert ran == {"fusion_helm.programs.check", "fusion_helm.programs.report"}
             eventually("the serving pods and the pickers Ready", lambda: len(
                 [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) ==
                 6 + PICKERS)

@@ -11,7 +11,8 @@ from itertools import takewhile
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.model import InferenceService, Router
-from fusion_helm.model.engine import LORA_MODULES, LORA_PATHS, SERVED_MODEL_NAME, Option, ServerCommand
+from fusion_helm.model.engine import ServerCommand
+from fusion_helm.model.engine_flags import LORA_MODULES, LORA_PATHS, SERVED_MODEL_NAME, Option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

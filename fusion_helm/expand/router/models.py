@@ -11,13 +11,13 @@ never be chosen: none is made."""
 
 from __future__ import annotations
 
+from fusion_helm.base import needs
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.digest import short_hash
 from fusion_helm.expand.generations import Generation, backend_ref
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import adapter_model_name, router_name, served_model_name
 from fusion_helm.model import Criticality, InferenceService, Router, ServedModel
-from fusion_helm.spec import needs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

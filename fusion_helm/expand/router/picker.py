@@ -5,6 +5,17 @@ from __future__ import annotations
 
 import copy
 
+from fusion_helm.base.kinds import (
+    CONFIG_MAP,
+    DEPLOYMENT,
+    NETWORK_POLICY,
+    POD,
+    POD_DISRUPTION_BUDGET,
+    SERVICE,
+    SERVICE_ACCOUNT,
+    inference_pool,
+)
+from fusion_helm.base.labels import ANNOTATION_PICKER_CONFIG_HASH
 from fusion_helm.errors import InvalidSpec, format_path, key_path, show
 from fusion_helm.expand import resources, tls
 from fusion_helm.expand.digest import short_hash
@@ -15,17 +26,6 @@ from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.expand.router.rbac import reader_role, reads, reads_kind
 from fusion_helm.model import InferenceService, Router
-from fusion_helm.spec.kinds import (
-    CONFIG_MAP,
-    DEPLOYMENT,
-    NETWORK_POLICY,
-    POD,
-    POD_DISRUPTION_BUDGET,
-    SERVICE,
-    SERVICE_ACCOUNT,
-    inference_pool,
-)
-from fusion_helm.spec.labels import ANNOTATION_PICKER_CONFIG_HASH
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -10,6 +10,8 @@ and decode on one DisaggregatedSet revision.
 
 from __future__ import annotations
 
+from fusion_helm.base.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
+from fusion_helm.base.needs import PREFILL_DECODE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import tls
 from fusion_helm.expand.generations import ROLLOUT_SCREENER, Generation
@@ -17,8 +19,6 @@ from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
 from fusion_helm.model import InferenceService, Layout, Router, Scorer, WeightedScorer
 from fusion_helm.model.router import STRATEGY_WORDS
-from fusion_helm.spec.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_ROLE, LABEL_WORKER_INDEX
-from fusion_helm.spec.needs import PREFILL_DECODE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

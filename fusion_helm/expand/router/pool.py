@@ -3,12 +3,12 @@ where every node serves), behind the router's endpoint picker."""
 
 from __future__ import annotations
 
+from fusion_helm.base.kinds import INFERENCE_POOL
+from fusion_helm.base.labels import LABEL_SERVICE
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.serving_port import ROUTED, common_port
 from fusion_helm.model import InferenceService, PoolAPI, Router
-from fusion_helm.spec.kinds import INFERENCE_POOL
-from fusion_helm.spec.labels import LABEL_SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

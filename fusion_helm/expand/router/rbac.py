@@ -3,7 +3,7 @@ that only reads, bound to ServiceAccounts."""
 
 from __future__ import annotations
 
-from fusion_helm.spec.kinds import RBAC_ROLE, ROLE_BINDING, SERVICE_ACCOUNT, Kind
+from fusion_helm.base.kinds import RBAC_ROLE, ROLE_BINDING, SERVICE_ACCOUNT, Kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from fusion_helm.base.kinds import GATEWAY, HTTP_ROUTE
+from fusion_helm.base.labels import MODEL_HEADER
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.generations import backend_ref
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
 from fusion_helm.model import InferenceService, Router
 from fusion_helm.model.router import SharedGateway
-from fusion_helm.spec.kinds import GATEWAY, HTTP_ROUTE
-from fusion_helm.spec.labels import MODEL_HEADER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fusion_helm.base.kinds import POD, SERVICE_ACCOUNT, inference_pool
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand import tls
 from fusion_helm.expand.generations import Generation, Routing, Sidecar
@@ -26,8 +27,8 @@ from fusion_helm.expand.pods import Change, Pod, Pods, RoleTemplates
 from fusion_helm.expand.proxies import Proxy, routing_proxy, taken_ports
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
-from fusion_helm.model.engine import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, NOT_JSON, PORT, ServerCommand
-from fusion_helm.spec.kinds import POD, SERVICE_ACCOUNT, inference_pool
+from fusion_helm.model.engine import NOT_JSON, ServerCommand
+from fusion_helm.model.engine_flags import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, PORT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
