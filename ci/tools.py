@@ -97,7 +97,7 @@ class Helm:
 
     def template(self, *values: Path, chart: Path = CHART, post_render: bool = True, hooks: bool = False,
                  check: bool = True, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-        """`helm template`; without the hook Jobs unless HOOKS (tests/test_hooks.py looks at those)."""
+        """`helm template`; without the hook Jobs unless HOOKS (tests/chart/test_hooks.py looks at those)."""
         args = ["template", "release", chart, *([] if hooks else ["--no-hooks"]), *values_args(*values)]
         if post_render:
             args += ["--post-renderer", "fusion-postrender"]

@@ -35,11 +35,14 @@ import pytest
 import yaml
 
 from tests.controlplane import components
+from tests.controlplane.clients import gateway
 from tests.controlplane.cluster import Cluster, release
 from tests.controlplane.processes import free_port
-from tests.controlplane.serving import HEALTH, SERVING, PickerEndpoints, ServingKubelet, gateway, serving_values
+from tests.controlplane.scenarios import HEALTH, serving_values
+from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.controlplane.test_cluster_elastic import pod_monitors
 from tests.controlplane.test_cluster_picker_availability import PICKER
+from tests.controlplane.watch import PickerEndpoints
 from tests.helm import VALUES, Helm
 
 COLD_START = int(os.environ.get("BENCH_COLD_START", "20"))

@@ -32,9 +32,11 @@ from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 from tests import engines
 from tests.controlplane.builds import CACHE as CLUSTER_CACHE
+from tests.controlplane.clients import gateway
 from tests.controlplane.cluster import Cluster
 from tests.controlplane.pickers import running, serving
-from tests.controlplane.serving import RANDOM_CONFIG, ServingKubelet, gateway, served, serving_values
+from tests.controlplane.scenarios import RANDOM_CONFIG, served, serving_values
+from tests.controlplane.serving import ServingKubelet
 from tests.helm import ROOT, VALUES, Helm
 
 PODS = 4

@@ -68,7 +68,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture
 def recorder(tmp_path: Path) -> Path:
     """`vllm` and `python3` that print the argv they are started with (NUL-separated): what a pod's
-    bootstrap script would run, word by word (tests/test_bootstrap.py, tests/test_engines.py)."""
+    bootstrap script would run, word by word (tests/expand/test_bootstrap.py, tests/real_engines/test_engines.py)."""
     for name in ("vllm", "python3"):
         (tmp_path / name).write_text(f'#!/bin/sh\nprintf "%s\\0" {name} "$@"\n')
         (tmp_path / name).chmod(0o755)

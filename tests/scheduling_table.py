@@ -1,5 +1,5 @@
 """The design's "Scheduling Behavior Table" for story 4, for each gang level: checked against
-`fusion-helm plan`'s preview (tests/test_plan.py) and against the real Volcano scheduler
+`fusion-helm plan`'s preview (tests/cli/test_plan.py) and against the real Volcano scheduler
 (tests/controlplane/test_cluster.py)."""
 
 from __future__ import annotations

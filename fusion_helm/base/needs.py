@@ -129,7 +129,7 @@ def node_count(role: Mapping[str, Any]) -> int:
 def gang_minimum(spec: Mapping[str, Any]) -> dict[str, int] | None:
     """The atomic minimum of a gang-scheduled service (role → replicas), or None when it has no PodGroup.
     Its Go twin, whether there is one: fusioninfer.gangScheduled (charts/fusioninfer/templates/_helpers.tpl;
-    tests/test_chart_decisions.py holds them together)."""
+    tests/chart/test_chart_decisions.py holds them together)."""
     gang = spec.get("gangSchedule")
     roles = [(role["name"], role.get("componentType", ""), replicas(role), node_count(role))
              for role in serving_roles(spec)]
@@ -179,7 +179,7 @@ def placement(spec: Mapping[str, Any]) -> Placement:
     """The queue (a gang-scheduled service's PodGroup's), the PriorityClass, and the tiers of the
     PodGroup's hard network topologies (the replicas' of each role with a subGroupPolicy, and the whole
     service's), each as text, sorted. Its Go twin: fusioninfer.placement (charts/fusioninfer/templates/
-    _helpers.tpl; tests/test_chart_decisions.py holds them together)."""
+    _helpers.tpl; tests/chart/test_chart_decisions.py holds them together)."""
     strategy = spec.get("schedulingStrategy") or {}
     minimum = gang_minimum(spec)
     if minimum is None:

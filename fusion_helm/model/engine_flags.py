@@ -3,7 +3,7 @@
 vLLM and SGLang parse their command lines with argparse: an option is ``--name value`` or ``--name=value``,
 some have a short spelling too (vLLM's ``-tp``, ``-dpl``, ``-asc``; a one-letter one may carry its value,
 ``-n2``). ``OPTIONS`` lists every option the expansion reads or writes, with each engine's spellings as its
-own parser has them (tests/engines/test_engines.py holds the table to the parsers); ``ServerCommand``
+own parser has them (tests/real_engines/test_engines.py holds the table to the parsers); ``ServerCommand``
 (``fusion_helm.model.engine``) reads and rewrites them in every spelling. And what each engine reports on
 its /metrics (``ENGINE_METRICS``).
 """
@@ -121,7 +121,7 @@ LORA_PATHS = Option({Engine.SGLANG: ("--lora-paths",)})
 
 API_SERVER_ONLY = (API_SERVER_COUNT,)
 """vLLM's options of its API server that its headless launch refuses: a headless worker (one that starts no
-API server) is started without them. tests/test_engines.py gives every option of vLLM's API server to a
+API server) is started without them. tests/real_engines/test_engines.py gives every option of vLLM's API server to a
 leader and to a headless worker and finds, by vLLM's own launch path, exactly these refused on the worker
 alone (the API server's other options are ignored there)."""
 

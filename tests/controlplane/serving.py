@@ -32,24 +32,19 @@ Deleting a pod stops its processes and removes its network. ``tests/controlplane
 from __future__ import annotations
 
 import base64
-import contextlib
 import datetime
 import hashlib
-import ipaddress
 import json
 import os
 import re
-import shlex
 import signal
 import socket
-import ssl
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,116 +57,33 @@ from fusion_helm.base.labels import LABEL_COMPONENT_TYPE
 from fusion_helm.expand.generations import GENERATIONS, PD_GENERATION
 from tests import engines
 from tests.controlplane import kubelet
-from tests.controlplane.builds import binary, picker, picker_probe
-from tests.controlplane.cluster import PICKERS, Cluster, Release, eventually, ready, ready_pods, release
-from tests.controlplane.components import POD_GATEWAY
+from tests.controlplane.builds import binary, picker
+from tests.controlplane.clients import UNVERIFIED
+from tests.controlplane.cluster import Cluster
 from tests.controlplane.hook_kubelet import BBR_LABEL, CUSTOM, MODELS_LABEL, hook_environment, serving_pod
-from tests.controlplane.pickers import GRPC_PORT, Picker, ask, command, kubeconfig_for, running, serving
-from tests.helm import Helm
+from tests.controlplane.network import GATEWAY_ADDRESS, NETNS_DIR, POD_NETWORK, PodNetwork, Relay
+from tests.controlplane.pickers import ask, command
 
 SERVING = {CUSTOM[0]: CUSTOM[1]}
 """Pod annotations (a role's ``template.metadata.annotations``) that have this runner run the pods."""
-POD_NETWORK = ipaddress.ip_network("127.246.0.0/16")
-GATEWAY_ADDRESS = POD_GATEWAY
-NETNS_DIR = Path("/run/netns")
+
 VLLM_PORT = 8000
 """Where vLLM (and the simulator) serve without --port."""
+
 SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-router-disagg-sidecar[:@]")
+
 OLDER_SIDECAR_IMAGE = re.compile(r"(^|/)llm-d-routing-sidecar[:@]")
 """llm-d's routing sidecar before v0.10, which the Go module proxy does not serve: run as llm-d-router
 v0.10.0's sidecar, which takes its flags but the removed --connector and its TLS switches (a test gives it
 only flags both take) and speaks the same prefill/decode protocol."""
+
 FRONTEND_MODULE = "sglang_router.launch_router"
+
 REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET_DEVICE": "cpu"}
 """What this machine sets for a real engine: nothing reported (the hub's settings are the pod's own)."""
+
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
-UNVERIFIED = ssl._create_unverified_context()
-"""How the runner asks HTTPS probes and metrics: as the kubelet, verifying no certificate."""
-
-
-def ip(*args: str, netns: str | None = None) -> None:
-    command = ["ip", *(["-n", netns] if netns else []), *args]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{shlex.join(command)}: {done.stderr.strip()}")
-
-
-def sysctl(name: str, value: str, netns: str | None = None) -> None:
-    path = f"/proc/sys/{name.replace('.', '/')}"
-    if netns is None:
-        Path(path).write_text(value)
-    else:
-        subprocess.run(["ip", "netns", "exec", netns, "sh", "-c", f'echo {value} > {path}'], check=True)
-
-
-class PodNetwork:
-    """A network namespace for one pod, joined to the suite's own by a veth pair."""
-
-    def __init__(self, name: str, address: str) -> None:
-        self.name, self.address = name, address
-        self.host = f"h{hashlib.sha256(name.encode()).hexdigest()[:10]}"
-        ip("netns", "add", name)
-        ip("link", "add", self.host, "type", "veth", "peer", "name", "eth0", "netns", name)
-        for netns in (None, name):
-            sysctl("net.ipv4.conf.all.route_localnet", "1", netns)
-        sysctl("net.ipv4.ip_forward", "1")
-        ip("link", "set", self.host, "up")
-        ip("address", "add", f"{GATEWAY_ADDRESS}/32", "dev", self.host, "noprefixroute")
-        # 127/8 is local in the suite's namespace: the pod's address goes to its pair, before that.
-        ip("route", "add", f"{address}/32", "dev", self.host, "table", "local")
-        ip("link", "set", "lo", "up", netns=name)
-        ip("link", "set", "eth0", "up", netns=name)
-        ip("address", "add", f"{address}/32", "dev", "eth0", netns=name)
-        # The suite's side and the other pods through the pair, from the pod's address (not 127.0.0.1, which
-        # is every pod's own); the pod's address and 127.0.0.1 stay local.
-        ip("route", "add", f"{GATEWAY_ADDRESS}/32", "dev", "eth0", "src", address, "table", "local", netns=name)
-        ip("route", "add", str(POD_NETWORK), "via", GATEWAY_ADDRESS, "dev", "eth0", "src", address, "table", "local",
-           netns=name)
-
-    def delete(self) -> None:
-        subprocess.run(["ip", "netns", "delete", self.name], capture_output=True)  # its veth pair goes too
-
-
-class Relay(threading.Thread):
-    """The API server, reachable from the pods at GATEWAY_ADDRESS: a TCP relay to its loopback port (its
-    certificate names that address, and localhost, which the pods' kubeconfig asks for)."""
-
-    def __init__(self, target: int) -> None:
-        super().__init__(daemon=True)
-        self.target = target
-        self.listener = socket.create_server((GATEWAY_ADDRESS, 0))
-        self.port = self.listener.getsockname()[1]
-
-    def run(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            try:
-                upstream = socket.create_connection(("127.0.0.1", self.target))
-            except OSError:  # the API server is stopping with the suite; the pod retries or goes too
-                client.close()
-                continue
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while data := source.recv(65536):
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for end in (source, sink):
-            with contextlib.suppress(OSError):
-                end.shutdown(socket.SHUT_RDWR)
-
 
 @dataclass
 class ServedPod:
@@ -212,7 +124,6 @@ class ServedPod:
                     os.killpg(self.processes[name].pid, signal.SIGKILL)
                     self.processes[name].wait()
         self.network.delete()
-
 
 class ServingKubelet(threading.Thread):
     """Runs the serving pods annotated SERVING (see the module's docstring)."""
@@ -494,7 +405,6 @@ class ServingKubelet(threading.Thread):
                                    "restartCount": 0, "started": True, "state": state}
                                   for c in pod.spec.containers]}})
 
-
 def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
     """Container NAME of SERVED, running ARGV in the pod's network (in CWD), its output in <name>.log."""
     log = (served.workdir / f"{name}.log").open("wb")
@@ -503,11 +413,9 @@ def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str], c
         ["ip", "netns", "exec", served.network.name, *argv], stdout=log, stderr=subprocess.STDOUT,
         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, cwd=cwd, start_new_session=True)
 
-
 def _ours(pod: kubernetes.client.V1Pod) -> bool:
     """A serving pod left to this runner (hook Jobs' pods are the hook kubelet's)."""
     return (pod.metadata.annotations or {}).get(CUSTOM[0]) == CUSTOM[1] and serving_pod(pod)
-
 
 def _engine(container: dict[str, Any], env: dict[str, str], simulator: frozenset[str]) -> tuple[str, list[str]]:
     """The model and the flags the simulator shares with vLLM — those of the engine's rendered command
@@ -535,12 +443,10 @@ def _engine(container: dict[str, Any], env: dict[str, str], simulator: frozenset
         raise RuntimeError(f"no model in {words}")
     return model, flags
 
-
 def _simulator_flags() -> frozenset[str]:
     """The flags llm-d-inference-sim takes, as its --help lists them."""
     done = subprocess.run([str(binary("llm-d-inference-sim")), "--help"], capture_output=True, text=True, timeout=30)
     return frozenset(re.findall(r"^\s+(?:-\w, )?--([a-z0-9-]+)", done.stdout + done.stderr, re.MULTILINE))
-
 
 def _patience(probe: dict[str, Any], kind: str) -> float:
     """How long the kubelet lets PROBE (of KIND) fail: a startup probe its failureThreshold of periods, at
@@ -549,7 +455,6 @@ def _patience(probe: dict[str, Any], kind: str) -> float:
         return 120
     return max(120, probe.get("failureThreshold", 3) * probe.get("periodSeconds", 10) + probe.get(
         "initialDelaySeconds", 0))
-
 
 def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, Any], timeout: float = 120) -> None:
     """Until the readiness probe passes: an HTTP GET answered 2xx/3xx, a TCP port accepting, or a gRPC
@@ -580,329 +485,5 @@ def _wait_ready(served: ServedPod, container: dict[str, Any], probe: dict[str, A
         time.sleep(0.2)
     raise RuntimeError(f"{served.key}: not ready by its probe {handler} after {timeout:.0f}s")
 
-
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def metrics(address: str, port: int, scheme: str = "http") -> dict[str, float]:
-    """A pod's Prometheus metrics: each sample's name with labels → its value."""
-    with urllib.request.urlopen(f"{scheme}://{address}:{port}/metrics", timeout=5, context=UNVERIFIED) as answer:
-        text = answer.read().decode()
-    samples = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, _, value = line.rpartition(" ")
-            samples[name] = float(value)
-    return samples
-
-
-def total(samples: dict[str, float], metric: str) -> float:
-    """The sum of METRIC's samples over their labels."""
-    return sum(value for name, value in samples.items() if name == metric or name.startswith(metric + "{"))
-
-
-def completion(gateway: str, body: dict[str, Any], headers: dict[str, str] | None = None,
-               timeout: float = 60) -> tuple[int, dict[str, str], dict[str, Any]]:
-    """POST /v1/completions through the gateway: status, response headers (names in lower case), JSON answer."""
-    request = urllib.request.Request(f"http://{gateway}/v1/completions", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            return answer.status, _lower(answer.headers), json.loads(answer.read() or b"{}")
-    except urllib.error.HTTPError as error:
-        return error.code, _lower(error.headers), {"error": error.read().decode(errors="replace")}
-
-
-def _lower(headers: Any) -> dict[str, str]:
-    return {name.lower(): value for name, value in headers.items()}
-
-
-@contextlib.contextmanager
-def gateway(grpc: str, workdir: Path, backends: str = "http") -> Iterator[str]:
-    """The gateway stand-in (``picker-probe gateway``) in front of the picker at GRPC (or those listed in
-    the file @FILE), calling the pods in BACKENDS' scheme (https: as a gateway's backend TLS, not verified):
-    its HTTP address."""
-    log = (workdir / "gateway.log").open("w")
-    process = subprocess.Popen([str(picker_probe()), "gateway", grpc, "127.0.0.1:0", backends],
-                               stdout=subprocess.PIPE, stderr=log, text=True)
-    try:
-        assert process.stdout is not None
-        address = process.stdout.readline().strip()
-        assert address, (workdir / "gateway.log").read_text()
-        yield address
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
-def label_selector(labels: dict[str, str]) -> str:
-    """LABELS as a label selector's text (``key=value,…``), as the API and kubectl take it."""
-    return ",".join(f"{key}={value}" for key, value in labels.items())
-
-
-class PickerEndpoints(threading.Thread):
-    """What a gateway learns of the pickers from their Service's endpoints: the gRPC address of each
-    picker pod that is Ready and not being deleted, kept one a line in a file the gateway stand-in reads
-    (``picker-probe gateway @FILE``). Endpoints cannot carry the pods' loopback addresses, so this follows
-    the pods themselves, a few times a second (a gateway learns within seconds)."""
-
-    def __init__(self, cluster: Cluster, namespace: str, selector: dict[str, str], path: Path) -> None:
-        super().__init__(daemon=True)
-        self.cluster, self.namespace, self.path = cluster, namespace, path
-        self.selector = label_selector(selector)
-        self.done = threading.Event()
-        self.addresses: list[str] = []
-        self.history: list[tuple[float, list[str]]] = []
-        """When the ready pickers changed, and to what."""
-        self._write()
-
-    def run(self) -> None:
-        while not self.done.wait(0.2):
-            with contextlib.suppress(kubernetes.client.ApiException, urllib3.exceptions.HTTPError):
-                pods = self.cluster.core.list_namespaced_pod(self.namespace, label_selector=self.selector).items
-                ready_pickers = sorted(f"{pod.status.pod_ip}:{GRPC_PORT}" for pod in pods
-                                       if pod.metadata.deletion_timestamp is None and pod.status.pod_ip and ready(pod))
-                if ready_pickers != self.addresses:
-                    self.addresses = ready_pickers
-                    self.history.append((time.monotonic(), ready_pickers))
-                    self._write()
-
-    def _write(self) -> None:
-        staged = self.path.with_suffix(".new")
-        staged.write_text("".join(f"{address}\n" for address in self.addresses))
-        staged.replace(self.path)
-
-    def __enter__(self) -> PickerEndpoints:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.done.set()
-        self.join(10)
-
-
-HEALTH = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 2}
-"""vLLM's (and the simulator's) readiness: the examples' probe."""
-
-
-@dataclass
-class Served:
-    release: Release
-    manifest: dict[str, dict[str, Any]]
-    picker: Picker
-    gateway: str
-    kubelet: ServingKubelet
-    namespace: str
-    kubeconfig: Path
-    """The picker's ServiceAccount's."""
-
-    def pods(self, role: str) -> list[ServedPod]:
-        return [pod for pod in self.kubelet.served(self.namespace) if pod.role == role]
-
-    def port(self) -> int:
-        [pool] = [o for key, o in self.manifest.items() if key.startswith("InferencePool/")]
-        return int(pool["spec"]["targetPorts"][0]["number"])
-
-    def ask(self, prompt: str, **body: Any) -> tuple[int, dict[str, str], dict[str, Any]]:
-        return completion(self.gateway, {"model": self.model(), "prompt": prompt, "max_tokens": 4, **body})
-
-    def model(self) -> str:
-        """The model the engines serve: the first serving pod's --model (a LeaderWorkerSet's or a
-        DisaggregatedSet role's)."""
-        templates = [o["spec"]["leaderWorkerTemplate"] for o in self.manifest.values()
-                     if o["kind"] == "LeaderWorkerSet"]
-        templates += [r["spec"]["leaderWorkerTemplate"] for o in self.manifest.values()
-                      if o["kind"] == "DisaggregatedSet" for r in o["spec"]["roles"]]
-        args = templates[0]["workerTemplate"]["spec"]["containers"][0]["args"]
-        return str(args[args.index("--model") + 1])
-
-
-def engine_port(pod: ServedPod) -> int:
-    [argv] = [words for words in list(pod.argv.values()) if "llm-d-inference-sim" in words[0]]
-    return int(next((arg.partition("=")[2] for arg in argv if arg.startswith("--port=")), VLLM_PORT))
-
-
-def serving_values(base: Path, tmp_path: Path, **router: Any) -> Path:
-    """BASE's values, its serving pods run for real (tests/controlplane/serving.py) with vLLM's readiness probe, and
-    ROUTER's fields over the router's."""
-    values = yaml.safe_load(base.read_text())
-    if not any(role["componentType"] == "router" for role in values["roles"]):
-        values["roles"].append({"name": "router", "componentType": "router"})
-    for role in values["roles"]:
-        if role["componentType"] == "router":
-            role.update(router)
-            role.pop("gateway", None)
-            role.setdefault("httproute", {})["parentRefs"] = [{"name": "gateway"}]
-            continue
-        role["template"].setdefault("metadata", {}).setdefault("annotations", {}).update(SERVING)
-        engine = role["template"]["spec"]["containers"][0]
-        engine.setdefault("readinessProbe", HEALTH)
-        engine.setdefault("ports", [{"containerPort": 8000, "name": "http"}])
-        engine["resources"] = {}  # the kwok nodes' GPUs are not what these tests are about
-    path = tmp_path / "values.yaml"
-    path.write_text(yaml.safe_dump(values))
-    return path
-
-
-@contextlib.contextmanager
-def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, namespace: str,
-           tmp_path: Path, backends: str = "http") -> Iterator[Served]:
-    """VALUES installed as release svc in NAMESPACE, its pods run, its picker run as its Deployment runs it,
-    and a gateway stand-in in front that calls the pods in BACKENDS' scheme."""
-    spec = yaml.safe_load(values.read_text())
-    pods = sum(r.get("replicas", 1) for r in spec["roles"] if r["componentType"] != "router")
-    with release(cluster, helm, "svc", namespace) as installed:
-        installed.install(values)
-        manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
-        ready_pods(cluster, namespace, pods + PICKERS)  # and the pickers' pods, which kwok runs
-        [deployment] = [o for key, o in manifest.items() if key.startswith("Deployment/")]
-        [configmap] = [o for key, o in manifest.items() if key.startswith("ConfigMap/") and key.endswith("-epp")]
-        account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
-        kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "picker-kubeconfig")
-        with running(deployment, configmap, namespace, kubeconfig, tmp_path) as picker:
-            serving(picker)
-            with gateway(picker.grpc, tmp_path, backends) as address:
-                result = Served(installed, manifest, picker, address, kubelet, namespace, kubeconfig)
-                eventually("a first answer through the gateway", lambda: result.ask("hello")[0] == 200,
-                           describe=lambda: f"{result.ask('hello')}")
-                yield result
-
-
-RANDOM_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
-kind: EndpointPickerConfig
-plugins:
-- type: random-picker
-- type: single-profile-handler
-schedulingProfiles:
-- name: default
-  plugins:
-  - pluginRef: random-picker
-"""
-"""The Inference Extension picker choosing at random: routing without any of the rendered scorers."""
-
-
-@contextlib.contextmanager
-def another_picker(service: Served, config: str, workdir: Path, offset: int = 100) -> Iterator[str]:
-    """SERVICE's picker with CONFIG instead of its rendered configuration, on ports of its own, behind a
-    gateway stand-in of its own: that gateway's address."""
-    [deployment] = [o for key, o in service.manifest.items() if key.startswith("Deployment/")]
-    [configmap] = [o for key, o in service.manifest.items() if key.startswith("ConfigMap/") and key.endswith("-epp")]
-    workdir.mkdir(parents=True, exist_ok=True)
-    mine = {**configmap, "data": {**configmap["data"], "config.yaml": config}}
-    with running(deployment, mine, service.namespace, service.kubeconfig, workdir, offset=offset) as picker:
-        serving(picker)
-        with gateway(picker.grpc, workdir) as address:
-            yield address
-
-
-ROUTES = ("gateway.networking.k8s.io", "v1", "httproutes")
-POOLS = ("inference.networking.k8s.io", "v1", "inferencepools")
-BBR_GRPC_PORT = 9004
-
-
-class GatewayView(threading.Thread):
-    """What a gateway implementation learns from the API for one shared Gateway, kept in the file
-    ``picker-probe routes-gateway`` reads: the HTTPRoutes attached to it (each through CHANGE, which a test
-    uses to take a protection away), each InferencePool's pickers (the ready pods of its endpointPickerRef's
-    Service, in a file of its own), a ready pod of each Service backend, and its body-based router (a ready
-    pod of the chart's, in the Gateway's namespace; None: the gateway calls none)."""
-
-    def __init__(self, cluster: Cluster, namespace: str, name: str, workdir: Path, body_router: bool = True,
-                 change: Callable[[dict[str, Any]], dict[str, Any]] = lambda route: route) -> None:
-        super().__init__(daemon=True)
-        self.cluster, self.namespace, self.name, self.workdir = cluster, namespace, name, workdir
-        self.body_router, self.change = body_router, change
-        self.path = workdir / "gateway.json"
-        self.done = threading.Event()
-        self.pickers: dict[str, PickerEndpoints] = {}
-        self.config: dict[str, Any] = {}
-        self._write({"routes": [], "pools": {}})
-
-    def run(self) -> None:
-        while not self.done.wait(0.3):
-            with contextlib.suppress(kubernetes.client.ApiException, urllib3.exceptions.HTTPError):
-                self._refresh()
-
-    def _refresh(self) -> None:
-        custom = kubernetes.client.CustomObjectsApi(self.cluster.api)
-        routes = [self.change(route) for route in custom.list_cluster_custom_object(*ROUTES)["items"]
-                  if any(ref["name"] == self.name and ref.get("namespace", route["metadata"]["namespace"]) ==
-                         self.namespace for ref in route["spec"].get("parentRefs") or [])]
-        pools, services = {}, {}
-        for route in routes:
-            for rule in route["spec"].get("rules") or []:
-                for ref in rule.get("backendRefs") or []:
-                    key = f"{ref.get('namespace', route['metadata']['namespace'])}/{ref['name']}"
-                    if ref.get("kind", "Service") == "Service":
-                        if endpoint := self._endpoint(key, ref["port"]):
-                            services[f"{key}:{ref['port']}"] = endpoint
-                    else:
-                        pools[key] = f"@{self._pickers(key).path}"
-        config: dict[str, Any] = {"routes": routes, "pools": pools, "services": services}
-        if self.body_router:
-            ready_routers = [pod.status.pod_ip for pod in self.cluster.core.list_namespaced_pod(
-                self.namespace, label_selector="=".join(BBR_LABEL)).items if pod.status.pod_ip and ready(pod)]
-            config["bbr"] = f"{sorted(ready_routers)[0]}:{BBR_GRPC_PORT}" if ready_routers else ""
-        if config != self.config:
-            self._write(config)
-
-    def _endpoint(self, service: str, port: int) -> str | None:
-        """A ready pod of SERVICE (namespace/name) that its PORT reaches, as ADDRESS:PORT (the API server keeps
-        no loopback Endpoints: its selector is followed, as the pickers are)."""
-        namespace, name = service.split("/")
-        found = self.cluster.core.read_namespaced_service(name, namespace)
-        [target] = [p.target_port for p in found.spec.ports if p.port == port]
-        selector = ",".join(f"{key}={value}" for key, value in found.spec.selector.items())
-        for pod in sorted(self.cluster.core.list_namespaced_pod(namespace, label_selector=selector).items,
-                          key=lambda pod: pod.metadata.name):
-            if pod.status.pod_ip and ready(pod):
-                number = target if isinstance(target, int) else next(
-                    p.container_port for c in pod.spec.containers for p in c.ports or [] if p.name == target)
-                return f"{pod.status.pod_ip}:{number}"
-        return None
-
-    def _pickers(self, pool: str) -> PickerEndpoints:
-        """The pickers of POOL (namespace/name), followed from its endpointPickerRef's Service's selector."""
-        if pool not in self.pickers:
-            namespace, name = pool.split("/")
-            found = kubernetes.client.CustomObjectsApi(self.cluster.api).get_namespaced_custom_object(
-                POOLS[0], POOLS[1], namespace, POOLS[2], name)
-            service = self.cluster.core.read_namespaced_service(found["spec"]["endpointPickerRef"]["name"], namespace)
-            follower = PickerEndpoints(self.cluster, namespace, service.spec.selector,
-                                       self.workdir / f"{namespace}-{name}.pickers")
-            follower.start()
-            self.pickers[pool] = follower
-        return self.pickers[pool]
-
-    def _write(self, config: dict[str, Any]) -> None:
-        self.config = config
-        staged = self.path.with_suffix(".new")
-        staged.write_text(json.dumps(config))
-        staged.replace(self.path)
-
-    def __enter__(self) -> GatewayView:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.done.set()
-        self.join(10)
-        for follower in self.pickers.values():
-            follower.__exit__()
-
-
-@contextlib.contextmanager
-def routes_gateway(view: GatewayView) -> Iterator[str]:
-    """The gateway stand-in routing as VIEW's Gateway does (``picker-probe routes-gateway``): its address."""
-    log = (view.workdir / "gateway.log").open("w")
-    process = subprocess.Popen([str(picker_probe()), "routes-gateway", str(view.path), "127.0.0.1:0"],
-                               stdout=subprocess.PIPE, stderr=log, text=True)
-    try:
-        assert process.stdout is not None
-        address = process.stdout.readline().strip()
-        assert address, (view.workdir / "gateway.log").read_text()
-        yield address
-    finally:
-        process.terminate()
-        process.wait(10)

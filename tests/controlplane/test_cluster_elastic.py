@@ -21,19 +21,14 @@ import yaml
 from fusion_helm.expand.generations import GENERATIONS
 from tests.controlplane import components
 from tests.controlplane.builds import shared_crd
+from tests.controlplane.clients import completion, gateway
 from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready, release
 from tests.controlplane.pickers import kubeconfig_for, running, serving
 from tests.controlplane.processes import free_port
-from tests.controlplane.serving import (
-    HEALTH,
-    SERVING,
-    PickerEndpoints,
-    ServingKubelet,
-    completion,
-    gateway,
-    serving_values,
-)
+from tests.controlplane.scenarios import HEALTH, serving_values
+from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.controlplane.test_cluster_picker_availability import PICKER, SERVICE, RequestStream
+from tests.controlplane.watch import PickerEndpoints
 from tests.helm import VALUES, Helm
 
 pytestmark = pytest.mark.cluster

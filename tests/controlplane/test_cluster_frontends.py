@@ -14,8 +14,9 @@ from typing import Any
 
 import yaml
 
+from tests.controlplane.clients import metrics, total
 from tests.controlplane.cluster import Cluster, eventually, ready_pods, release
-from tests.controlplane.serving import SERVING, ServingKubelet, metrics, total
+from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.helm import Helm
 
 MODEL = "Qwen/Qwen3-8B"

@@ -21,16 +21,11 @@ import pytest
 import yaml
 
 from fusion_helm.base.labels import LABEL_COMPONENT_TYPE
+from tests.controlplane.clients import completion, gateway, label_selector
 from tests.controlplane.cluster import ONE_HELM, Cluster, Release, eventually, ready, release
-from tests.controlplane.serving import (
-    SERVING,
-    PickerEndpoints,
-    ServingKubelet,
-    completion,
-    gateway,
-    label_selector,
-    serving_values,
-)
+from tests.controlplane.scenarios import serving_values
+from tests.controlplane.serving import SERVING, ServingKubelet
+from tests.controlplane.watch import PickerEndpoints
 from tests.helm import VALUES, Helm
 
 SERVICE = "svc"

@@ -27,24 +27,14 @@ import pytest
 import yaml
 
 from fusion_helm.expand.generations import GENERATIONS
+from tests.controlplane.clients import completion, metrics, total
 from tests.controlplane.cluster import ONE_HELM, Cluster, eventually
 from tests.controlplane.components import ca_signed_cert
 from tests.controlplane.pickers import running, serving
 from tests.controlplane.processes import TOKEN
 from tests.controlplane.rollouts import REVISION
-from tests.controlplane.serving import (
-    RANDOM_CONFIG,
-    Served,
-    ServedPod,
-    ServingKubelet,
-    another_picker,
-    completion,
-    engine_port,
-    metrics,
-    served,
-    serving_values,
-    total,
-)
+from tests.controlplane.scenarios import RANDOM_CONFIG, Served, another_picker, engine_port, served, serving_values
+from tests.controlplane.serving import ServedPod, ServingKubelet
 from tests.helm import VALUES, Helm
 
 LONG_PROMPT = " ".join(f"word{index}" for index in range(400))

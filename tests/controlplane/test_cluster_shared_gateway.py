@@ -3,7 +3,7 @@ own, join one Gateway (router.sharedGateway) with the body-based router installe
 (charts/fusioninfer-bbr, in the Gateway's namespace, which enforces the Pod Security Standard
 "restricted"). Their pickers, the engines (llm-d's simulator) and the body-based router (built from the
 Inference Extension v1.5.0) run as their pods; the gateway stand-in calls the body-based router first,
-then routes on the HTTPRoutes as the API server has them (tests/controlplane/serving.py, GatewayView).
+then routes on the HTTPRoutes as the API server has them (tests/controlplane/watch.py, GatewayView).
 
 Requests for model A reach only A's pods, B's only B's, a model nobody serves gets 404, and the Gateway's
 one GET /v1/models (the chart's lister, run as its pod) lists both with their services; a third release,
@@ -27,8 +27,11 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.controlplane.clients import completion, routes_gateway
 from tests.controlplane.cluster import Cluster, Release, eventually, ready_pods, release
-from tests.controlplane.serving import SERVING, GatewayView, ServingKubelet, completion, routes_gateway, serving_values
+from tests.controlplane.scenarios import serving_values
+from tests.controlplane.serving import SERVING, ServingKubelet
+from tests.controlplane.watch import GatewayView
 from tests.helm import BBR_CHART, VALUES, Helm, make_helm
 
 GATEWAY = "inference-gateway"

@@ -30,9 +30,11 @@ import pytest
 import yaml
 
 from tests import engines, model_sources
+from tests.controlplane.clients import completion
 from tests.controlplane.cluster import Cluster, Release, eventually, ready, release
 from tests.controlplane.hook_kubelet import CUSTOM, REAL_HOOKS, HookKubelet, hook_runner
-from tests.controlplane.serving import HEALTH, SERVING, ServingKubelet, completion
+from tests.controlplane.scenarios import HEALTH
+from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.helm import Helm, make_helm
 from tests.model_sources import Hub, files_of, put
 

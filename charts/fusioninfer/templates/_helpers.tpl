@@ -52,7 +52,7 @@ modelCache:
 
 {{/* Whether the post-renderer will gang-schedule the service: what Helm needs at render time (the Volcano
 check below, the hooks' RBAC), decided as fusion_helm/base/needs.py gang_minimum decides it
-(tests/test_chart_decisions.py holds the two to the same answers): with gangSchedule, as it says;
+(tests/chart/test_chart_decisions.py holds the two to the same answers): with gangSchedule, as it says;
 without, when a serving role is multi-node (nodeCount 2 or more) or prefill/decode (prefiller, decoder).
 Never when the atomic minimum is a single pod of single-pod replicas. */}}
 {{- define "fusioninfer.gangScheduled" -}}
@@ -158,7 +158,7 @@ where it may look up. */ -}}
 {{- end -}}
 
 {{/* Where the service is placed, as fusion_helm/base/needs.py placement decides it (JSON;
-tests/test_chart_decisions.py holds the two to the same answers): the PodGroup's queue (a gang-scheduled
+tests/chart/test_chart_decisions.py holds the two to the same answers): the PodGroup's queue (a gang-scheduled
 service's), the PriorityClass, and the tiers the PodGroup's hard network topologies name (each serving
 role's own networkTopology, else gangSchedule.networkTopology, for each role with a subGroupPolicy — all
 but a role of no replicas at level group in the replica layout; and gangSchedule.serviceNetworkTopology),
@@ -189,7 +189,7 @@ which the check Job reads. */}}
 {{- end -}}
 
 {{/* The claims the service's weights are read from, sorted: the check reads exactly these (it may get them:
-templates/hooks.yaml). Decided as fusion_helm/base/needs.py weight_claims decides it (tests/test_chart_decisions.py
+templates/hooks.yaml). Decided as fusion_helm/base/needs.py weight_claims decides it (tests/chart/test_chart_decisions.py
 holds the two to the same answers). */}}
 {{- define "fusioninfer.weightClaims" -}}
 {{- $claims := list -}}

@@ -10,6 +10,7 @@ import pytest
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.construct import load
 from tests.builders import render, role, service
+from tests.expand import alone
 from tests.support import router
 
 PROMETHEUS = {"serverAddress": "http://prometheus-operated.monitoring:9090"}
@@ -236,3 +237,17 @@ def test_the_cold_start_is_the_startup_probe_s_budget(probe: dict[str, Any] | No
     objects = render(routed(chat))
     assert picker_config(objects)["flowControl"] == {"defaultRequestTTL": f"{seconds + 120}s"}
     assert objects["ScaledObject/svc-chat"]["spec"]["cooldownPeriod"] == max(300, seconds)
+
+
+def test_the_stage_alone_scales_each_autoscaled_role_by_what_it_follows() -> None:
+    """Without a router in the facts: KEDA on the engines' queue where a Prometheus is named, else a
+    HorizontalPodAutoscaler."""
+    plain = role("plain", "worker")
+    del plain["replicas"]
+    service_model = alone.model(service(scaled(), {**plain, "autoscaling": {"minReplicas": 1, "maxReplicas": 2}},
+                                        role("fixed", "worker"), layout="role", **MONITORED))
+    made = alone.objects("autoscaling", alone.facts(service_model))
+    assert [(o["kind"], o["metadata"]["name"]) for o in made] == [("ScaledObject", "svc-chat"),
+                                                                 ("HorizontalPodAutoscaler", "svc-plain")]
+    [trigger] = made[0]["spec"]["triggers"]
+    assert trigger["name"] == "engine-queue"

@@ -15,6 +15,7 @@ import yaml
 from fusion_helm import InvalidSpec
 from fusion_helm.base import needs
 from tests.builders import render, role, service
+from tests.expand import alone
 from tests.helm import VALUES, Helm
 from tests.schemas import Validators, custom_resource_errors
 
@@ -151,3 +152,10 @@ def test_the_chart_passes_monitoring_through_and_its_check_asks_for_the_api(helm
         "qwen-pd-decode", "qwen-pd-prefill", "qwen-pd-router-epp"]
     [hooks] = [o for o in out if o["kind"] == "ConfigMap" and o["metadata"]["name"].endswith("-hooks")]
     assert needs.monitoring_apis(json.loads(hooks["data"]["spec.json"])) == ("monitoring.coreos.com/v1/podmonitors",)
+
+
+def test_the_stage_alone_writes_a_monitor_per_serving_role() -> None:
+    service_model = alone.model(service(role("a", "worker"), role("b", "worker"),
+                                        monitoring={"podMonitor": {"enabled": True}}))
+    made = alone.objects("monitoring", alone.facts(service_model))
+    assert [o["metadata"]["name"] for o in made] == ["svc-a", "svc-b"]

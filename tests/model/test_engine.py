@@ -1,7 +1,7 @@
 """The one reader of a server's command line (fusion_helm/model/engine.py): every spelling an engine takes,
 the last value winning, rewrites that keep the container's own split of command and args, and shell
-scripts read but never rewritten. (That each engine's parser reads these spellings so, tests/test_engines.py
-asks the parsers themselves.)"""
+scripts read but never rewritten. (That each engine's parser reads these spellings so,
+tests/real_engines/test_engines.py asks the parsers themselves.)"""
 
 from __future__ import annotations
 

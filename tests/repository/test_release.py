@@ -148,8 +148,8 @@ def test_the_sdist_holds_the_source_and_its_tests_run_from_it(dist: Path, tmp_pa
                 if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
     assert files(ROOT) - files(unpacked) == set()
     assert (unpacked / "Makefile").is_file() and (unpacked / "LICENSE").is_file()
-    ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests/test_stories.py",
-                          "tests/test_bad_input.py", f"--basetemp={tmp_path / 'run'}"],
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests/chart/test_stories.py",
+                          "tests/model/test_bad_input.py", f"--basetemp={tmp_path / 'run'}"],
                          cwd=unpacked, capture_output=True, text=True,
                          env={**os.environ, "FUSION_SHARED_CRDS": str(shared_crds())})
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]

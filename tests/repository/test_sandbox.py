@@ -43,7 +43,7 @@ def test_the_suite_runs_with_loopback_alone() -> None:
 def test_outside_its_sandbox_the_suite_refuses_to_run() -> None:
     env = {key: value for key, value in os.environ.items() if key != "FUSION_TEST_SANDBOX"}
     refused = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                              "tests/test_sandbox.py"], cwd=ROOT, env=env, capture_output=True, text=True)
+                              "tests/repository/test_sandbox.py"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert refused.returncode == pytest.ExitCode.USAGE_ERROR
     assert "the suite runs in a sandbox of its own" in refused.stderr
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from fusion_helm import InvalidSpec
-from fusion_helm.expand.cache import PROGRAM_SOURCE
+from fusion_helm.expand.cache import PROGRAM_SOURCE, Fetch, FetchJob
 from tests.builders import SERVES_EVERYWHERE, every_bootstrap, render, role, service
+from tests.expand import alone
 
 COMMIT = "b968826d9c46dd6066d109eabc6255188de91218"
 HUB = {"source": "hf://Qwen/Qwen3-8B", "revision": COMMIT, "credentials": {"secretName": "hf-token"}}
@@ -298,3 +299,19 @@ def test_a_serving_image_that_is_no_name_is_refused_by_field(image: Any) -> None
     with pytest.raises(InvalidSpec) as raised:
         render(service(role("chat", "worker", image=image), model={**HUB, "adapters": ADAPTERS}, modelCache=CACHE))
     assert raised.value.path == f"{CONTAINER}.image", str(raised.value)
+
+
+def test_the_stage_alone_reads_what_the_fetch_jobs_it_is_given_fetch() -> None:
+    """The serving pods wait for the folder the fetch Job of the facts fills, named as that Job is; the
+    stage's objects are the cache's claim, the program, and those Jobs as given."""
+    service_model = alone.model(service(role("w", "worker"), model={"source": "hf://org/m", "revision": "a" * 40},
+                                        modelCache={"size": "10Gi"}))
+    [source] = {role.weights for role in service_model.roles}
+    assert source is not None
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "made-by-hand"}, "spec": {}}
+    facts = alone.facts(service_model, fetch_jobs=(FetchJob(Fetch(source), job),))
+    pod = alone.pods("weights", facts)["w"].worker.template
+    [wait] = pod["spec"]["initContainers"]
+    assert wait["command"][-2:] == [f"/models/{source.cache_folder}", "made-by-hand"]
+    assert [obj["kind"] for obj in alone.objects("weights", facts)] == ["PersistentVolumeClaim", "ConfigMap", "Job"]
+    assert alone.objects("weights", facts)[-1] == job

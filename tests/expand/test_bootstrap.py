@@ -1,7 +1,7 @@
 """Each multi-node bootstrap's commands, run through a real /bin/sh with the variables LWS sets in a
 pod: every word of the server's argv reaches it unchanged, the per-pod flags are computed from LWS's
 variables, and the Ray scripts wait and retry as vLLM's multi-node-serving.sh does. (What the engines
-make of the flags, their own parsers check: tests/test_engines.py.)"""
+make of the flags, their own parsers check: tests/real_engines/test_engines.py.)"""
 
 from __future__ import annotations
 
@@ -225,7 +225,7 @@ def data_parallel(*args: str, hybrid: bool = False, **multinode: Any) -> dict[st
                                    ["-asc=8"]])
 def test_headless_workers_start_without_the_api_server_s_own_flags(given: list[str]) -> None:
     """KServe's data-parallel leaders run several API servers (--api-server-count 8); vLLM refuses that flag
-    on a headless worker, which starts none (tests/test_engines.py: by vLLM's own launch path)."""
+    on a headless worker, which starts none (tests/real_engines/test_engines.py: by vLLM's own launch path)."""
     leader, worker = leader_and_worker(service(data_parallel(*given)))
     assert leader["args"][:4] == ["vllm", "serve", "m", *given][:4]
     assert given[0] in leader["args"] and "--headless" not in leader["args"]
@@ -318,7 +318,8 @@ def test_fields_of_another_bootstrap_are_refused(multinode: dict[str, Any], path
 @pytest.mark.parametrize("given", [["--nnodes", "2"], ["--node-rank=1"], ["--headless"], ["--node_rank", "1"],
                                    ["-n", "2"], ["-n2"], ["--master_addr=x"]])
 def test_a_flag_the_bootstrap_writes_is_refused_in_every_spelling(given: list[str]) -> None:
-    """vLLM takes each of these as the flag the bootstrap writes (tests/test_engines.py asks its parser)."""
+    """vLLM takes each of these as the flag the bootstrap writes (tests/real_engines/test_engines.py asks its
+    parser)."""
     spec = role("a", "worker", nodes=2, image="vllm/vllm-openai:v0.27.1", args=["--model", "m", *given])
     with pytest.raises(InvalidSpec) as error:
         render(service(spec))

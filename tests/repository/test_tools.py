@@ -42,7 +42,8 @@ STOPPING = {
     "engines build.sh": ["ci/engines/build.sh"],
     "bench.py": [sys.executable, "ci/bench.py"],
     "tests.controlplane": [sys.executable, "-m", "tests.controlplane", "down", "/nonexistent"],
-    "pytest": [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "tests/test_tools.py"],
+    "pytest": [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only",
+               "tests/repository/test_tools.py"],
 }
 
 

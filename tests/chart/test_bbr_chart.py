@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fusion_helm.base.labels import MODEL_HEADER
 from ci.chart_copies import HEADER as SHIPPED_HEADER
 from ci.chart_copies import PROGRAMS, shipped
+from fusion_helm.base.labels import MODEL_HEADER
 from tests import modules
 from tests.helm import BBR_CHART, ROOT, Helm
 from tests.schemas import Validators, custom_resource_errors, errors, strict_validator

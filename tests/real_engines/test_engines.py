@@ -62,7 +62,7 @@ def server_argv(container: dict[str, Any], index: int, size: int, recorder: Path
         return [*command, *args]
     if command[3] == "ray-worker":
         return None
-    if command[3] == "ray-leader":  # its script waits for Ray, then runs exactly ARGS (tests/test_bootstrap.py)
+    if command[3] == "ray-leader":  # its script waits for Ray, then runs exactly ARGS (tests/expand/test_bootstrap.py)
         return args
     result = subprocess.run([*command, *args], capture_output=True, timeout=30,
                             env={"PATH": f"{recorder}:/usr/bin:/bin", **lws_env(index, size)})

@@ -11,9 +11,11 @@ import pytest
 import yaml
 
 from fusion_helm import InvalidSpec
+from fusion_helm.expand.generations import GENERATIONS, Routing
 from tests.builders import render as expand
 from tests.builders import role, service
-from tests.helm import VALUES, Helm
+from tests.expand import alone
+from tests.helm import ROOT, VALUES, Helm
 from tests.schemas import Validators, custom_resource_errors
 from tests.support import EXAMPLE, documented_request, monolithic_v1alpha2, of_kind, router
 from tests.support import render as render_story
@@ -477,7 +479,7 @@ def test_a_vllm_container_without_ports_is_routed_where_vllm_listens(args: list[
     assert objects["InferencePool/svc-router"]["spec"]["targetPorts"] == [{"number": port}]
 
 
-DESIGN = Path(__file__).parent / "fixtures" / "design"
+DESIGN = ROOT / "tests" / "fixtures" / "design"
 
 
 @pytest.mark.parametrize("example", ["router-monolithic.yaml", "router-pd.yaml"])
@@ -618,3 +620,18 @@ def test_picker_annotations_the_api_server_would_refuse_are_refused_by_field(ann
         expand(service(WORKER, router(endpointPicker={"podAnnotations": annotations})))
     assert refused.value.path == f"spec.roles[1].{path}", str(refused.value)
     assert message in refused.value.message
+
+
+def test_the_stage_alone_puts_the_sidecar_on_decoders_and_routes_on_the_port_it_is_given() -> None:
+    """The routing facts (made by hand: the generation, a port of 8123) are what the stage reads."""
+    service_model = alone.model(service(role("p", "prefiller"), role("d", "decoder"), router()))
+    assert service_model.router is not None
+    routing = Routing(router=service_model.router, generation=GENERATIONS["llm-d-router"], port=8123,
+                      kv_connector="nixlv2")
+    facts = alone.facts(service_model, routing=routing)
+    changed = alone.pods("router", facts)
+    [sidecar] = changed["d"].worker.template["spec"]["initContainers"]
+    assert sidecar["args"][:3] == ["--port=8123", "--model-server-port=8200", "--kv-connector=nixlv2"]
+    assert "initContainers" not in changed["p"].worker.template["spec"]
+    [pool] = [o for o in alone.objects("router", facts, changed) if o["kind"] == "InferencePool"]
+    assert pool["spec"]["targetPorts"] == [{"number": 8123}]

@@ -10,6 +10,7 @@ import pytest
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.write import dump
 from tests.builders import policies, render, role, service
+from tests.expand import alone
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
 
@@ -167,3 +168,14 @@ def test_name_lengths_count_the_autoscaler_s_maximum_and_the_surge() -> None:
     with pytest.raises(InvalidSpec, match=r"worker StatefulSet name '.*-999' would be 54"):
         render({**spec, "metadata": {**spec["metadata"], "name": "s" * 9}})
     assert render(spec)
+
+
+def test_the_stage_alone_writes_a_role_s_leader_worker_sets_or_the_disaggregated_set() -> None:
+    by_role = alone.model(service(role("w", "worker", replicas=3), layout="role"))
+    assert [(o["kind"], o["metadata"]["name"]) for o in alone.objects("layout", alone.facts(by_role))] == [
+        ("LeaderWorkerSet", "svc-w")]
+    by_replica = alone.model(service(role("w", "worker", replicas=3)))
+    assert [o["metadata"]["name"] for o in alone.objects("layout", alone.facts(by_replica))] == [
+        "svc-w-0", "svc-w-1", "svc-w-2"]
+    disaggregated = alone.model(service(role("p", "prefiller"), role("d", "decoder"), layout="disaggregated"))
+    assert [o["kind"] for o in alone.objects("layout", alone.facts(disaggregated))] == ["DisaggregatedSet"]

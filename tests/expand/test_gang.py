@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from fusion_helm import InvalidSpec
+from fusion_helm.expand.gang import GangPlan
 from tests.builders import policies, render, role, service
+from tests.expand import alone
 
 GPU = {"limits": {"nvidia.com/gpu": "8"}}
 
@@ -110,3 +112,15 @@ def test_schema_errors_name_the_field() -> None:
     with pytest.raises(InvalidSpec) as error:
         render(service(role("a", nodes=2), gangSchedule={"minRoleReplicas": {"a": 0}}))
     assert "spec.gangSchedule.minRoleReplicas.a: must be >= 1, got 0" in str(error.value)
+
+
+def test_the_stage_alone_writes_the_plan_it_is_given() -> None:
+    """The PodGroup follows the gang plan the facts hold (here made by hand), each replica a subgroup placed
+    whole; a service the plan leaves ungrouped gets none."""
+    service_model = alone.model(service(role("p", "prefiller", replicas=2), role("d", "decoder", replicas=3, nodes=2)))
+    plan = GangPlan(group_name="svc", scheduler_name="volcano", minimum={"p": 1, "d": 2})
+    [group] = alone.objects("gang", alone.facts(service_model, gang=plan))
+    assert group["spec"]["minMember"] == 1 * 1 + 2 * 2
+    assert policies(group) == {"p/minimum": (1, 1, "In 0"), "p/more": (1, 0, "NotIn 0"),
+                               "d/minimum": (2, 2, "In 0,1"), "d/more": (2, 0, "NotIn 0,1")}
+    assert alone.objects("gang", alone.facts(service_model)) == []

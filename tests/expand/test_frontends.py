@@ -11,6 +11,7 @@ import pytest
 
 from fusion_helm.errors import InvalidSpec
 from tests.builders import render, role, service
+from tests.expand import alone
 from tests.support import router
 
 ROUTER_IMAGE = "lmsysorg/sglang:v0.5.23"
@@ -128,3 +129,13 @@ def test_tls_is_refused_for_a_frontend_that_calls_in_plain_http() -> None:
         render(service(role("w", "worker"), frontend(), tls={"secretName": "t"}))
     assert error.value.path == "spec.roles[1].componentType"
     assert "calls the engines in plain HTTP" in str(error.value)
+
+
+def test_the_stage_alone_annotates_the_prefill_pods_with_their_bootstrap_port() -> None:
+    service_model = alone.model(service(sglang("p", "prefiller", "--disaggregation-mode", "prefill"),
+                                        sglang("d", "decoder", "--disaggregation-mode", "decode"), frontend()))
+    changed = alone.pods("frontends", alone.facts(service_model))
+    assert changed["p"].worker.template["metadata"]["annotations"] == {"sglang.ai/bootstrap-port": "8998"}
+    assert "metadata" not in changed["d"].worker.template
+    kinds = [o["kind"] for o in alone.objects("frontends", alone.facts(service_model))]
+    assert kinds == ["ServiceAccount", "Role", "RoleBinding", "Deployment", "Service"]

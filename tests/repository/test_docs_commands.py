@@ -92,21 +92,22 @@ renders, since `helm install` needs a cluster: tests/controlplane/test_cluster_t
 
 ELSEWHERE = {
     "README.md: make demo   # render the prefill/decode story through real helm and the post-renderer (no cluster)":
-        "tests/test_makefile.py and .ci/run: `make test` is this suite, `make demo` runs below",
+        "tests/repository/test_makefile.py and .ci/run: `make test` is this suite, `make demo` runs below",
     "README.md: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds --take-ownership":
-        "a cluster: tests/controlplane/test_cluster_lifecycle.py, tests/test_helm_plugins.py (the plugin folders)",
+        "a cluster: tests/controlplane/test_cluster_lifecycle.py, tests/chart/test_helm_plugins.py (the plugin "
+        "folders)",
     "README.md: python3 -m venv ~/fusioninfer && ~/fusioninfer/bin/pip install fusioninfer_helm-0.1.0-py3-none-any.whl":
         "a registry and a cluster: tests/controlplane/test_cluster_release.py",
     "docs/router.md: helm upgrade --install gateway charts/fusioninfer-bbr --namespace gateways "
     "--set provider=istio \\":
-        "a cluster with Istio: tests/test_bbr_chart.py renders it, "
+        "a cluster with Istio: tests/chart/test_bbr_chart.py renders it, "
         "tests/controlplane/test_cluster_shared_gateway.py installs it",
     "charts/fusioninfer-bbr/README.md: helm upgrade --install gateway charts/fusioninfer-bbr --namespace gateways "
     "--set provider=istio \\":
-        "a cluster with Istio: tests/test_bbr_chart.py renders it, "
+        "a cluster with Istio: tests/chart/test_bbr_chart.py renders it, "
         "tests/controlplane/test_cluster_shared_gateway.py installs it",
     "docs/layouts.md: LeaderWorkerSet/deepseek-r1-disagg-decode   rolling (group 1; partition keeps 0)":
-        "output alone: tests/test_diff.py",
+        "output alone: tests/cli/test_diff.py",
     "docs/layouts.md: helm upgrade qwen charts/fusioninfer -f values/story2-pd-qwen3-8b.yaml --set layout=role "
     "--post-renderer fusion-postrender": "a cluster: tests/controlplane/test_cluster_layouts.py",
     "docs/lifecycle.md: helm upgrade --install fusioninfer-crds charts/fusioninfer-crds --take-ownership"
@@ -124,18 +125,19 @@ ELSEWHERE = {
     "docs/lifecycle.md: fusion-helm status qwen -n llm            # a table; -o json; --write stores it in the "
     "status subresource": "a cluster: tests/controlplane/test_cluster_lifecycle.py",
     "docs/package.md: pip install fusioninfer-helm            # the post-renderer, fusion-helm and the KRM function":
-        "the network (PyPI): tests/test_release.py installs the wheel",
+        "the network (PyPI): tests/repository/test_release.py installs the wheel",
     "docs/package.md: helm upgrade --install fusioninfer-crds oci://REGISTRY/charts/fusioninfer-crds --version 0.1.0 "
     "--take-ownership": "a registry and a cluster: tests/controlplane/test_cluster_release.py",
-    "docs/pipelines.md: cp values/story2-pd-qwen3-8b.yaml deploy/qwen/values.yaml": "tests/test_pipelines.py",
-    "docs/pipelines.md: kustomize build --enable-alpha-plugins --enable-exec deploy/broken": "tests/test_pipelines.py",
-    "docs/pipelines.md: mkdir -p qwen-pkg": "tests/test_pipelines.py",
+    "docs/pipelines.md: cp values/story2-pd-qwen3-8b.yaml deploy/qwen/values.yaml": "tests/chart/test_pipelines.py",
+    "docs/pipelines.md: kustomize build --enable-alpha-plugins --enable-exec deploy/broken":
+        "tests/chart/test_pipelines.py",
+    "docs/pipelines.md: mkdir -p qwen-pkg": "tests/chart/test_pipelines.py",
     "docs/pipelines.md: helm template qwen charts/fusioninfer -f values/story2-pd-qwen3-8b.yaml --post-renderer "
-    "fusion-postrender > rendered.yaml": "tests/test_pipelines.py",
-    "docs/pipelines.md: helmfile --file deploy/helmfile.yaml template": "tests/test_pipelines.py",
+    "fusion-postrender > rendered.yaml": "tests/chart/test_pipelines.py",
+    "docs/pipelines.md: helmfile --file deploy/helmfile.yaml template": "tests/chart/test_pipelines.py",
     "docs/pipelines.md: helmfile --file deploy/helmfile.yaml diff":
         "a cluster: tests/controlplane/test_cluster_pipelines.py",
-    "docs/pipelines.md: mkdir -p clusters/prod/qwen": "tests/test_pipelines.py",
+    "docs/pipelines.md: mkdir -p clusters/prod/qwen": "tests/chart/test_pipelines.py",
     "docs/take-over.md: fusion-helm status --lws x -n NAMESPACE        # -o json for the status object":
         "a cluster: tests/controlplane/test_cluster_take_over.py",
     "docs/test-cluster.md: make cluster-build      # build everything (cold: see the README for timings; warm: "
@@ -143,7 +145,7 @@ ELSEWHERE = {
     "charts/fusioninfer/README.md: pip install fusioninfer_helm-0.1.0-py3-none-any.whl      # fusion-postrender, "
     "fusion-krm, fusion-helm": "a registry and a cluster: tests/controlplane/test_cluster_release.py",
     "charts/fusioninfer/README.md: HELM_DATA_HOME=~/.local/share/helm4 helm4 plugin install \"$(fusion-helm "
-    "plugin-dir fusion-postrender)\"": "tests/test_helm_plugins.py",
+    "plugin-dir fusion-postrender)\"": "tests/chart/test_helm_plugins.py",
     "charts/fusioninfer/README.md: helm pull oci://REGISTRY/charts/fusioninfer --version 0.1.0 --untar   # "
     "fusioninfer/docs, fusioninfer/values": "a registry and a cluster: tests/controlplane/test_cluster_release.py",
     "charts/fusioninfer-crds/README.md: helm upgrade --install fusioninfer-crds oci://REGISTRY/charts/fusioninfer-crds "

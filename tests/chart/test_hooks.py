@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
+from ci.chart_copies import HEADER as SHIPPED_HEADER
+from ci.chart_copies import PROGRAMS, shipped
 from fusion_helm.base import needs
 from fusion_helm.programs import check, report
 from fusion_helm.programs.kube import ApiError, Kube
-from ci.chart_copies import HEADER as SHIPPED_HEADER
-from ci.chart_copies import PROGRAMS, shipped
 from tests.builders import render, role, service
 from tests.helm import ROOT, VALUES, Helm
 from tests.support import hook_objects, lay_out, rendered_spec

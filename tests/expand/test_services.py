@@ -11,6 +11,7 @@ import pytest
 
 from fusion_helm.errors import InvalidSpec
 from tests.builders import render, role, service
+from tests.expand import alone
 from tests.support import router
 
 PORTS = [{"containerPort": 8000, "name": "http"}, {"containerPort": 9400, "name": "metrics"},
@@ -105,3 +106,11 @@ def test_a_router_has_no_service_of_its_own() -> None:
         served(role("a", "worker"), router(service={}))
     assert error.value.path == "spec.roles[1].service"
     assert "clients reach it through its Gateway" in str(error.value)
+
+
+def test_the_stage_alone_writes_a_role_s_service_then_the_service_s() -> None:
+    service_model = alone.model(service({**role("a", "worker"), "service": {}}, role("b", "worker"), service={}))
+    made = alone.objects("services", alone.facts(service_model))
+    assert [o["metadata"]["name"] for o in made] == ["svc-a-serving", "svc-serving"]
+    assert made[0]["spec"]["selector"] == {"fusioninfer.io/service": "svc", "fusioninfer.io/role-name": "a",
+                                           "leaderworkerset.sigs.k8s.io/worker-index": "0"}

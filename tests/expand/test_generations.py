@@ -185,7 +185,7 @@ def test_the_v1_5_picker_renders_what_its_release_reads() -> None:
     assert container["lifecycle"] == {"preStop": {"sleep": {"seconds": 10}}}
     loaded = config(objects)
     assert loaded["apiVersion"] == "inference.networking.x-k8s.io/v1alpha1"
-    assert "featureGates" not in loaded  # nothing autoscaled: nothing to queue (tests/test_autoscaling.py)
+    assert "featureGates" not in loaded  # nothing autoscaled: nothing to queue (tests/expand/test_autoscaling.py)
     assert plugin_types(objects) == ["queue-scorer", "kv-cache-utilization-scorer", "prefix-cache-scorer",
                                      "max-score-picker", "single-profile-handler"]
     assert {"apiGroups": ["inference.networking.x-k8s.io"],

@@ -108,7 +108,7 @@ def test_the_control_plane_says_where_the_upstream_crds_are_missing(tmp_path: Pa
 
 
 def test_validate_warns_on_standard_error_and_still_passes(tmp_path: Path) -> None:
-    """A routed role without a readiness probe: valid, with a warning by field (tests/test_advice.py)."""
+    """A routed role without a readiness probe: valid, with a warning by field (tests/cli/test_advice.py)."""
     path = tmp_path / "s.yaml"
     ports = [{"containerPort": 8000, "name": "http"}]
     probe = {"httpGet": {"path": "/health", "port": "http"}}

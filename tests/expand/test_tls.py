@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from fusion_helm.errors import InvalidSpec
+from fusion_helm.expand.pods import Pod, RoleTemplates
 from tests.builders import NIXL, render, role, service
+from tests.expand import alone
 from tests.schemas import Validators, errors
 from tests.support import router
 
@@ -179,3 +181,21 @@ def test_cert_manager_writes_the_secret_for_the_names_the_pods_are_reached_by(va
     named = render(service(role("w", "worker"), tls={"secretName": "mine", "certManager": {"issuerRef": {
         "name": "ca"}}}))
     assert named["Certificate/svc-serving-tls"]["spec"]["secretName"] == "mine"
+
+
+def test_the_stage_alone_has_the_serving_pods_serve_https_and_leaves_the_others() -> None:
+    """On a replica whose workers run ranks for the leader's server, only the leader's template changes."""
+    service_model = alone.model(service(role("w", "worker"), tls=TLS))
+    [served] = service_model.roles
+    server = served.server(service_model.where)
+    leader = {"spec": {"containers": [{"name": "engine", "args": ["--model", "m"]}]}}
+    worker = {"spec": {"containers": [{"name": "ray"}]}}
+    changed = alone.pods("tls", alone.facts(service_model), {
+        "w": RoleTemplates(size=2, leader=Pod(leader, server), worker=Pod(worker, None))})["w"]
+    assert changed.worker.template == worker
+    assert changed.leader is not None
+    engine = changed.leader.template["spec"]["containers"][0]
+    assert engine["args"] == ["--model", "m", "--ssl-certfile=/var/run/fusioninfer/tls/tls.crt",
+                              "--ssl-keyfile=/var/run/fusioninfer/tls/tls.key", "--enable-ssl-refresh"]
+    assert changed.leader.template["spec"]["volumes"] == [{"name": "fusioninfer-tls",
+                                                           "secret": {"secretName": "serving-tls"}}]
