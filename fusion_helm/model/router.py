@@ -132,7 +132,7 @@ class Router:
     endpoint_picker_config: str | None
     """The user's EndpointPickerConfig text, used verbatim; None: built from the scorers."""
     picker_generation: str | None
-    """The endpoint picker release line it names (a key of spec.needs.PICKERS, the schema's enum)."""
+    """The endpoint picker release line it names (a key of base.needs.PICKERS, the schema's enum)."""
     """None: the pool API chooses."""
     picker_image: str | None
     picker_flags: Mapping[str, str]
