@@ -35,7 +35,7 @@ ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
 MODEL_HEADER = "X-Gateway-Model-Name"
 """Not a label but read like one: the header a shared Gateway routes by, which its body-based router sets to
 the model a request's body names; each service's route matches its model names on it, and the Gateway's
-/v1/models lists them from there (hooks/gateway_models.py)."""
+/v1/models lists them from there (programs/gateway_models.py)."""
 ANNOTATION_PICKER_CONFIG_HASH = "fusioninfer.io/picker-config-hash"
 """On the picker's pod template: a changed configuration restarts the pickers, which read it once."""
 
