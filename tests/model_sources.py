@@ -20,7 +20,7 @@ from tests.controlplane import kubelet
 from tests.controlplane.processes import free_port
 from tests.engines import SOURCES, built
 
-PROGRAM = Path(__file__).resolve().parent.parent / "fusion_helm" / "hooks" / "fetch.py"
+PROGRAM = Path(__file__).resolve().parent.parent / "fusion_helm" / "programs" / "fetch.py"
 LFS_POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {size}\n"
 
 
