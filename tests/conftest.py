@@ -14,6 +14,7 @@ from tests.controlplane import components, kubelet, set_gpu_nodes, start
 from tests.controlplane.builds import COMPONENTS, SHARED_CRDS, binary, shared_crds
 from tests.controlplane.cluster import GPU_NODES, Cluster, install_crd_chart
 from tests.controlplane.hook_kubelet import HookKubelet
+from tests.controlplane.network_policies import Enforcer
 from tests.controlplane.serving import ServingKubelet
 from tests.goyaml import GoYAML, built
 from tests.helm import CACHE, ROOT, Helm, make_helm
@@ -145,6 +146,19 @@ def keda(cluster: Cluster) -> Cluster:
     a test first asks; stopped with the control plane."""
     components.keda(cluster.control_plane)
     return cluster
+
+
+@pytest.fixture(scope="module")
+def network_policies(cluster: Cluster) -> Iterator[Enforcer]:
+    """SIG Network's kube-network-policies enforcing the NetworkPolicies on the serving pods' network
+    (tests/controlplane/network_policies.py), for the tests of the module that asks: started then, stopped
+    after them (before the control plane), so that no other test's connections depend on the order tests run in."""
+    enforcer = Enforcer(cluster)
+    enforcer.start()
+    try:
+        yield enforcer
+    finally:
+        enforcer.stop()
 
 
 @pytest.fixture(scope="session")

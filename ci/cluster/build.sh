@@ -105,7 +105,7 @@ gie_source() {
   echo "$src"
 }
 
-components=${*:-etcd kubernetes kwok lws volcano pickers serving pipelines registry elastic}
+components=${*:-etcd kubernetes kwok lws volcano pickers serving pipelines registry elastic netpol}
 for component in $components; do
   case $component in
     etcd)
@@ -206,6 +206,14 @@ for component in $components; do
       [ -f "$src/go.mod" ] || wrapper "$src" github.com/distribution/distribution/v3 "$REGISTRY_VERSION"
       cp "$here/registry/main.go" "$src/main.go"
       build "$src" "registry-$REGISTRY_VERSION" . ;;
+    netpol)
+      # SIG Network's NetworkPolicy agent: upstream's controller, fed by an interception this kernel supports
+      # (netpol/main.go, ours), named by a hash of that source, as tests/controlplane/network_policies.py
+      # computes it, so a cache never serves an older one.
+      src="$cache/src/kube-network-policies-$KUBE_NETWORK_POLICIES_VERSION"
+      [ -f "$src/go.mod" ] || wrapper "$src" sigs.k8s.io/kube-network-policies "$KUBE_NETWORK_POLICIES_VERSION"
+      cp "$here/netpol/main.go" "$src/main.go"
+      build "$src" "kube-network-policies-$KUBE_NETWORK_POLICIES_VERSION-$(sha256sum < "$here/netpol/main.go" | cut -c1-12)" . ;;
     *) echo "build.sh: unknown component $component" >&2; exit 2 ;;
   esac
 done

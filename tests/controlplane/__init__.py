@@ -2,7 +2,8 @@
 that run on it (test_cluster_*.py) with their harness: the cluster's client and release helpers (cluster),
 the runners that do a kubelet's part for the pods that must really run (hook_kubelet: the charts' Jobs;
 serving: serving pods, pickers, routers, in network namespaces; kubelet: what both share), the pickers'
-probes (pickers) and the rollout watchers (rollouts).
+probes (pickers), the rollout watchers (rollouts), and NetworkPolicies enforced with connections tried from
+pods' networks (network_policies).
 
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok (fake GPU nodes whose pods turn
 Running and Ready), the LeaderWorkerSet controller with its webhooks, and Volcano's scheduler and

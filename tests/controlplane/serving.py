@@ -85,6 +85,10 @@ REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
 
+NETWORK_ONLY = ("fusioninfer.test/network-only", "true")
+"""A pod annotation: the pod gets its network and turns Ready, and none of its containers runs (a test's
+client, tests/controlplane/network_policies.py)."""
+
 @dataclass
 class ServedPod:
     key: str
@@ -230,7 +234,9 @@ class ServingKubelet(threading.Thread):
         try:  # a pod deleted meanwhile ends here (its status is refused): noted in its log
             self._status(pod, served, started, ready=False)
             self._mount_secrets(pod, served)
-            if served.labels.get(LABEL_COMPONENT_TYPE) == "router":
+            if (pod.metadata.annotations or {}).get(NETWORK_ONLY[0]) == NETWORK_ONLY[1]:
+                pass  # a network alone, to connect from
+            elif served.labels.get(LABEL_COMPONENT_TYPE) == "router":
                 self._run_picker(pod, served)
             elif served.labels.get(LABEL_COMPONENT_TYPE) == "frontend":
                 self._run_frontend(pod, served)
