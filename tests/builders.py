@@ -24,6 +24,11 @@ def role(name: str, component_type: str = "decoder", replicas: int = 1, nodes: i
     return spec
 
 
+SCRAPED_FROM_MONITORING = {"networkPolicy": {"prometheus": {"namespaceLabels": {
+    "kubernetes.io/metadata.name": "monitoring"}}}}
+"""Where a spec's PodMonitors ask Prometheus to scrape, its policies admit Prometheus's namespace."""
+
+
 def service(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
             "metadata": {"name": "svc", "namespace": "llm", "labels": {"team": "a"}},

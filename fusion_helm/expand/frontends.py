@@ -91,10 +91,8 @@ def frontend_objects(service: InferenceService, frontend: Frontend) -> list[dict
                           "pod's ServiceAccount token; remove it")
     account = spec.get("serviceAccountName") or spec.get("serviceAccount")
     container = spec["containers"][0]
-    # An image's entrypoint is not SGLang's router's unless the template says so: its command is written.
-    router = server_command({**container, "command": container.get("command") or list(SGLANG_ROUTER_COMMAND)},
-                            (), service.where, f"{path}.containers[0]").as_engine(Engine.SGLANG)
-    port = router.port(PORT, SGLANG_ROUTER_PORT, "for the frontend's Service")
+    router = _router_command(service, frontend)
+    port = frontend_port(service, frontend)
     discovering = router.appended(_discovery_flags(service, frontend, router), "the frontend finds its workers")
     template_metadata = frontend.template.get("metadata") or {}
     pod_spec = {**spec, "serviceAccountName": account or name,
@@ -114,6 +112,18 @@ def frontend_objects(service: InferenceService, frontend: Frontend) -> list[dict
     }})
     objects.append(service_object(service, name, labels, labels, frontend.service, [service_port(service, port, None)]))
     return objects
+
+
+def _router_command(service: InferenceService, frontend: Frontend) -> ServerCommand:
+    container = frontend.template["spec"]["containers"][0]
+    # An image's entrypoint is not SGLang's router's unless the template says so: its command is written.
+    return server_command({**container, "command": container.get("command") or list(SGLANG_ROUTER_COMMAND)},
+                          (), service.where, f"{frontend.path}.template.spec.containers[0]").as_engine(Engine.SGLANG)
+
+
+def frontend_port(service: InferenceService, frontend: Frontend) -> int:
+    """Where the frontend's pods take requests."""
+    return _router_command(service, frontend).port(PORT, SGLANG_ROUTER_PORT, "for the frontend's Service")
 
 
 def _discovery_flags(service: InferenceService, frontend: Frontend, router: ServerCommand) -> list[str]:

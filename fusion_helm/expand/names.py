@@ -141,6 +141,21 @@ def fetch_job_name(service: str, digest: str) -> str:
     return f"{service}-fetch-{digest}"
 
 
+def role_policy_name(service: str, role: str) -> str:
+    """The NetworkPolicy of a serving role's pods."""
+    return f"{service}-{role}"
+
+
+def group_policy_name(service: str, role: str, index: int) -> str:
+    """The NetworkPolicy of one replica group of a multi-node role: its pods reach each other."""
+    return f"{service}-{role}-group-{index}"
+
+
+def fetch_policy_name(service: str) -> str:
+    """The NetworkPolicy of the fetch Jobs' pods."""
+    return f"{service}-fetch"
+
+
 FETCH_DIGEST_LENGTH = 10
 """The hex digits of a fetch Job's digest."""
 

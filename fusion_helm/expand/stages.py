@@ -179,6 +179,18 @@ def _monitoring() -> Steps:
     return Steps(objects=lambda facts, _: monitoring.pod_monitors(facts.service))
 
 
+def _network() -> Steps:
+    from fusion_helm.expand import network
+
+    return Steps(objects=lambda facts, _: network.network_policies(facts.service, facts.routing,
+                                                                   bool(facts.fetch_jobs)))
+
+
+def _has_network_policies(service: InferenceService) -> bool:
+    return service.network_policies is not None or (
+        service.router is not None and service.router.picker_network_policy is not None)
+
+
 STAGES: tuple[Stage, ...] = (
     Stage("gang", "always (no PodGroup where the service is not gang-scheduled)", _always, _gang),
     Stage("weights", "a role reads a model source, or spec.modelCache",
@@ -197,6 +209,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("certificate", "spec.tls.certManager",
           lambda service: service.tls is not None and service.tls.cert_manager is not None, _certificate),
     Stage("monitoring", "spec.monitoring.podMonitor", lambda service: service.monitoring is not None, _monitoring),
+    Stage("network", "spec.networkPolicy (on by default), or the picker's networkPolicy", _has_network_policies,
+          _network),
 )
 """The stages, in order: their pod steps change a role's templates in this order, their objects are written
 in this order."""

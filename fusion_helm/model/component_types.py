@@ -45,7 +45,8 @@ ROLE_FIELDS: Mapping[str, frozenset[ComponentType]] = {
                      "multinode"), SERVING),
     "frontend": FRONTEND,
     **dict.fromkeys(("poolAPIVersion", "targetPort", "strategy", "endpointPickerConfig", "endpointPicker", "gateway",
-                     "httproute", "sharedGateway", "modelNames", "modelRewrites", "canaryOf", "models"), ROUTER),
+                     "httproute", "inferencePaths", "sharedGateway", "modelNames", "modelRewrites", "canaryOf",
+                     "models"), ROUTER),
 }
 """Each field of a role → the componentTypes that take it."""
 

@@ -21,6 +21,7 @@ from fusion_helm.model.exposure import (
 )
 from fusion_helm.model.gang import GangSchedule, parse_gang_schedule
 from fusion_helm.model.metadata import check_dns_label, check_metadata
+from fusion_helm.model.network import NetworkPolicies, parse_network_policies
 from fusion_helm.model.parallelism import check_gpu_fit
 from fusion_helm.model.scaling import (
     DISAGGREGATED_SET_ROLLOUT_DEFAULTS,
@@ -194,6 +195,8 @@ class InferenceService:
     frontends: tuple[Frontend, ...] = ()
     tls: Tls | None = None
     model_cache: ModelCache | None = None
+    network_policies: NetworkPolicies | None = None
+    """None: no NetworkPolicies (spec.networkPolicy.enabled false, or a taken-over LeaderWorkerSet's)."""
 
     @property
     def disaggregated(self) -> bool:
@@ -252,6 +255,7 @@ def parse_inference_service(obj: Mapping[str, Any], where: str | None = None) ->
         frontends=frontends,
         tls=parse_tls(spec.get("tls"), f"{name}{TLS_SECRET_SUFFIX}", where),
         model_cache=model_cache,
+        network_policies=parse_network_policies(spec.get("networkPolicy"), where),
     )
 
 

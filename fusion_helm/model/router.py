@@ -29,6 +29,11 @@ PICKER_FIELDS_SCHEMAS = {"resources": (*POD_SPEC, "containers", "[]", "resources
 schemas have a pod's (a LeaderWorkerSet's pod template: the Deployment has no schema of its own here)."""
 
 
+INFERENCE_PATHS = ("/v1/completions", "/v1/chat/completions", "/v1/embeddings", "/v1/responses")
+"""The OpenAI serving paths every route matches (vLLM's and SGLang's): nothing else reaches the engines
+through a Gateway but what a router's inferencePaths adds."""
+
+
 class PoolAPI(StrEnum):
     V1 = POOL_V1
     V1ALPHA2 = POOL_V1ALPHA2
@@ -149,6 +154,8 @@ class Router:
     gateway: Mapping[str, Any] | None
     httproute: Mapping[str, Any]
     models: tuple[ServedModel, ...]
+    inference_paths: tuple[str, ...] = INFERENCE_PATHS
+    """The paths the HTTPRoute matches: the OpenAI serving paths and the router's inferencePaths."""
     shared_gateway: SharedGateway | None = None
     model_names: tuple[str, ...] | None = None
     """The model names a shared Gateway routes here; None: the names the serving engines serve."""
@@ -215,6 +222,7 @@ def parse_router(raw: Mapping[str, Any], position: int, where: str, disaggregate
         target_port=raw.get("targetPort"),
         gateway=raw.get("gateway"),
         httproute=raw.get("httproute") or {},
+        inference_paths=_inference_paths(raw.get("inferencePaths") or [], f"{path}.inferencePaths", where),
         models=_models(raw.get("models") or [], f"{path}.models", where),
         shared_gateway=_shared_gateway(raw, path, where),
         model_names=_model_names(raw, path, where),
@@ -273,6 +281,17 @@ def _network_policy(raw: Mapping[str, Any] | None, path: str, where: str
         for field, labels in selectors.items():
             check_label_map(where, f"{path}.{peer}.{field}", labels)
     return raw
+
+
+def _inference_paths(raw: list[str], path: str, where: str) -> tuple[str, ...]:
+    """The OpenAI serving paths and the router's own."""
+    paths = list(INFERENCE_PATHS)
+    for index, added in enumerate(raw):
+        if added in paths:
+            also = "always matched" if added in INFERENCE_PATHS else f"also {path}[{raw.index(added)}]"
+            raise InvalidSpec(where, f"{path}[{index}]", f"duplicate path {show(added)} ({also})")
+        paths.append(added)
+    return tuple(paths)
 
 
 def _pod_annotations(raw: Mapping[str, str] | None, path: str, where: str) -> Mapping[str, str]:

@@ -38,7 +38,7 @@ def test_render_several_files_in_order(helm: Helm, tmp_path: Path) -> None:
     result = run("fusion-helm", "render", str(tmp_path / "story1-monolithic-qwen3-8b.yaml"),
                  str(tmp_path / "story3-multinode-deepseek-r1.yaml"))
     names = [d["metadata"]["name"] for d in yaml.safe_load_all(result.stdout)
-             if d and d["kind"] not in ("PodGroup", "PodDisruptionBudget")]
+             if d and d["kind"] not in ("PodGroup", "PodDisruptionBudget", "NetworkPolicy")]
     assert names == ["qwen-inference", "qwen-inference-inference-0", "deepseek-r1-inference",
                      "deepseek-r1-inference-inference-0", "deepseek-r1-inference-inference-1"]
 
@@ -47,7 +47,7 @@ def test_validate_reports_per_file(helm: Helm, tmp_path: Path) -> None:
     (tmp_path / "s4.yaml").write_text(rendered_stream(helm, "story4-pd-multinode-deepseek-r1.yaml"))
     result = run("fusion-helm", "validate", str(tmp_path / "s4.yaml"))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{tmp_path / 's4.yaml'}: valid (1 InferenceService(s), 6 generated object(s))\n"
+    assert result.stdout == f"{tmp_path / 's4.yaml'}: valid (1 InferenceService(s), 11 generated object(s))\n"
 
 
 def test_errors_name_the_file_and_print_nothing_else(tmp_path: Path) -> None:

@@ -9,12 +9,12 @@ import pytest
 
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.construct import load
-from tests.builders import render, role, service
+from tests.builders import SCRAPED_FROM_MONITORING, render, role, service
 from tests.expand import alone
 from tests.support import router
 
 PROMETHEUS = {"serverAddress": "http://prometheus-operated.monitoring:9090"}
-MONITORED = {"monitoring": {"podMonitor": {"enabled": True}}}
+MONITORED = {"monitoring": {"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING}
 STARTUP = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "failureThreshold": 90}
 """Fifteen minutes to load the weights."""
 

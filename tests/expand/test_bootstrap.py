@@ -15,7 +15,7 @@ from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import bootstrap
 from fusion_helm.model.bootstrap import Bootstrap, DataParallel, MultiNode
 from fusion_helm.model.engine import ServerCommand, server_command
-from tests.builders import render, role, service
+from tests.builders import SCRAPED_FROM_MONITORING, render, role, service
 
 ARGS = [
     "--model", "deepseek-ai/DeepSeek-R1",
@@ -333,7 +333,7 @@ def test_the_pool_and_the_monitors_select_the_pods_that_serve() -> None:
     added to a pod template restarts its pods): elsewhere the leaders are selected, as before."""
     from tests.support import router
 
-    monitored = {"monitoring": {"podMonitor": {"enabled": True}}}
+    monitored = {"monitoring": {"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING}
     leaders = render(service(role("a", "worker", nodes=2), router(), **monitored))
     assert leaders["InferencePool/svc-router"]["spec"]["selector"]["matchLabels"] == {
         "fusioninfer.io/service": "svc", "leaderworkerset.sigs.k8s.io/worker-index": "0"}

@@ -113,7 +113,7 @@ def test_a_per_replica_key_in_the_template_is_an_error(metadata, field: str) -> 
 
 def test_zero_replicas_make_no_objects_for_the_role() -> None:
     objects = render(service(role("prefill", "prefiller", replicas=0), role("decode", replicas=1)))
-    assert sorted(objects) == ["LeaderWorkerSet/svc-decode-0"]
+    assert sorted(objects) == ["LeaderWorkerSet/svc-decode-0", "NetworkPolicy/svc-decode"]
 
 
 def test_serving_command_comes_from_the_container_or_the_role() -> None:

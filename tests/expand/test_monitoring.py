@@ -14,7 +14,7 @@ import yaml
 
 from fusion_helm import InvalidSpec
 from fusion_helm.base import needs
-from tests.builders import render, role, service
+from tests.builders import SCRAPED_FROM_MONITORING, render, role, service
 from tests.expand import alone
 from tests.helm import VALUES, Helm
 from tests.schemas import Validators, custom_resource_errors
@@ -57,8 +57,8 @@ def test_each_role_s_leaders_and_the_picker_are_scraped_on_their_metrics_ports(l
     kinds = ("worker", "worker") if layout == "role" else ("prefiller", "decoder")
     spec = service(role("prefill", kinds[0], 2, nodes=2, ports=[{"containerPort": 8000, "name": "http"}]),
                    role("decode", kinds[1], 3, ports=[{"containerPort": 8000, "name": "http"}]), ROUTER,
-                   layout=layout, monitoring={"podMonitor": {"enabled": True, "interval": "15s",
-                                                             "labels": {"release": "prometheus"}}})
+                   layout=layout, **SCRAPED_FROM_MONITORING,
+                   monitoring={"podMonitor": {"enabled": True, "interval": "15s", "labels": {"release": "prometheus"}}})
     objects = render(spec)
     found = monitors(objects)
     assert sorted(found) == ["svc-decode", "svc-prefill", "svc-router-epp"]
@@ -90,14 +90,16 @@ def test_each_role_s_leaders_and_the_picker_are_scraped_on_their_metrics_ports(l
     ({"args": ["--model", "m", "--port", "8100"]}, {"portNumber": 8100}),
 ], ids=["an unnamed port by number", "the port named http", "vLLM's default", "vLLM's --port"])
 def test_the_serving_port_is_scraped(container: dict[str, Any], endpoint: dict[str, Any]) -> None:
-    [monitor] = monitors(render(service(role("w", "worker", **container), monitoring=ON))).values()
+    spec = service(role("w", "worker", **container), monitoring=ON, **SCRAPED_FROM_MONITORING)
+    [monitor] = monitors(render(spec)).values()
     assert {k: v for k, v in monitor["spec"]["podMetricsEndpoints"][0].items() if k != "path"} == endpoint
 
 
 def test_the_picker_endpoint_carries_its_authorization(validators: Validators) -> None:
     authorization = {"type": "Bearer", "credentials": {"name": "metrics-reader", "key": "token"}}
     objects = render(service(role("w", "worker"), ROUTER,
-                             monitoring={"podMonitor": {"enabled": True, "pickerAuthorization": authorization}}))
+                             monitoring={"podMonitor": {"enabled": True, "pickerAuthorization": authorization}},
+                             **SCRAPED_FROM_MONITORING))
     found = monitors(objects)
     assert found["svc-router-epp"]["spec"]["podMetricsEndpoints"][0]["authorization"] == authorization
     assert "authorization" not in found["svc-w"]["spec"]["podMetricsEndpoints"][0]
@@ -137,7 +139,7 @@ ERRORS = {
 def test_monitoring_errors_name_the_field(case: str) -> None:
     monitoring, roles, path, message = ERRORS[case]
     with pytest.raises(InvalidSpec) as raised:
-        render(service(*copy.deepcopy(roles), monitoring=monitoring))
+        render(service(*copy.deepcopy(roles), monitoring=monitoring, **SCRAPED_FROM_MONITORING))
     assert (raised.value.where, raised.value.path) == ("InferenceService svc", path)
     assert message in raised.value.message
 
@@ -145,6 +147,7 @@ def test_monitoring_errors_name_the_field(case: str) -> None:
 def test_the_chart_passes_monitoring_through_and_its_check_asks_for_the_api(helm: Helm, tmp_path: Path) -> None:
     values = yaml.safe_load((VALUES / "router-pd-qwen3-8b.yaml").read_text())
     values["monitoring"] = {"podMonitor": {"enabled": True, "labels": {"release": "prometheus"}}}
+    values.update(SCRAPED_FROM_MONITORING)
     path = tmp_path / "values.yaml"
     path.write_text(yaml.safe_dump(values))
     out = [doc for doc in yaml.safe_load_all(helm.template(path, hooks=True).stdout) if doc]
@@ -156,6 +159,6 @@ def test_the_chart_passes_monitoring_through_and_its_check_asks_for_the_api(helm
 
 def test_the_stage_alone_writes_a_monitor_per_serving_role() -> None:
     service_model = alone.model(service(role("a", "worker"), role("b", "worker"),
-                                        monitoring={"podMonitor": {"enabled": True}}))
+                                        monitoring={"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING))
     made = alone.objects("monitoring", alone.facts(service_model))
     assert [o["metadata"]["name"] for o in made] == ["svc-a", "svc-b"]

@@ -7,11 +7,11 @@ import pytest
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.names import check_unique_names
-from tests.builders import render, role, service
+from tests.builders import SCRAPED_FROM_MONITORING, render, role, service
 from tests.expand import alone
 from tests.support import router
 
-MONITORED = {"monitoring": {"podMonitor": {"enabled": True}}}
+MONITORED = {"monitoring": {"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING}
 
 
 def test_a_serving_role_named_like_the_picker_is_refused_by_its_name() -> None:

@@ -12,6 +12,7 @@ import yaml
 
 from fusion_helm import InvalidSpec
 from fusion_helm.expand.generations import GENERATIONS, Routing
+from fusion_helm.model.router import INFERENCE_PATHS
 from tests.builders import render as expand
 from tests.builders import role, service
 from tests.expand import alone
@@ -168,7 +169,10 @@ def test_user_httproute_rules_survive(helm: Helm, tmp_path: Path) -> None:
     assert route["spec"]["hostnames"] == ["llm.example.com"]
     assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway",
                                             "name": "qwen-pd-router"}]
-    assert route["spec"]["rules"] == [{**user_rules[0], "backendRefs": [pool_ref]}, user_rules[1]]
+    inference_paths = [{"path": {"type": "Exact", "value": path}} for path in INFERENCE_PATHS]
+    assert route["spec"]["rules"] == [
+        {**user_rules[0], "backendRefs": [pool_ref], "matches": [inference_paths[0]]},
+        {**user_rules[1], "matches": [{**user_rules[1]["matches"][0], **path} for path in inference_paths]}]
 
 
 def test_verbatim_endpoint_picker_config_is_used_byte_for_byte() -> None:
@@ -244,6 +248,7 @@ def test_a_router_leaves_the_gang_and_the_serving_roles_alone() -> None:
              role("d", "decoder", replicas=2, ports=[{"containerPort": 8000}])]
     alone = expand(service(*roles))
     routed = expand(service(*roles, router()))
+    alone = {name: obj for name, obj in alone.items() if not name.startswith("NetworkPolicy/")}
     assert {name for name in routed if name.split("/")[0] in ("LeaderWorkerSet", "PodGroup")} == set(alone)
     assert routed["PodGroup/svc"]["spec"].pop("minResources") == {"cpu": "250m", "memory": "256Mi"}
     assert routed["PodGroup/svc"] == alone["PodGroup/svc"]
@@ -529,11 +534,14 @@ GATEWAY_PODS = {"podLabels": {"gateway.networking.k8s.io/gateway-name": "gw"}}
 
 
 def test_the_network_policy_admits_only_the_gateway_and_the_scrapers() -> None:
-    assert not [key for key in expand(service(WORKER, router())) if key.startswith("NetworkPolicy/")]
+    """The picker's own networkPolicy: where the service's policies are off, the picker's alone."""
+    off = {"networkPolicy": {"enabled": False}}
+    assert not [key for key in expand(service(WORKER, router(), **off)) if key.startswith("NetworkPolicy/")]
     scrapers = {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"},
                 "podLabels": {"app.kubernetes.io/name": "prometheus"}}
     objects = expand(service(WORKER, router(endpointPicker={"networkPolicy": {
-        "gateway": GATEWAY_PODS, "scrapers": scrapers}})))
+        "gateway": GATEWAY_PODS, "scrapers": scrapers}}), **off))
+    assert [key for key in objects if key.startswith("NetworkPolicy/")] == ["NetworkPolicy/svc-router-epp"]
     policy = objects["NetworkPolicy/svc-router-epp"]
     picker = objects["Deployment/svc-router-epp"]["spec"]["template"]["metadata"]["labels"]
     assert policy["spec"] == {

@@ -12,6 +12,7 @@ import yaml
 
 from fusion_helm import InvalidSpec
 from fusion_helm.base.labels import MODEL_HEADER
+from fusion_helm.model.router import INFERENCE_PATHS
 from tests.builders import render, role, service
 from tests.schemas import Validators, custom_resource_errors
 
@@ -28,8 +29,9 @@ def route_of(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
 
 
 def matched_names(rule: dict[str, Any]) -> list[str]:
-    return [header["value"] for match in rule["matches"] for header in match["headers"]
-            if header["name"] == MODEL_HEADER]
+    """The model names RULE matches, in order (each is matched once per inference path)."""
+    return list(dict.fromkeys(header["value"] for match in rule["matches"] for header in match["headers"]
+                              if header["name"] == MODEL_HEADER))
 
 
 def test_the_route_joins_the_shared_gateway_and_matches_the_served_names(validators: Validators) -> None:
@@ -57,13 +59,14 @@ def test_without_served_names_the_model_and_the_adapters_are_matched() -> None:
 
 def test_each_user_match_is_kept_once_per_model_name() -> None:
     team = [{"name": "x-team", "value": "a"}]
-    rules = [{"matches": [{"path": {"type": "PathPrefix", "value": "/v1"}},
+    rules = [{"matches": [{"path": {"type": "PathPrefix", "value": "/v1/chat"}},
                           {"path": {"type": "Exact", "value": "/generate"}, "headers": team}],
               "timeouts": {"request": "300s"}}]
-    router = shared_router(httproute={"rules": rules}, modelNames=["a", "b"])
+    router = shared_router(httproute={"rules": rules}, modelNames=["a", "b"], inferencePaths=["/generate"])
     [rule] = route_of(role("w", "worker", ports=PORTS), router)["rules"]
     assert [(m["path"]["value"], [h["value"] for h in m["headers"]]) for m in rule["matches"]] == [
-        ("/v1", ["a"]), ("/v1", ["b"]), ("/generate", ["a", "a"]), ("/generate", ["a", "b"])]
+        ("/v1/chat/completions", ["a"]), ("/v1/chat/completions", ["b"]), ("/generate", ["a", "a"]),
+        ("/generate", ["a", "b"])]
     assert rule["timeouts"] == {"request": "300s"}
 
 
@@ -72,7 +75,7 @@ def test_a_canary_splits_its_names_requests_with_the_stable_pool_and_matches_pos
                              shared_router(canaryOf={"inferencePool": "stable-router", "weight": 10})))
     [rule] = objects["HTTPRoute/svc-router"]["spec"]["rules"]
     assert [(ref["name"], ref["weight"]) for ref in rule["backendRefs"]] == [("stable-router", 90), ("svc-router", 10)]
-    assert [match["method"] for match in rule["matches"]] == ["POST"]
+    assert [match["method"] for match in rule["matches"]] == ["POST"] * 4  # once per inference path
     assert custom_resource_errors(validators, list(objects.values())) == {}
 
 
@@ -80,7 +83,7 @@ def test_a_canary_on_a_gateway_of_its_own_splits_every_request() -> None:
     router = {"name": "router", "componentType": "router", "gateway": {"gatewayClassName": "istio", "listeners": [
         {"name": "http", "protocol": "HTTP", "port": 80}]}, "canaryOf": {"inferencePool": "old-router", "weight": 25}}
     [rule] = route_of(role("w", "worker", ports=PORTS), router)["rules"]
-    assert "matches" not in rule
+    assert [match["path"]["value"] for match in rule["matches"]] == list(INFERENCE_PATHS)  # no model header
     assert [ref.get("weight") for ref in rule["backendRefs"]] == [75, 25]
 
 
@@ -140,8 +143,22 @@ ERRORS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
         "spec.roles[1].httproute.rules[0].matches[0].headers", "match X-Gateway-Model-Name, which sharedGateway"),
     "too many matches": (
         [WORKER, shared_router(modelNames=[f"m{i}" for i in range(33)], httproute={"rules": [{"matches": [
-            {"path": {"type": "PathPrefix", "value": "/v1"}}, {"path": {"type": "PathPrefix", "value": "/v2"}}]}]})],
-        "spec.roles[1].httproute.rules[0].matches", "would have 66 matches (33 model names, each for each match)"),
+            {"path": {"type": "Exact", "value": "/v1/completions"}},
+            {"path": {"type": "Exact", "value": "/v1/embeddings"}}]}]})],
+        "spec.roles[1].httproute.rules[0].matches",
+        "would have 66 matches (33 model names, each for each match and inference path)"),
+    "a path the engines serve beside inference": (
+        [WORKER, shared_router(httproute={"rules": [{"matches": [
+            {"path": {"type": "PathPrefix", "value": "/v1/load_lora_adapter"}}]}]})],
+        "spec.roles[1].httproute.rules[0].matches[0].path",
+        "matches PathPrefix '/v1/load_lora_adapter', which holds none of the inference paths"),
+    "a path that is not an inference path's prefix": (
+        [WORKER, shared_router(httproute={"rules": [{"matches": [
+            {"path": {"type": "RegularExpression", "value": "/v1/.*"}}]}]})],
+        "spec.roles[1].httproute.rules[0].matches[0].path", "add the path to spec.roles[1].inferencePaths"),
+    "an inference path twice": (
+        [WORKER, shared_router(inferencePaths=["/v1/models", "/v1/completions"])],
+        "spec.roles[1].inferencePaths[1]", "duplicate path '/v1/completions' (always matched)"),
     "a script that names no model": (
         [role("w", "worker", ports=PORTS, command=["sh", "-c", "exec my-server"], args=[]), shared_router()],
         "spec.roles[1].modelNames", "is required: the engine of role w names no model"),

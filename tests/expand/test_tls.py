@@ -12,7 +12,7 @@ import yaml
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.pods import Pod, RoleTemplates
-from tests.builders import NIXL, render, role, service
+from tests.builders import NIXL, SCRAPED_FROM_MONITORING, render, role, service
 from tests.expand import alone
 from tests.schemas import Validators, errors
 from tests.support import router
@@ -30,7 +30,7 @@ def pod(objects: dict[str, dict[str, Any]], lws: str, template: str = "workerTem
 def pd(tls: dict[str, Any] = TLS, **router_fields: Any) -> dict[str, dict[str, Any]]:
     return render(service(role("p", "prefiller", ports=PORTS, readinessProbe=PROBE),
                           role("d", "decoder", ports=PORTS, readinessProbe=PROBE), router(**router_fields), tls=tls,
-                          monitoring={"podMonitor": {"enabled": True}}))
+                          monitoring={"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING))
 
 
 def test_every_serving_engine_serves_https_with_the_secret_s_certificate() -> None:
@@ -121,7 +121,7 @@ def test_the_v1_5_picker_scrapes_https_through_its_metrics_source_and_cannot_ver
 
 def test_services_and_monitors_say_https() -> None:
     objects = render(service({**role("w", "worker", ports=PORTS), "service": {}}, tls=TLS,
-                             monitoring={"podMonitor": {"enabled": True}}))
+                             monitoring={"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING))
     assert objects["Service/svc-w-serving"]["spec"]["ports"] == [
         {"name": "http", "port": 8000, "targetPort": 8000, "protocol": "TCP", "appProtocol": "https"}]
     endpoint = objects["PodMonitor/svc-w"]["spec"]["podMetricsEndpoints"][0]

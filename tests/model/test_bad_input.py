@@ -63,9 +63,9 @@ CASES = {
     "unknown field": (
         with_role_change("replica", 2),
         "InferenceService qwen: spec.roles[1].replica: unknown field (allowed: autoscaling, canaryOf, componentType, "
-        "disruptionBudget, endpointPicker, endpointPickerConfig, frontend, gateway, httproute, model, modelNames, "
-        "modelRewrites, models, multinode, name, networkTopology, poolAPIVersion, recoveryPolicy, replicas, rollout, "
-        "service, sharedGateway, strategy, targetPort, template)"),
+        "disruptionBudget, endpointPicker, endpointPickerConfig, frontend, gateway, httproute, inferencePaths, model, "
+        "modelNames, modelRewrites, models, multinode, name, networkTopology, poolAPIVersion, recoveryPolicy, "
+        "replicas, rollout, service, sharedGateway, strategy, targetPort, template)"),
     "a serving role turned router": (
         with_role_change("componentType", "router"),
         "InferenceService qwen: spec.roles[1].multinode: only allowed on componentType worker, prefiller or decoder, "

@@ -37,8 +37,8 @@ def test_documents_we_do_not_own_pass_byte_for_byte(helm: Helm) -> None:
     assert out.startswith(service)
     assert out.endswith(before + after)
     generated = out[len(service):len(out) - len(before + after)]
-    assert kinds(generated) == ["PodGroup", "LeaderWorkerSet", "LeaderWorkerSet"]
-    assert generated.count("# Source: mixed/templates/service.yaml\n") == 3
+    assert kinds(generated) == ["PodGroup", "LeaderWorkerSet", "LeaderWorkerSet", "NetworkPolicy"]
+    assert generated.count("# Source: mixed/templates/service.yaml\n") == 4
     assert "kserve-owned" in before + after and "--- not a separator" in before + after
 
 

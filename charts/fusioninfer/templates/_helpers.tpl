@@ -40,6 +40,10 @@ service:
 tls:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- with .Values.networkPolicy }}
+networkPolicy:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- with .Values.model }}
 model:
   {{- toYaml . | nindent 2 }}

@@ -8,7 +8,6 @@ import copy
 from fusion_helm.base.kinds import (
     CONFIG_MAP,
     DEPLOYMENT,
-    NETWORK_POLICY,
     POD,
     POD_DISRUPTION_BUDGET,
     SERVICE,
@@ -137,7 +136,6 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
             },
         }},
         *([_disruption_budget(metadata(), labels)] if router.picker_replicas > 1 else []),
-        *([_network_policy(router.picker_network_policy, metadata(), labels)] if router.picker_network_policy else []),
     ]
 
 
@@ -157,22 +155,6 @@ def _disruption_budget(metadata: dict[str, Any], labels: Mapping[str, str]) -> d
     spec = {"maxUnavailable": 1, "selector": {"matchLabels": dict(labels)}, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
     return {"apiVersion": POD_DISRUPTION_BUDGET.api_version, "kind": POD_DISRUPTION_BUDGET.kind,
             "metadata": metadata, "spec": spec}
-
-
-def _network_policy(peers: Mapping[str, Mapping[str, Mapping[str, str]]], metadata: dict[str, Any],
-                    labels: Mapping[str, str]) -> dict[str, Any]:
-    """Only the gateway reaches the picker's ext-proc port, only the scrapers its metrics port (none
-    without scrapers); its health port is the kubelet's, which policies do not stop."""
-    def peer(selectors: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
-        return {selector: {"matchLabels": dict(selectors[field])}
-                for field, selector in (("namespaceLabels", "namespaceSelector"), ("podLabels", "podSelector"))
-                if field in selectors}
-
-    ingress = [{"from": [peer(peers["gateway"])], "ports": [{"port": PICKER_GRPC_PORT, "protocol": "TCP"}]}]
-    if "scrapers" in peers:
-        ingress.append({"from": [peer(peers["scrapers"])], "ports": [{"port": METRICS_PORT, "protocol": "TCP"}]})
-    return {"apiVersion": NETWORK_POLICY.api_version, "kind": NETWORK_POLICY.kind, "metadata": metadata, "spec": {
-        "podSelector": {"matchLabels": dict(labels)}, "policyTypes": ["Ingress"], "ingress": ingress}}
 
 
 def _container(service: InferenceService, router: Router, generation: Generation, image: str

@@ -12,8 +12,9 @@ from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.generations import backend_ref
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import router_name
-from fusion_helm.model import InferenceService, Router
+from fusion_helm.model import InferenceService, Router, upstream
 from fusion_helm.model.router import SharedGateway
+from fusion_helm.model.validation import check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def http_route(service: InferenceService, router: Router, target_port: int, queu
         spec = {"parentRefs": [{"group": GATEWAY.group, "kind": GATEWAY.kind, "name": name}],
                 **{key: value for key, value in spec.items() if key != "parentRefs"}}
     pool = backend_ref(router.pool_api, name)
-    spec["rules"] = [_through_pool(service, rule, f"{path}.rules[{index}]", pool, router, target_port)
+    spec["rules"] = [_inference_only(service, _through_pool(service, rule, f"{path}.rules[{index}]", pool, router,
+                                                            target_port), f"{path}.rules[{index}]", router)
                      for index, rule in enumerate(spec.get("rules") or [{}])]
     if router.shared_gateway is not None:
         spec["rules"] = [for_models(service, rule, f"{path}.rules[{index}]", model_names, router.canary_of is not None)
@@ -78,6 +80,39 @@ MAX_MATCHES = 64
 """An HTTPRoute rule's most matches (the Gateway API's CRD)."""
 
 
+MATCHES = ("spec", "rules", "[]", "matches")
+
+
+def _inference_only(service: InferenceService, rule: Mapping[str, Any], path: str, router: Router) -> dict[str, Any]:
+    """RULE matching only the router's inference paths, each exactly: a match without a path once per path, one
+    with a prefix once per path under it; so no other endpoint of the engines (LoRA adapters' loading,
+    /tokenize, /metrics) is reachable through the Gateway, whatever a request's body says."""
+    check(service.where, f"{path}.matches", upstream.schema(HTTP_ROUTE.api_version, HTTP_ROUTE.kind, *MATCHES),
+          rule.get("matches") or [])
+    matches = []
+    for index, match in enumerate(rule.get("matches") or [{}]):
+        given = match.get("path") or {"type": "PathPrefix", "value": "/"}
+        kind, value = given.get("type") or "PathPrefix", given.get("value") or "/"
+        if kind == "Exact":
+            covered = [value] if value in router.inference_paths else []
+        elif kind == "PathPrefix":
+            prefix = value.rstrip("/") + "/"
+            covered = [served for served in router.inference_paths if served == value or served.startswith(prefix)]
+        else:
+            covered = []
+        if not covered:
+            raise InvalidSpec(service.where, f"{path}.matches[{index}].path",
+                              f"matches {kind} {show(value)}, which holds none of the inference paths the route "
+                              f"matches ({', '.join(router.inference_paths)}); add the path to "
+                              f"{router.path}.inferencePaths, or match an Exact path or a PathPrefix of them")
+        matches += [{**match, "path": {"type": "Exact", "value": served}} for served in covered]
+    if len(matches) > MAX_MATCHES:
+        raise InvalidSpec(service.where, f"{path}.matches",
+                          f"would have {len(matches)} matches (each match once per inference path it holds), more "
+                          f"than an HTTPRoute rule's {MAX_MATCHES}; use fewer matches or fewer inferencePaths")
+    return {**rule, "matches": matches}
+
+
 def for_models(service: InferenceService, rule: Mapping[str, Any], path: str, model_names: tuple[str, ...],
                inference_only: bool = False) -> dict[str, Any]:
     """RULE matching only requests for MODEL_NAMES: each of its matches (a rule without one matches every
@@ -100,8 +135,9 @@ def for_models(service: InferenceService, rule: Mapping[str, Any], path: str, mo
                     for name in model_names]
     if len(matches) > MAX_MATCHES:
         raise InvalidSpec(service.where, f"{path}.matches",
-                          f"would have {len(matches)} matches ({len(model_names)} model names, each for each match), "
-                          f"more than an HTTPRoute rule's {MAX_MATCHES}; serve fewer names here or use fewer matches")
+                          f"would have {len(matches)} matches ({len(model_names)} model names, each for each match "
+                          f"and inference path), more than an HTTPRoute rule's {MAX_MATCHES}; serve fewer names here, "
+                          "or use fewer matches or inferencePaths")
     return {**rule, "matches": matches}
 
 

@@ -2425,6 +2425,31 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                                                                      'name': {'type': 'string'},
                                                                                                                                                                      'port': {'type': 'integer',
                                                                                                                                                                               'format': 'int32'}}}}}}}}},
+                                                            'inferencePaths': {'type': 'array',
+                                                                               'description': 'Paths the HTTPRoute '
+                                                                                              'matches beyond the '
+                                                                                              'OpenAI serving '
+                                                                                              'paths it always '
+                                                                                              'matches '
+                                                                                              '(/v1/completions, '
+                                                                                              '/v1/chat/completions, '
+                                                                                              '/v1/embeddings, '
+                                                                                              '/v1/responses), '
+                                                                                              'each exactly, e.g. '
+                                                                                              '/v1/models or '
+                                                                                              '/v1/audio/transcriptions '
+                                                                                              '(router only). '
+                                                                                              'Nothing else '
+                                                                                              'reaches the engines '
+                                                                                              'through a Gateway: '
+                                                                                              'not their LoRA '
+                                                                                              'adapter endpoints, '
+                                                                                              '/tokenize, /metrics '
+                                                                                              'or /health.',
+                                                                               'items': {'type': 'string',
+                                                                                         'minLength': 2,
+                                                                                         'maxLength': 1024,
+                                                                                         'pattern': '^/[^\\s?#]*$'}},
                                                             'sharedGateway': {'type': 'object',
                                                                               'description': 'Join a Gateway that '
                                                                                              'many services share '
@@ -3580,7 +3605,283 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                             'to '
                                                                                                                             'get '
                                                                                                                             '/metrics.',
-                                                                                                             'x-kubernetes-preserve-unknown-fields': True}}}}}}},
+                                                                                                             'x-kubernetes-preserve-unknown-fields': True}}}}},
+                         'networkPolicy': {'type': 'object',
+                                           'description': 'NetworkPolicies (networking.k8s.io/v1) for every pod '
+                                                          'the service runs, on by default: each admits exactly '
+                                                          'the connections the service needs (docs/security.md) — '
+                                                          "the Gateway's pods to the pods its route sends to, the "
+                                                          "picker and Prometheus to the metrics, a replica's own "
+                                                          'pods to its bootstrap ports, the prefill/decode pods to '
+                                                          'each other, the frontends to their serving pods, the '
+                                                          'clients to the Services and frontends — and refuses the '
+                                                          "rest. They take effect only where the cluster's network "
+                                                          'plugin enforces NetworkPolicies.',
+                                           'properties': {'enabled': {'type': 'boolean',
+                                                                      'description': 'Render the policies. Default '
+                                                                                     'true; false renders none '
+                                                                                     "(not even the picker's).",
+                                                                      'default': True},
+                                                          'gateway': {'type': 'object',
+                                                                      'description': "The Gateway's pods, which "
+                                                                                     "send requests to the pool's "
+                                                                                     'pods and call the picker. '
+                                                                                     'Default: every pod of the '
+                                                                                     "Gateway's namespace (the "
+                                                                                     "shared Gateway's, else the "
+                                                                                     "service's own); name them "
+                                                                                     'where your Gateway '
+                                                                                     'implementation runs its '
+                                                                                     'proxies elsewhere (Envoy '
+                                                                                     'Gateway: '
+                                                                                     'envoy-gateway-system).',
+                                                                      'minProperties': 1,
+                                                                      'properties': {'podLabels': {'type': 'object',
+                                                                                                   'description': 'Labels '
+                                                                                                                  'the '
+                                                                                                                  'pods '
+                                                                                                                  'carry.',
+                                                                                                   'additionalProperties': {'type': 'string'}},
+                                                                                     'namespaceLabels': {'type': 'object',
+                                                                                                         'description': 'Labels '
+                                                                                                                        'their '
+                                                                                                                        'namespaces '
+                                                                                                                        'carry '
+                                                                                                                        '(kubernetes.io/metadata.name '
+                                                                                                                        'names '
+                                                                                                                        'one).',
+                                                                                                         'additionalProperties': {'type': 'string'}}}},
+                                                          'prometheus': {'type': 'object',
+                                                                         'description': "Prometheus's pods, which "
+                                                                                        "scrape the serving pods' "
+                                                                                        "and the picker's metrics. "
+                                                                                        'Default: every pod of the '
+                                                                                        "namespace a role's "
+                                                                                        'autoscaling.prometheus.serverAddress '
+                                                                                        'names '
+                                                                                        '(http://NAME.NAMESPACE[.svc…]), '
+                                                                                        'else none; required with '
+                                                                                        'spec.monitoring.podMonitor '
+                                                                                        'where no address names '
+                                                                                        'one.',
+                                                                         'minProperties': 1,
+                                                                         'properties': {'podLabels': {'type': 'object',
+                                                                                                      'description': 'Labels '
+                                                                                                                     'the '
+                                                                                                                     'pods '
+                                                                                                                     'carry.',
+                                                                                                      'additionalProperties': {'type': 'string'}},
+                                                                                        'namespaceLabels': {'type': 'object',
+                                                                                                            'description': 'Labels '
+                                                                                                                           'their '
+                                                                                                                           'namespaces '
+                                                                                                                           'carry '
+                                                                                                                           '(kubernetes.io/metadata.name '
+                                                                                                                           'names '
+                                                                                                                           'one).',
+                                                                                                            'additionalProperties': {'type': 'string'}}}},
+                                                          'clients': {'type': 'object',
+                                                                      'description': 'Who may call the serving '
+                                                                                     'pods through spec.service '
+                                                                                     'and roles[].service, and the '
+                                                                                     'frontends; on a service '
+                                                                                     'without a router, who may '
+                                                                                     'call its serving pods. '
+                                                                                     'Default: every pod of the '
+                                                                                     "service's namespace.",
+                                                                      'minProperties': 1,
+                                                                      'properties': {'podLabels': {'type': 'object',
+                                                                                                   'description': 'Labels '
+                                                                                                                  'the '
+                                                                                                                  'pods '
+                                                                                                                  'carry.',
+                                                                                                   'additionalProperties': {'type': 'string'}},
+                                                                                     'namespaceLabels': {'type': 'object',
+                                                                                                         'description': 'Labels '
+                                                                                                                        'their '
+                                                                                                                        'namespaces '
+                                                                                                                        'carry '
+                                                                                                                        '(kubernetes.io/metadata.name '
+                                                                                                                        'names '
+                                                                                                                        'one).',
+                                                                                                         'additionalProperties': {'type': 'string'}}}},
+                                                          'ingress': {'type': 'array',
+                                                                      'description': 'More sources admitted to '
+                                                                                     'every serving pod.',
+                                                                      'items': {'type': 'object',
+                                                                                'description': 'Pods by their '
+                                                                                               'labels (podLabels '
+                                                                                               'alone: of the '
+                                                                                               "service's "
+                                                                                               'namespace; '
+                                                                                               'namespaceLabels: '
+                                                                                               'of the namespaces '
+                                                                                               'they select), or '
+                                                                                               'addresses (cidr), '
+                                                                                               'and the ports '
+                                                                                               '(TCP; all if '
+                                                                                               'omitted).',
+                                                                                'minProperties': 1,
+                                                                                'properties': {'podLabels': {'type': 'object',
+                                                                                                             'description': 'Labels '
+                                                                                                                            'the '
+                                                                                                                            'pods '
+                                                                                                                            'carry.',
+                                                                                                             'additionalProperties': {'type': 'string'}},
+                                                                                               'namespaceLabels': {'type': 'object',
+                                                                                                                   'description': 'Labels '
+                                                                                                                                  'their '
+                                                                                                                                  'namespaces '
+                                                                                                                                  'carry '
+                                                                                                                                  '(kubernetes.io/metadata.name '
+                                                                                                                                  'names '
+                                                                                                                                  'one).',
+                                                                                                                   'additionalProperties': {'type': 'string'}},
+                                                                                               'cidr': {'type': 'string',
+                                                                                                        'description': 'Addresses, '
+                                                                                                                       'as '
+                                                                                                                       'a '
+                                                                                                                       'CIDR '
+                                                                                                                       '(e.g. '
+                                                                                                                       '10.0.0.0/8), '
+                                                                                                                       'instead '
+                                                                                                                       'of '
+                                                                                                                       'labels.'},
+                                                                                               'ports': {'type': 'array',
+                                                                                                         'description': 'The '
+                                                                                                                        'TCP '
+                                                                                                                        'ports; '
+                                                                                                                        'all '
+                                                                                                                        'if '
+                                                                                                                        'omitted.',
+                                                                                                         'items': {'type': 'integer',
+                                                                                                                   'minimum': 1,
+                                                                                                                   'maximum': 65535}}}}},
+                                                          'egress': {'type': 'object',
+                                                                     'description': 'Egress is not restricted '
+                                                                                    'unless restrict is true. '
+                                                                                    'Restricted, a pod may reach '
+                                                                                    "the cluster's DNS (kube-dns "
+                                                                                    'in kube-system), the '
+                                                                                    "service's own pods it talks "
+                                                                                    'to (its replica group, the '
+                                                                                    'prefill/decode peers, the '
+                                                                                    "picker's and frontends' "
+                                                                                    'serving pods), the API server '
+                                                                                    'where it calls it (the '
+                                                                                    'picker, the prefill/decode '
+                                                                                    'sidecar, the frontends) and '
+                                                                                    'what `to` adds: a serving pod '
+                                                                                    'that reads a model cache '
+                                                                                    'needs nothing more; one that '
+                                                                                    'downloads its weights, and '
+                                                                                    'the fetch Jobs, need the hub '
+                                                                                    'in `to`.',
+                                                                     'properties': {'restrict': {'type': 'boolean',
+                                                                                                 'description': 'Restrict '
+                                                                                                                'egress. '
+                                                                                                                'Default '
+                                                                                                                'false.',
+                                                                                                 'default': False},
+                                                                                    'apiServer': {'type': 'array',
+                                                                                                  'description': 'The '
+                                                                                                                 'API '
+                                                                                                                 "server's "
+                                                                                                                 'addresses '
+                                                                                                                 '(CIDRs, '
+                                                                                                                 'e.g. '
+                                                                                                                 '172.20.0.1/32 '
+                                                                                                                 'and '
+                                                                                                                 'the '
+                                                                                                                 'control '
+                                                                                                                 "plane's "
+                                                                                                                 'own), '
+                                                                                                                 'required '
+                                                                                                                 'with '
+                                                                                                                 'restrict '
+                                                                                                                 'where '
+                                                                                                                 'a '
+                                                                                                                 'pod '
+                                                                                                                 'calls '
+                                                                                                                 'the '
+                                                                                                                 'API '
+                                                                                                                 'server.',
+                                                                                                  'items': {'type': 'string'}},
+                                                                                    'to': {'type': 'array',
+                                                                                           'description': 'More '
+                                                                                                          'destinations '
+                                                                                                          'for '
+                                                                                                          'every '
+                                                                                                          'pod (a '
+                                                                                                          'model '
+                                                                                                          'hub, an '
+                                                                                                          'object '
+                                                                                                          'store, '
+                                                                                                          'a '
+                                                                                                          'proxy).',
+                                                                                           'items': {'type': 'object',
+                                                                                                     'description': 'Pods '
+                                                                                                                    'by '
+                                                                                                                    'their '
+                                                                                                                    'labels '
+                                                                                                                    '(podLabels '
+                                                                                                                    'alone: '
+                                                                                                                    'of '
+                                                                                                                    'the '
+                                                                                                                    "service's "
+                                                                                                                    'namespace; '
+                                                                                                                    'namespaceLabels: '
+                                                                                                                    'of '
+                                                                                                                    'the '
+                                                                                                                    'namespaces '
+                                                                                                                    'they '
+                                                                                                                    'select), '
+                                                                                                                    'or '
+                                                                                                                    'addresses '
+                                                                                                                    '(cidr), '
+                                                                                                                    'and '
+                                                                                                                    'the '
+                                                                                                                    'ports '
+                                                                                                                    '(TCP; '
+                                                                                                                    'all '
+                                                                                                                    'if '
+                                                                                                                    'omitted).',
+                                                                                                     'minProperties': 1,
+                                                                                                     'properties': {'podLabels': {'type': 'object',
+                                                                                                                                  'description': 'Labels '
+                                                                                                                                                 'the '
+                                                                                                                                                 'pods '
+                                                                                                                                                 'carry.',
+                                                                                                                                  'additionalProperties': {'type': 'string'}},
+                                                                                                                    'namespaceLabels': {'type': 'object',
+                                                                                                                                        'description': 'Labels '
+                                                                                                                                                       'their '
+                                                                                                                                                       'namespaces '
+                                                                                                                                                       'carry '
+                                                                                                                                                       '(kubernetes.io/metadata.name '
+                                                                                                                                                       'names '
+                                                                                                                                                       'one).',
+                                                                                                                                        'additionalProperties': {'type': 'string'}},
+                                                                                                                    'cidr': {'type': 'string',
+                                                                                                                             'description': 'Addresses, '
+                                                                                                                                            'as '
+                                                                                                                                            'a '
+                                                                                                                                            'CIDR '
+                                                                                                                                            '(e.g. '
+                                                                                                                                            '10.0.0.0/8), '
+                                                                                                                                            'instead '
+                                                                                                                                            'of '
+                                                                                                                                            'labels.'},
+                                                                                                                    'ports': {'type': 'array',
+                                                                                                                              'description': 'The '
+                                                                                                                                             'TCP '
+                                                                                                                                             'ports; '
+                                                                                                                                             'all '
+                                                                                                                                             'if '
+                                                                                                                                             'omitted.',
+                                                                                                                              'items': {'type': 'integer',
+                                                                                                                                        'minimum': 1,
+                                                                                                                                        'maximum': 65535}}}}}}}}}}},
  'status': {'type': 'object',
             'properties': {'observedGeneration': {'type': 'integer', 'format': 'int64'},
                            'conditions': {'type': 'array',
@@ -5897,6 +6198,26 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                                                             'kind': {'type': 'string'},
                                                                                                                                                             'name': {'type': 'string'},
                                                                                                                                                             'port': {'type': 'integer'}}}}}}}}},
+                                                   'inferencePaths': {'type': 'array',
+                                                                      'description': 'Paths the HTTPRoute matches '
+                                                                                     'beyond the OpenAI serving '
+                                                                                     'paths it always matches '
+                                                                                     '(/v1/completions, '
+                                                                                     '/v1/chat/completions, '
+                                                                                     '/v1/embeddings, '
+                                                                                     '/v1/responses), each '
+                                                                                     'exactly, e.g. /v1/models or '
+                                                                                     '/v1/audio/transcriptions '
+                                                                                     '(router only). Nothing else '
+                                                                                     'reaches the engines through '
+                                                                                     'a Gateway: not their LoRA '
+                                                                                     'adapter endpoints, '
+                                                                                     '/tokenize, /metrics or '
+                                                                                     '/health.',
+                                                                      'items': {'type': 'string',
+                                                                                'minLength': 2,
+                                                                                'maxLength': 1024,
+                                                                                'pattern': '^/[^\\s?#]*$'}},
                                                    'sharedGateway': {'type': 'object',
                                                                      'description': 'Join a Gateway that many '
                                                                                     'services share instead of '
@@ -6905,5 +7226,256 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                    'get '
                                                                                                                    '/metrics.'}},
                                                              'additionalProperties': False}},
-                               'additionalProperties': False}},
+                               'additionalProperties': False},
+                'networkPolicy': {'type': 'object',
+                                  'description': 'NetworkPolicies (networking.k8s.io/v1) for every pod the service '
+                                                 'runs, on by default: each admits exactly the connections the '
+                                                 "service needs (docs/security.md) — the Gateway's pods to the "
+                                                 'pods its route sends to, the picker and Prometheus to the '
+                                                 "metrics, a replica's own pods to its bootstrap ports, the "
+                                                 'prefill/decode pods to each other, the frontends to their '
+                                                 'serving pods, the clients to the Services and frontends — and '
+                                                 "refuses the rest. They take effect only where the cluster's "
+                                                 'network plugin enforces NetworkPolicies.',
+                                  'properties': {'enabled': {'type': 'boolean',
+                                                             'description': 'Render the policies. Default true; '
+                                                                            'false renders none (not even the '
+                                                                            "picker's).",
+                                                             'default': True},
+                                                 'gateway': {'type': 'object',
+                                                             'description': "The Gateway's pods, which send "
+                                                                            "requests to the pool's pods and call "
+                                                                            'the picker. Default: every pod of the '
+                                                                            "Gateway's namespace (the shared "
+                                                                            "Gateway's, else the service's own); "
+                                                                            'name them where your Gateway '
+                                                                            'implementation runs its proxies '
+                                                                            'elsewhere (Envoy Gateway: '
+                                                                            'envoy-gateway-system).',
+                                                             'minProperties': 1,
+                                                             'properties': {'podLabels': {'type': 'object',
+                                                                                          'description': 'Labels '
+                                                                                                         'the pods '
+                                                                                                         'carry.',
+                                                                                          'additionalProperties': {'type': 'string'}},
+                                                                            'namespaceLabels': {'type': 'object',
+                                                                                                'description': 'Labels '
+                                                                                                               'their '
+                                                                                                               'namespaces '
+                                                                                                               'carry '
+                                                                                                               '(kubernetes.io/metadata.name '
+                                                                                                               'names '
+                                                                                                               'one).',
+                                                                                                'additionalProperties': {'type': 'string'}}},
+                                                             'additionalProperties': False},
+                                                 'prometheus': {'type': 'object',
+                                                                'description': "Prometheus's pods, which scrape "
+                                                                               "the serving pods' and the picker's "
+                                                                               'metrics. Default: every pod of the '
+                                                                               "namespace a role's "
+                                                                               'autoscaling.prometheus.serverAddress '
+                                                                               'names '
+                                                                               '(http://NAME.NAMESPACE[.svc…]), '
+                                                                               'else none; required with '
+                                                                               'spec.monitoring.podMonitor where '
+                                                                               'no address names one.',
+                                                                'minProperties': 1,
+                                                                'properties': {'podLabels': {'type': 'object',
+                                                                                             'description': 'Labels '
+                                                                                                            'the '
+                                                                                                            'pods '
+                                                                                                            'carry.',
+                                                                                             'additionalProperties': {'type': 'string'}},
+                                                                               'namespaceLabels': {'type': 'object',
+                                                                                                   'description': 'Labels '
+                                                                                                                  'their '
+                                                                                                                  'namespaces '
+                                                                                                                  'carry '
+                                                                                                                  '(kubernetes.io/metadata.name '
+                                                                                                                  'names '
+                                                                                                                  'one).',
+                                                                                                   'additionalProperties': {'type': 'string'}}},
+                                                                'additionalProperties': False},
+                                                 'clients': {'type': 'object',
+                                                             'description': 'Who may call the serving pods through '
+                                                                            'spec.service and roles[].service, and '
+                                                                            'the frontends; on a service without a '
+                                                                            'router, who may call its serving '
+                                                                            'pods. Default: every pod of the '
+                                                                            "service's namespace.",
+                                                             'minProperties': 1,
+                                                             'properties': {'podLabels': {'type': 'object',
+                                                                                          'description': 'Labels '
+                                                                                                         'the pods '
+                                                                                                         'carry.',
+                                                                                          'additionalProperties': {'type': 'string'}},
+                                                                            'namespaceLabels': {'type': 'object',
+                                                                                                'description': 'Labels '
+                                                                                                               'their '
+                                                                                                               'namespaces '
+                                                                                                               'carry '
+                                                                                                               '(kubernetes.io/metadata.name '
+                                                                                                               'names '
+                                                                                                               'one).',
+                                                                                                'additionalProperties': {'type': 'string'}}},
+                                                             'additionalProperties': False},
+                                                 'ingress': {'type': 'array',
+                                                             'description': 'More sources admitted to every '
+                                                                            'serving pod.',
+                                                             'items': {'type': 'object',
+                                                                       'description': 'Pods by their labels '
+                                                                                      '(podLabels alone: of the '
+                                                                                      "service's namespace; "
+                                                                                      'namespaceLabels: of the '
+                                                                                      'namespaces they select), or '
+                                                                                      'addresses (cidr), and the '
+                                                                                      'ports (TCP; all if '
+                                                                                      'omitted).',
+                                                                       'minProperties': 1,
+                                                                       'properties': {'podLabels': {'type': 'object',
+                                                                                                    'description': 'Labels '
+                                                                                                                   'the '
+                                                                                                                   'pods '
+                                                                                                                   'carry.',
+                                                                                                    'additionalProperties': {'type': 'string'}},
+                                                                                      'namespaceLabels': {'type': 'object',
+                                                                                                          'description': 'Labels '
+                                                                                                                         'their '
+                                                                                                                         'namespaces '
+                                                                                                                         'carry '
+                                                                                                                         '(kubernetes.io/metadata.name '
+                                                                                                                         'names '
+                                                                                                                         'one).',
+                                                                                                          'additionalProperties': {'type': 'string'}},
+                                                                                      'cidr': {'type': 'string',
+                                                                                               'description': 'Addresses, '
+                                                                                                              'as '
+                                                                                                              'a '
+                                                                                                              'CIDR '
+                                                                                                              '(e.g. '
+                                                                                                              '10.0.0.0/8), '
+                                                                                                              'instead '
+                                                                                                              'of '
+                                                                                                              'labels.'},
+                                                                                      'ports': {'type': 'array',
+                                                                                                'description': 'The '
+                                                                                                               'TCP '
+                                                                                                               'ports; '
+                                                                                                               'all '
+                                                                                                               'if '
+                                                                                                               'omitted.',
+                                                                                                'items': {'type': 'integer',
+                                                                                                          'minimum': 1,
+                                                                                                          'maximum': 65535}}},
+                                                                       'additionalProperties': False}},
+                                                 'egress': {'type': 'object',
+                                                            'description': 'Egress is not restricted unless '
+                                                                           'restrict is true. Restricted, a pod '
+                                                                           "may reach the cluster's DNS (kube-dns "
+                                                                           "in kube-system), the service's own "
+                                                                           'pods it talks to (its replica group, '
+                                                                           "the prefill/decode peers, the picker's "
+                                                                           "and frontends' serving pods), the API "
+                                                                           'server where it calls it (the picker, '
+                                                                           'the prefill/decode sidecar, the '
+                                                                           'frontends) and what `to` adds: a '
+                                                                           'serving pod that reads a model cache '
+                                                                           'needs nothing more; one that downloads '
+                                                                           'its weights, and the fetch Jobs, need '
+                                                                           'the hub in `to`.',
+                                                            'properties': {'restrict': {'type': 'boolean',
+                                                                                        'description': 'Restrict '
+                                                                                                       'egress. '
+                                                                                                       'Default '
+                                                                                                       'false.',
+                                                                                        'default': False},
+                                                                           'apiServer': {'type': 'array',
+                                                                                         'description': 'The API '
+                                                                                                        "server's "
+                                                                                                        'addresses '
+                                                                                                        '(CIDRs, '
+                                                                                                        'e.g. '
+                                                                                                        '172.20.0.1/32 '
+                                                                                                        'and the '
+                                                                                                        'control '
+                                                                                                        "plane's "
+                                                                                                        'own), '
+                                                                                                        'required '
+                                                                                                        'with '
+                                                                                                        'restrict '
+                                                                                                        'where a '
+                                                                                                        'pod calls '
+                                                                                                        'the API '
+                                                                                                        'server.',
+                                                                                         'items': {'type': 'string'}},
+                                                                           'to': {'type': 'array',
+                                                                                  'description': 'More '
+                                                                                                 'destinations for '
+                                                                                                 'every pod (a '
+                                                                                                 'model hub, an '
+                                                                                                 'object store, a '
+                                                                                                 'proxy).',
+                                                                                  'items': {'type': 'object',
+                                                                                            'description': 'Pods '
+                                                                                                           'by '
+                                                                                                           'their '
+                                                                                                           'labels '
+                                                                                                           '(podLabels '
+                                                                                                           'alone: '
+                                                                                                           'of the '
+                                                                                                           "service's "
+                                                                                                           'namespace; '
+                                                                                                           'namespaceLabels: '
+                                                                                                           'of the '
+                                                                                                           'namespaces '
+                                                                                                           'they '
+                                                                                                           'select), '
+                                                                                                           'or '
+                                                                                                           'addresses '
+                                                                                                           '(cidr), '
+                                                                                                           'and '
+                                                                                                           'the '
+                                                                                                           'ports '
+                                                                                                           '(TCP; '
+                                                                                                           'all if '
+                                                                                                           'omitted).',
+                                                                                            'minProperties': 1,
+                                                                                            'properties': {'podLabels': {'type': 'object',
+                                                                                                                         'description': 'Labels '
+                                                                                                                                        'the '
+                                                                                                                                        'pods '
+                                                                                                                                        'carry.',
+                                                                                                                         'additionalProperties': {'type': 'string'}},
+                                                                                                           'namespaceLabels': {'type': 'object',
+                                                                                                                               'description': 'Labels '
+                                                                                                                                              'their '
+                                                                                                                                              'namespaces '
+                                                                                                                                              'carry '
+                                                                                                                                              '(kubernetes.io/metadata.name '
+                                                                                                                                              'names '
+                                                                                                                                              'one).',
+                                                                                                                               'additionalProperties': {'type': 'string'}},
+                                                                                                           'cidr': {'type': 'string',
+                                                                                                                    'description': 'Addresses, '
+                                                                                                                                   'as '
+                                                                                                                                   'a '
+                                                                                                                                   'CIDR '
+                                                                                                                                   '(e.g. '
+                                                                                                                                   '10.0.0.0/8), '
+                                                                                                                                   'instead '
+                                                                                                                                   'of '
+                                                                                                                                   'labels.'},
+                                                                                                           'ports': {'type': 'array',
+                                                                                                                     'description': 'The '
+                                                                                                                                    'TCP '
+                                                                                                                                    'ports; '
+                                                                                                                                    'all '
+                                                                                                                                    'if '
+                                                                                                                                    'omitted.',
+                                                                                                                     'items': {'type': 'integer',
+                                                                                                                               'minimum': 1,
+                                                                                                                               'maximum': 65535}}},
+                                                                                            'additionalProperties': False}}},
+                                                            'additionalProperties': False}},
+                                  'additionalProperties': False}},
  'additionalProperties': False}
