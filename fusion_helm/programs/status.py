@@ -31,6 +31,7 @@ from fusion_helm.base.labels import (
 )
 from fusion_helm.base.needs import fetches_weights, node_count, replicas, serving_roles
 
+OWNED = "ModelNamesOwned"  # whether another route matches the service's model names on its shared Gateway
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
 FAILING_REASONS = frozenset({"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName",
                              "CreateContainerConfigError", "CreateContainerError", "RunContainerError"})
@@ -358,17 +359,20 @@ def as_patch(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]], timestamp: str,
-                   workloads: Workloads = Workloads()
+                   workloads: Workloads = Workloads(), owned: tuple[str, str, str] | None = None
                    ) -> tuple[dict[str, ComponentStatus], dict[str, Any]]:
     """Each role's status, and the status subresource, of an InferenceService as the API server
-    returns it (its spec, generation and current conditions), from its pods and what `reads` asked for."""
+    returns it (its spec, generation and current conditions), from its pods and what `reads` asked for;
+    OWNED: whether it owns its model names (model_owners.ownership; None: not listed, the last kept)."""
     metadata = service["metadata"]
     pods = list(pods)
     statuses = component_statuses(metadata["name"], role_shapes(service["spec"], workloads), pods)
+    shared = any(role.get("sharedGateway") for role in service["spec"].get("roles") or [])
     return statuses, status_object(statuses, metadata.get("generation", 0), timestamp,
                                    (service.get("status") or {}).get("conditions") or [],
                                    rolling(service["spec"], workloads), outside_group(metadata["name"], pods),
-                                   metadata["name"], weights(service["spec"], workloads))
+                                   metadata["name"], weights(service["spec"], workloads),
+                                   owned, (OWNED,) if shared and owned is None else ())
 
 
 def outside_group(service: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -382,10 +386,12 @@ def outside_group(service: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
 def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now: str,
                   previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None,
                   outside: Iterable[str] = (), service: str = "",
-                  fetched: tuple[str, str, str] | None = None) -> dict[str, Any]:
+                  fetched: tuple[str, str, str] | None = None, owned: tuple[str, str, str] | None = None,
+                  kept: Iterable[str] = ()) -> dict[str, Any]:
     """The status subresource: components, a Ready condition, where roles roll (ROLLING given: role →
     progress of its rollout) a Progressing one, where pods are OUTSIDE the service's PodGroup a
-    GangScheduling one, and where weights are fetched (FETCHED: `weights`) a WeightsReady one; a condition's
+    GangScheduling one, where weights are fetched (FETCHED: `weights`) a WeightsReady one, OWNED a
+    ModelNamesOwned one, and those of types KEPT as they were (this caller did not observe them); a condition's
     transition time is kept while its status holds, as Kubernetes conditions do."""
     failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}
     waiting = {name: s for name, s in statuses.items() if s.phase is not Phase.RUNNING}
@@ -418,6 +424,9 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
                                     + ", ".join(outside[:5])))
     if fetched is not None:
         conditions.append(condition("WeightsReady", *fetched))
+    if owned is not None:
+        conditions.append(condition(OWNED, *owned))
+    conditions += [dict(c) for c in previous if c.get("type") in set(kept)]
     return {
         "conditions": conditions,
         "components": {name: {**s.to_manifest(), "lastUpdateTime": now} for name, s in statuses.items()},

@@ -87,7 +87,8 @@ def test_the_gateway_s_models_are_listed_by_the_program_the_chart_ships(helm: He
     assert objects["ClusterRole/gateways-gateway-models"]["rules"] == [
         {"apiGroups": ["gateway.networking.k8s.io"], "resources": ["httproutes"], "verbs": ["list"]}]
     pod = objects["Deployment/gateway-models"]["spec"]["template"]["spec"]
-    assert restricted(pod) and pod["containers"][0]["args"] == ["--gateway", "gateways/shared", "--listen", ":8080"]
+    assert restricted(pod) and pod["containers"][0]["args"] == ["--gateway", "gateways/shared", "--listen", ":8080",
+                                                                "--workers", "16", "--client-seconds", "5"]
     hooks = yaml.safe_load((ROOT / "charts" / "fusioninfer" / "values.yaml").read_text())["hooks"]
     assert pod["containers"][0]["image"] == hooks["image"]  # one Python image pinned for both charts' programs
 
@@ -103,11 +104,17 @@ def test_the_gateway_s_models_are_listed_by_the_program_the_chart_ships(helm: He
     assert done.returncode == 0 and "--gateway NAMESPACE/NAME" in done.stdout, done.stderr
 
     assert not set(MODELS_OBJECTS) & set(rendered(helm, "--set", "models.enabled=false"))
+    # Who serves each model is named only where asked; the server's bounds as given.
+    asked = rendered(helm, "--set", "models.owners=true", "--set", "models.workers=64", "--set",
+                     "models.clientSeconds=2")["Deployment/gateway-models"]["spec"]["template"]["spec"]
+    assert asked["containers"][0]["args"][4:] == ["--workers", "64", "--client-seconds", "2", "--owners"]
 
 
 @pytest.mark.parametrize("setting, message", [("replicas=0", "replicas"), ("provider=envoy", "provider"),
                                               ("flags.--v=4", "flags"), ("models.replicas=0", "replicas"),
-                                              ("models.port=80", "port")])
+                                              ("models.port=80", "port"), ("models.workers=0", "workers"),
+                                              ("models.clientSeconds=0", "clientSeconds"),
+                                              ("models.owners=yes", "owners")])
 def test_bad_values_are_refused_by_the_schema(helm: Helm, setting: str, message: str) -> None:
     done = helm.run("template", "gateway", BBR_CHART, "--set", setting, check=False)
     assert done.returncode != 0 and message in done.stderr and done.stdout == "", done.stderr

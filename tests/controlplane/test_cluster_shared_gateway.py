@@ -6,8 +6,11 @@ Inference Extension v1.5.0) run as their pods; the gateway stand-in calls the bo
 then routes on the HTTPRoutes as the API server has them (tests/controlplane/watch.py, GatewayView).
 
 Requests for model A reach only A's pods, B's only B's, a model nobody serves gets 404, and the Gateway's
-one GET /v1/models (the chart's lister, run as its pod) lists both with their services; a third release,
-a canary of A at weight 10, takes 10 % of A's requests (measured over 2,000) and is listed beside A. Each
+one GET /v1/models (the chart's lister, run as its pod, told to name the services) lists both with their
+services; a third release in B's namespace claiming A's model name is refused by its pre-install check (run
+for real, as its own ServiceAccount listing every namespace's routes), naming A's route, and nothing of it is
+applied; a fourth, a canary of A at weight 10, passes the same check (its hooks run for real too, its status
+saying it owns its names), takes 10 % of A's requests (measured over 2,000) and is listed beside A. Each
 shown failing without its protection: routes without the model header match send B's requests to A; a
 gateway without the body-based router routes nothing; without the lister's route /v1/models is a 404; a
 canary route without its POST match takes none."""
@@ -29,15 +32,17 @@ import yaml
 
 from tests.controlplane.clients import completion, routes_gateway
 from tests.controlplane.cluster import Cluster, Release, eventually, ready_pods, release
+from tests.controlplane.hook_kubelet import REAL_HOOKS, HookKubelet
 from tests.controlplane.scenarios import serving_values
 from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.controlplane.watch import GatewayView
-from tests.helm import BBR_CHART, VALUES, Helm, make_helm
+from tests.helm import BBR_CHART, CHART, VALUES, Helm, make_helm
 
 GATEWAY = "inference-gateway"
 GATEWAYS = "gateways"
 """The shared Gateway's namespace."""
 MODEL_A, MODEL_B = "org/model-a", "org/model-b"
+POOL_A, POOL_B, POOL_CANARY = "shared-a/a-router", "shared-b/b-router", "shared-a/canary-router"
 CANARY_REQUESTS, CANARY_WEIGHT = 2000, 10
 """Two thousand requests: a 10 % share of them varies by 0.7 points (one standard deviation), the ±3 allowed
 is over four."""
@@ -61,6 +66,15 @@ def service_values(tmp_path: Path, release_name: str, gateway_namespace: str, ar
     return path
 
 
+def with_real_hooks(values: Path) -> Path:
+    """VALUES with the chart's hook Jobs run for real (tests.controlplane.hook_kubelet), the status written once."""
+    changed = yaml.safe_load(values.read_text())
+    changed["hooks"] = {**REAL_HOOKS["hooks"], "statusWaitSeconds": 0}
+    path = values.with_name(f"{values.stem}-hooks.yaml")
+    path.write_text(yaml.safe_dump(changed))
+    return path
+
+
 @contextlib.contextmanager
 def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
     """The Gateway, and its body-based router and /v1/models installed from their chart into the Gateway's
@@ -75,7 +89,7 @@ def body_router(cluster: Cluster, helm: Helm, namespace: str) -> Iterator[None]:
         "spec": {"gatewayClassName": "stand-in", "listeners": [{
             "name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "All"}}}]}}))
     helm.run("install", "gateway", BBR_CHART, "--namespace", namespace, "--kubeconfig", cluster.kubeconfig,
-             "--set", "replicas=1", "--set", "models.replicas=1",
+             "--set", "replicas=1", "--set", "models.replicas=1", "--set", "models.owners=true",
              "--set-json", f'podAnnotations={{"{next(iter(SERVING))}": "custom"}}')
     try:
         ready_pods(cluster, namespace, 2)  # the router's and the lister's
@@ -133,10 +147,31 @@ def without_rules(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return change
 
 
+def refused_claim(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    """A release of B's namespace whose engines serve A's model: its check, run for real, refuses it naming A's
+    route, and nothing of it is applied."""
+    thief = Release(cluster, helm, "thief", "shared-b")
+    values = with_real_hooks(service_values(tmp_path, "thief", GATEWAYS, ["--model", MODEL_A]))
+    try:
+        done = helm.run("install", "thief", CHART, "-f", values, "--post-renderer", "fusion-postrender", "--namespace",
+                        "shared-b", "--kubeconfig", cluster.kubeconfig, check=False)
+        assert done.returncode != 0, done.stdout
+        [run] = [run for run in hook_kubelet.outputs("shared-b")
+                 if "fusion_helm.programs.check" in map(str, run.args) and run.returncode]
+        assert (f"check_prerequisites: model name {MODEL_A} is already matched on Gateway {GATEWAYS}/{GATEWAY} by "
+                "HTTPRoute shared-a/a-router, another service's: requests for it would reach whichever route ranks "
+                "first") in run.stderr, run.stderr
+        routes = cluster.custom(("gateway.networking.k8s.io", "v1", "httproutes"), "shared-b")
+        assert [route["metadata"]["name"] for route in routes] == ["b-router"], "nothing of the thief applied"
+    finally:
+        if thief.exists():
+            thief.uninstall()
+
+
 def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
-                                                    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+                                                    hook_kubelet: HookKubelet, tmp_path: Path,
+                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
     helm3 = make_helm(3, tmp_path_factory.mktemp("shared-gateway-helm3"))
-    pool_a, pool_b, pool_canary = "shared-a/a-router", "shared-b/b-router", "shared-a/canary-router"
     with body_router(cluster, helm4, GATEWAYS), release(cluster, helm3, "a", "shared-a") as a, \
             release(cluster, helm4, "b", "shared-b") as b:
         a.install(service_values(tmp_path, "a", GATEWAYS, ["--model", MODEL_A]))
@@ -150,7 +185,7 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
             eventually("both services routed",
                        lambda: all(ask(gateway, model)[0] == 200 for model in (MODEL_A, MODEL_B)), timeout=60,
                        describe=lambda: f"{ask(gateway, MODEL_A)} {ask(gateway, MODEL_B)}")
-            for model, namespace, pool in ((MODEL_A, "shared-a", pool_a), (MODEL_B, "shared-b", pool_b)):
+            for model, namespace, pool in ((MODEL_A, "shared-a", POOL_A), (MODEL_B, "shared-b", POOL_B)):
                 for number in range(20):
                     status, headers, answer = ask(gateway, model, f"question {number}")
                     assert status == 200, (status, answer)
@@ -169,34 +204,46 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
         # Without the model match, the older route (A's) takes every request: B's reach A.
         with through(cluster, GATEWAYS, tmp_path / "unmatched", change=without("headers")) as gateway:
             eventually("routes without model matches", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
-            assert pools_reached(gateway, MODEL_B, 20) != Counter({pool_b: 20})
+            assert pools_reached(gateway, MODEL_B, 20) != Counter({POOL_B: 20})
         # Without the body-based router nothing sets the header the routes match: nothing is routed.
         with through(cluster, GATEWAYS, tmp_path / "no-body-router", body_router=False) as gateway:
             assert pools_reached(gateway, MODEL_A, 10) == Counter({"404": 10})
 
-        # A canary of A, at weight 10, helm 4: a tenth of A's requests.
-        # (A's release, on leaving, waits for every pod of the namespace to go: the canary's too.)
-        canary = Release(cluster, helm4, "canary", "shared-a")
-        canary.install(service_values(tmp_path, "canary", GATEWAYS, ["--model", MODEL_A],
-                                      canaryOf={"inferencePool": "a-router", "weight": CANARY_WEIGHT}))
-        try:
-            ready_pods(cluster, "shared-a", 6)
-            with through(cluster, GATEWAYS, tmp_path / "canary") as gateway:
-                eventually("the canary's pool routed", lambda: pools_reached(gateway, MODEL_A, 20)[pool_canary] > 0,
-                           timeout=60)
-                reached = pools_reached(gateway, MODEL_A, CANARY_REQUESTS)
-                assert set(reached) == {pool_a, pool_canary}, reached
-                share = 100 * reached[pool_canary] / CANARY_REQUESTS
-                print(f"canary: {reached[pool_canary]} of {CANARY_REQUESTS} requests ({share:.1f} %)")
-                assert abs(share - CANARY_WEIGHT) <= 3, reached
-                assert pools_reached(gateway, MODEL_B, 20) == Counter({pool_b: 20})
-                assert models_listed(gateway) == {MODEL_A: "shared-a/a,shared-a/canary", MODEL_B: "shared-b/b"}
-            # Without its POST match the canary's route ties with A's older one, and A's wins every request.
-            with through(cluster, GATEWAYS, tmp_path / "canary-unmatched", change=without("method")) as gateway:
-                eventually("routes", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
-                assert pools_reached(gateway, MODEL_A, 100) == Counter({pool_a: 100})
-        finally:
-            canary.uninstall()
+        # A model name has one owner: B's namespace cannot take A's.
+        refused_claim(cluster, helm4, hook_kubelet, tmp_path)
+        # A canary of A shares its name.
+        canary_takes_its_share(cluster, helm4, tmp_path)
+
+
+def canary_takes_its_share(cluster: Cluster, helm: Helm, tmp_path: Path) -> None:
+    """A canary of A, at weight 10: a tenth of A's requests. Its check, run for real, lets it share A's
+    name, and its status says it owns its names with A. (A's release, on leaving, waits for every pod of the
+    namespace to go: the canary's too.)"""
+    canary = Release(cluster, helm, "canary", "shared-a")
+    canary.install(with_real_hooks(service_values(tmp_path, "canary", GATEWAYS, ["--model", MODEL_A],
+                                                  canaryOf={"inferencePool": "a-router", "weight": CANARY_WEIGHT})))
+    try:
+        [service] = [s for s in cluster.custom(("fusioninfer.io", "v1alpha1", "inferenceservices"), "shared-a")
+                     if s["metadata"]["name"] == "canary"]
+        owned = {c["type"]: c for c in service["status"]["conditions"]}["ModelNamesOwned"]
+        assert (owned["status"], owned["reason"]) == ("True", "Owned"), owned
+        ready_pods(cluster, "shared-a", 6)
+        with through(cluster, GATEWAYS, tmp_path / "canary") as gateway:
+            eventually("the canary's pool routed", lambda: pools_reached(gateway, MODEL_A, 20)[POOL_CANARY] > 0,
+                       timeout=60)
+            reached = pools_reached(gateway, MODEL_A, CANARY_REQUESTS)
+            assert set(reached) == {POOL_A, POOL_CANARY}, reached
+            share = 100 * reached[POOL_CANARY] / CANARY_REQUESTS
+            print(f"canary: {reached[POOL_CANARY]} of {CANARY_REQUESTS} requests ({share:.1f} %)")
+            assert abs(share - CANARY_WEIGHT) <= 3, reached
+            assert pools_reached(gateway, MODEL_B, 20) == Counter({POOL_B: 20})
+            assert models_listed(gateway) == {MODEL_A: "shared-a/a,shared-a/canary", MODEL_B: "shared-b/b"}
+        # Without its POST match the canary's route ties with A's older one, and A's wins every request.
+        with through(cluster, GATEWAYS, tmp_path / "canary-unmatched", change=without("method")) as gateway:
+            eventually("routes", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
+            assert pools_reached(gateway, MODEL_A, 100) == Counter({POOL_A: 100})
+    finally:
+        canary.uninstall()
 
 
 def lora(name: str) -> str:

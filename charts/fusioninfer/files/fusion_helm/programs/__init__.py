@@ -3,7 +3,9 @@
 
 In a stock Python image, the standard library and fusion_helm.base alone (an import-linter contract holds
 it): the charts' hook Jobs — the prerequisite check (check) and the status writer (report), with the status
-they write (status) and their API client (kube) — and the shared Gateway's one /v1/models (gateway_models).
+they write (status), their API client (kube), who owns a model name on a shared Gateway (model_owners) and
+the names a service's route will match, read from its spec (routed_names) — and the shared Gateway's one
+/v1/models (gateway_models).
 Helm reads files only inside a chart, and Helm 3 never post-renders hooks: each chart carries a copy of the
 modules its programs import, written by `make generate` (ci/chart_copies.py; `make lint` fails on a stale
 copy), in files/fusion_helm, and mounts them from a ConfigMap (charts/fusioninfer/templates/hooks.yaml:

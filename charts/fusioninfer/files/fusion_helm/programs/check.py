@@ -10,18 +10,23 @@ placed: its Volcano queue must exist and be Open (Volcano schedules nothing from
 PriorityClass must exist (Kubernetes refuses every pod naming a missing one), and each network topology
 tier it names must be one the cluster's HyperNodes have (Volcano reads an unknown tier name as no bound
 at all, and a tier number with no HyperNode at or below it as the whole cluster). The claims its weights
-are read from must exist in its namespace (its pods would wait for them forever). And first, the
-InferenceService API itself: served, and by a CRD no older than the chart's (FILE, the fields the
-chart's CRD has), whose missing fields the API server would drop from the service without a word.
+are read from must exist in its namespace (its pods would wait for them forever). On a shared Gateway,
+no other service's route may match its model names there already (programs/model_owners.py: a name has one
+owner, or a stable service and its canaries). And first, the InferenceService API itself: served, and by
+a CRD no older than the chart's (FILE, the fields the chart's CRD has), whose missing fields the API server
+would drop from the service without a word.
 
     python -m fusion_helm.programs.check --spec FILE [--crd-fields FILE] [--lws-config NAMESPACE/NAME]
-                                      [--namespace NAMESPACE]
+                                      [--namespace NAMESPACE] [--service NAME]
 
 What to check is decided from the service's spec (FILE: JSON, as the chart renders it) by the rules the
 post-renderer decides by (fusion_helm.base.needs). API discovery is open to every authenticated account;
 the LWS configuration ConfigMap is read where the chart could grant it (the namespace exists), and
 skipped where not. The queue, the PriorityClass and the HyperNodes are cluster-scoped: the chart grants
-reading them (a ClusterRole) only when the service names them.
+reading them (a ClusterRole) only when the service names them; likewise listing the HTTPRoutes of every
+namespace, only for a service on a shared Gateway. Where that list is refused all the same (403), the
+model names are not checked and the check says so: the chart grants it, so a refusal there is the cluster's
+policy, and the status hook reports the names' owner once the service runs.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any
 from fusion_helm.base import needs
 from fusion_helm.base.kinds import (
     CONFIG_MAP,
+    HTTP_ROUTE,
     HYPER_NODE,
     INFERENCE_SERVICE,
     LEADER_WORKER_SET,
@@ -46,7 +52,9 @@ from fusion_helm.base.kinds import (
     PRIORITY_CLASS,
     QUEUE,
 )
+from fusion_helm.programs import model_owners
 from fusion_helm.programs.kube import ApiError, Kube
+from fusion_helm.programs.routed_names import routed_names
 
 REQUIRED = {
     f"/apis/{LEADER_WORKER_SET.api_version}": f"the LeaderWorkerSet API ({LEADER_WORKER_SET.api_version}) is not "
@@ -204,8 +212,35 @@ def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
     return problems
 
 
+def model_name_problems(kube: Kube, spec: dict[str, Any], namespace: str, service: str) -> list[str]:
+    """The service's model names that another service's route already matches on its shared Gateway, each
+    in a sentence naming the route and what to do."""
+    owner = model_owners.owner_of(spec, namespace, service)
+    if owner is None:
+        return []
+    models, unread = routed_names(spec)
+    if unread:
+        print(f"prerequisites: the model names of role(s) {', '.join(unread)} are not read here (an engine started "
+              "from a script): give router.modelNames to have them checked before install; the status hook checks "
+              "the route as written (condition ModelNamesOwned)")
+    if not models:
+        return []
+    try:
+        routes = kube.every(HTTP_ROUTE)
+    except ApiError as error:
+        if error.status == 403:
+            print(f"prerequisites: warning: listing the HTTPRoutes of every namespace is refused (403), so whether "
+                  f"another route on Gateway {owner.gateway_name} already matches this service's model names is not "
+                  "checked (the chart grants it for a service on a shared Gateway: a policy of the cluster refuses it)")
+            return []
+        if error.status == 404:  # the HTTPRoute API is not served: said above, with what the router needs
+            return []
+        raise
+    return [model_owners.refusal(claim, owner) for claim in model_owners.claims(routes, owner, models)]
+
+
 def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_config: str | None,
-             namespace: str | None = None) -> list[str]:
+             namespace: str | None = None, service: str | None = None) -> list[str]:
     """Why the cluster cannot serve a service of SPEC, each in a sentence (none: it can)."""
     gang = needs.gang_minimum(spec) is not None
     layout = needs.layout(spec)
@@ -242,6 +277,8 @@ def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_confi
         missing += tier_problems(kube, list(placement.tiers))
     if namespace is not None:
         missing += claim_problems(kube, namespace, needs.weight_claims(spec))
+        if service is not None:
+            missing += model_name_problems(kube, spec, namespace, service)
     return missing
 
 
@@ -259,10 +296,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the chart's CRD schema (its fields): the served one must have them")
     parser.add_argument("--lws-config", metavar="NAMESPACE/NAME", help="LWS's configuration ConfigMap")
     parser.add_argument("--namespace", help="the service's namespace: where the claims it reads weights from must be")
+    parser.add_argument("--service", help="the service's name (with --namespace): its model names are checked on its "
+                                          "shared Gateway")
     args = parser.parse_args(argv)
     try:
         spec = json.loads(Path(args.spec).read_text())
-        missing = problems(Kube(), spec, args.crd_fields, args.lws_config, args.namespace)
+        missing = problems(Kube(), spec, args.crd_fields, args.lws_config, args.namespace, args.service)
     except (ApiError, OSError, ValueError) as error:
         print(f"check_prerequisites: {error}", file=sys.stderr)
         return 1

@@ -17,6 +17,8 @@ from typing import Any
 from fusion_helm.base.kinds import Kind
 
 SERVICEACCOUNT = Path(os.environ.get("FUSION_HOOK_SERVICEACCOUNT_DIR", "/var/run/secrets/kubernetes.io/serviceaccount"))
+PAGE = 500
+"""Objects a LIST of every namespace asks for at once."""
 
 
 class ApiError(RuntimeError):
@@ -63,6 +65,18 @@ class Kube:
         selector = urllib.parse.quote(label_selector, safe="/")
         listed: list[dict[str, Any]] = self.get(f"{kind.path(namespace)}?labelSelector={selector}")["items"]
         return listed
+
+    def every(self, kind: Kind) -> list[dict[str, Any]]:
+        """The objects of KIND in every namespace, read in pages of PAGE (a cluster of many is not one answer)."""
+        found: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            query = urllib.parse.urlencode({"limit": PAGE, **({"continue": token} if token else {})})
+            listed = self.get(f"{kind.path()}?{query}")
+            found += listed.get("items") or []
+            token = (listed.get("metadata") or {}).get("continue") or ""
+            if not token:
+                return found
 
     def exists(self, path: str) -> bool:
         return self.find(path) is not None
