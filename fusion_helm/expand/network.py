@@ -26,7 +26,7 @@ from fusion_helm.expand.names import (
 )
 from fusion_helm.expand.router.picker import METRICS_PORT as PICKER_METRICS_PORT
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
-from fusion_helm.expand.serving_port import EXPOSED, FRONTED, SCRAPED, serving_port
+from fusion_helm.expand.serving_port import ADMITTED, FRONTED, SCRAPED, serving_port
 from fusion_helm.model import ComponentType, InferenceService, Role
 from fusion_helm.model.network import PATH, Egress, Endpoint, NetworkPolicies, Peer
 
@@ -195,7 +195,7 @@ def _known_port(service: InferenceService, role: Role) -> int | None:
     """The role's serving port, where one can be known: else any port."""
     container = role.template["spec"]["containers"][0]
     if container.get("ports") or role.server(service.where).engine is not None:
-        return serving_port(service, role, EXPOSED).number
+        return serving_port(service, role, ADMITTED).number
     return None
 
 

@@ -39,6 +39,8 @@ ROUTED = PortUse("under a router", "routed to",
 SCRAPED = PortUse("with spec.monitoring.podMonitor", "scraped",
                   "its PodMonitor scrapes /metrics on the serving port")
 EXPOSED = PortUse("with a service", "exposed", "its Service sends clients to the serving port")
+ADMITTED = PortUse("with network policies", "admitted to",
+                   "its NetworkPolicy admits the service's clients to the serving port")
 FRONTED = PortUse("under a frontend", "called by the frontend", "the frontend sends requests to the serving port")
 
 

@@ -92,6 +92,12 @@ def _gang() -> Steps:
     return Steps(objects=pod_groups)
 
 
+def _tokens() -> Steps:
+    from fusion_helm.expand import tokens
+
+    return Steps(pods=PodStep(Pods.ALL, lambda _, __, ___: tokens.without_automount))
+
+
 def _weights() -> Steps:
     from fusion_helm.expand import cache, weights
 
@@ -193,6 +199,7 @@ def _has_network_policies(service: InferenceService) -> bool:
 
 STAGES: tuple[Stage, ...] = (
     Stage("gang", "always (no PodGroup where the service is not gang-scheduled)", _always, _gang),
+    Stage("tokens", "always", _always, _tokens),
     Stage("weights", "a role reads a model source, or spec.modelCache",
           lambda service: service.model_cache is not None or any(role.weights for role in service.roles), _weights),
     Stage("tls", "spec.tls", lambda service: service.tls is not None, _tls),

@@ -27,10 +27,10 @@ from fusion_helm.expand.cache import (
     adapters_folder,
     fetches_of,
     on_cache,
-    secret_env,
     serving_image,
 )
 from fusion_helm.expand.names import cache_claim_name
+from fusion_helm.expand.proxies import entries
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.engine import ServerCommand
 from fusion_helm.model.engine_flags import (
@@ -51,6 +51,11 @@ if TYPE_CHECKING:
 
     from fusion_helm.expand.pods import Change, Pod
 
+HUB_TOKEN_VOLUME = "hub-token"
+HUB_TOKEN_DIR = "/var/run/secrets/fusioninfer.io/hub"
+"""Where an engine that downloads its weights reads the hub's token (huggingface_hub's HF_TOKEN_PATH): a file of
+the serving container's alone, never an environment variable, which every process of the pod may read and
+crash reports and debug endpoints print."""
 COMPILE_DIR = "/compile-cache"
 """Where a serving container keeps its engine's compile caches: its image's folder on the cache volume."""
 COMPILE_FOLDER = "compile"
@@ -141,13 +146,16 @@ class _Reading:
         if served is not None:
             serving = pod.running(served)
         if self.on_volume:
-            for volume in spec.get("volumes") or ():
-                if volume.get("name") == WEIGHTS_VOLUME:
-                    raise InvalidSpec(self.service.where, f"{path}.volumes",
-                                      f"has a volume named {WEIGHTS_VOLUME}, the name of the one the weights are "
-                                      "read from: rename it")
+            self._check_free(spec.get("volumes") or (), WEIGHTS_VOLUME, path)
             spec["volumes"] = [*(spec.get("volumes") or ()), self._volume()]
             serving = {**serving, "volumeMounts": [*(serving.get("volumeMounts") or ()), *self._mounts(server)]}
+        elif self.source.credentials_secret is not None:
+            self._check_free(spec.get("volumes") or (), HUB_TOKEN_VOLUME, path)
+            token = {"key": HUB_TOKEN_KEY, "path": HUB_TOKEN_KEY}
+            spec["volumes"] = [*(spec.get("volumes") or ()), {"name": HUB_TOKEN_VOLUME, "secret": {
+                "secretName": self.source.credentials_secret, "items": [token]}}]
+            serving = {**serving, "volumeMounts": [*(serving.get("volumeMounts") or ()), {
+                "name": HUB_TOKEN_VOLUME, "mountPath": HUB_TOKEN_DIR, "readOnly": True}]}
         if self.resolving:
             self._check_resolver_env(serving.get("env") or (), f"{path}.containers[0].env")
         serving = {**serving, "env": _merged_env(serving.get("env") or (), self._env(server))}
@@ -156,6 +164,12 @@ class _Reading:
                                       self._wait(serving_image(self.service, self.role))]
         spec["containers"] = [serving, *others]
         return pod.with_spec(spec, served)
+
+    def _check_free(self, volumes: Any, name: str, path: str) -> None:
+        if any(volume.get("name") == name for volume in entries(volumes)):
+            raise InvalidSpec(self.service.where, f"{path}.volumes",
+                              f"has a volume named {name}, the name of the one reading the weights of "
+                              f"{self.source.uri} adds: rename it")
 
     def _volume(self) -> dict[str, Any]:
         if self.source.scheme is Scheme.PVC:
@@ -185,7 +199,7 @@ class _Reading:
             if self.source.endpoint is not None:
                 env.append({"name": "HF_ENDPOINT", "value": self.source.endpoint})
             if self.source.credentials_secret is not None:
-                env.append(secret_env("HF_TOKEN", self.source.credentials_secret, HUB_TOKEN_KEY))
+                env.append({"name": "HF_TOKEN_PATH", "value": f"{HUB_TOKEN_DIR}/{HUB_TOKEN_KEY}"})
             return env
         env = [{"name": name, "value": value} for name, value in OFFLINE_ENV.items()]
         if self.resolving:

@@ -21,7 +21,7 @@ from fusion_helm.base import needs
 from fusion_helm.expand import expand
 from fusion_helm.expand.gang import plan_gang
 from fusion_helm.model import PoolAPI
-from tests.builders import NIXL
+from tests.builders import NIXL, SCRAPED_FROM_MONITORING
 from tests.helm import CHART, VALUES, Helm
 
 CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
@@ -109,7 +109,8 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
     "gie-v1.5 before a role at zero under KEDA": {
         "layout": "role", "monitoring": {"podMonitor": {"enabled": True}}, "roles": [
             {**role("w", "worker", None), "autoscaling": {
-                "minReplicas": 0, "maxReplicas": 2, "prometheus": {"serverAddress": "http://prometheus:9090"}}},
+                "minReplicas": 0, "maxReplicas": 2, "prometheus": {
+                    "serverAddress": "http://prometheus.monitoring:9090"}}},
             router(generation="gie-v1.5")]},
     "gie-v1.0 on a v1alpha2 pool": {
         "roles": [role("w", "worker"), router("inference.networking.x-k8s.io/v1alpha2", generation="gie-v1.0")]},
@@ -122,7 +123,7 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
     "role layout with a monolithic router": {"roles": [role("w", "worker", 2), router()], "layout": "role"},
     "PodMonitors for prefill/decode and the picker": {
         "roles": [role("p", "prefiller"), role("d", "decoder", 2, nodes=2), router()], "layout": "disaggregated",
-        "monitoring": {"podMonitor": {"enabled": True, "interval": "30s"}}},
+        "monitoring": {"podMonitor": {"enabled": True, "interval": "30s"}}, **SCRAPED_FROM_MONITORING},
     "PodMonitors turned off": {"roles": [role("w", "worker")], "monitoring": {"podMonitor": {"enabled": False}}},
     "a frontend of many pods before one single-pod role": {"roles": [frontend(8), role("w", "worker")]},
     "TLS from a Secret": {"roles": [role("p", "prefiller"), role("d", "decoder"), router()],
@@ -133,9 +134,11 @@ EDGE_CASES: dict[str, dict[str, Any]] = {
         "layout": "disaggregated", "monitoring": {"podMonitor": {"enabled": True}}, "roles": [
             {**role("p", "prefiller", None, nodes=2), "autoscaling": {
                 "minReplicas": 0, "maxReplicas": 2, "keepUpWith": {"role": "d", "ratio": 1}, "prometheus": {
-                    "serverAddress": "https://prometheus:9090", "credentials": {"secretName": "p", "mode": "basic"}}}},
+                    "serverAddress": "https://prometheus.monitoring.svc:9090",
+                    "credentials": {"secretName": "p", "mode": "basic"}}}},
             {**role("d", "decoder", None, nodes=2), "autoscaling": {
-                "minReplicas": 0, "maxReplicas": 4, "prometheus": {"serverAddress": "https://prometheus:9090"}}},
+                "minReplicas": 0, "maxReplicas": 4, "prometheus": {
+                    "serverAddress": "https://prometheus.monitoring.svc:9090"}}},
             router(generation="llm-d-router")]},
     "a frontend beside a multi-node role at level group": {"roles": [role("w", "worker", 2, nodes=2), frontend()],
                                                            "gangSchedule": {"level": "group"}},
@@ -215,7 +218,7 @@ CASES = {**{path.stem: yaml.safe_load(path.read_text()) for path in sorted(VALUE
 
 
 SPEC_FIELDS = ("roles", "layout", "schedulingStrategy", "gangSchedule", "monitoring", "service", "tls", "model",
-               "modelCache")
+               "modelCache", "networkPolicy")
 
 
 def spec_of(values: dict[str, Any]) -> dict[str, Any]:

@@ -50,7 +50,8 @@ def test_story_objects(helm: Helm, story: str) -> None:
     assert [(o["metadata"]["name"], o["spec"]["leaderWorkerTemplate"]["size"]) for o in lws] \
         == expected_lws
     assert all(o["spec"]["replicas"] == 1 for o in lws)
-    assert {o["kind"] for o in objects} <= {"InferenceService", LWS, "PodGroup", "PodDisruptionBudget"}
+    assert {o["kind"] for o in objects} <= {"InferenceService", LWS, "PodGroup", "PodDisruptionBudget",
+                                            "NetworkPolicy"}
     # A multi-node role's drain budget, in whole replicas (docs/autoscaling.md).
     multinode = {name.rsplit("-", 1)[0] for name, size in expected_lws if size > 1}
     assert {o["metadata"]["name"] for o in of_kind(objects, "PodDisruptionBudget")} == multinode

@@ -85,7 +85,7 @@ def test_kustomize_annotations_pass_through_and_generated_objects_carry_none_of_
             "spec": {"roles": service["roles"]}}
     items, _ = expanded(resource_list([item]))
     assert items[0] == item
-    assert [obj["kind"] for obj in items[1:]] == ["LeaderWorkerSet"]
+    assert [obj["kind"] for obj in items[1:]] == ["LeaderWorkerSet", "NetworkPolicy"]
     assert "annotations" not in items[1]["metadata"]
 
 

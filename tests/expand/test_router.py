@@ -260,6 +260,7 @@ def test_a_router_leaves_the_gang_and_the_serving_roles_alone() -> None:
                 assert template["spec"].pop("serviceAccountName") == "svc-router-pd-sidecar"  # its own, to read
                 [sidecar] = template["spec"].pop("initContainers")
                 assert sidecar["name"] == "pd-sidecar" and "--model-server-port=8200" in sidecar["args"]
+                assert [volume["name"] for volume in template["spec"].pop("volumes")] == ["fusioninfer-api-token"]
                 engine = template["spec"]["containers"][0]
                 assert engine["args"].pop() == "--port=8200" and engine["ports"] == [{"containerPort": 8200}]
                 engine["ports"] = [{"containerPort": 8000}]
@@ -375,11 +376,11 @@ ERRORS = {
         "spec.roles[1].template.spec.containers[0].command",
         "runs neither vllm nor sglang (in exec form, or as a script's last exec), so the prefill/decode sidecar cannot "
         "move its port (--port)"),
-    "a decoder without a ServiceAccount token": (
+    "a decoder whose volume is named as the sidecar's token": (
         [role("p", "prefiller"), {**role("d", "decoder"), "template": {"spec": {
-            **role("d", "decoder")["template"]["spec"], "automountServiceAccountToken": False}}}, router()],
-        "spec.roles[1].template.spec.automountServiceAccountToken",
-        "is false, but the prefill/decode sidecar's SSRF protection reads the InferencePool"),
+            **role("d", "decoder")["template"]["spec"], "volumes": [{"name": "fusioninfer-api-token",
+                                                                     "emptyDir": {}}]}}}, router()],
+        "spec.roles[1].template.spec.volumes", "has a volume named fusioninfer-api-token"),
     "llm-d-router on a v1alpha2 pool": (
         [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
                         endpointPicker={"generation": "llm-d-router"})],

@@ -183,7 +183,15 @@ def test_decode_pods_that_name_no_account_get_one_of_their_own_never_default() -
         assert "serviceAccountName" not in lws["workerTemplate"]["spec"]
     adopted = pd(guide_decoder("--port=8000", "--vllm-port=8200", "--enable-ssrf-protection",
                                "--inference-pool-name=svc-router"))
-    assert templates(adopted, "d")[0]["workerTemplate"]["spec"]["serviceAccountName"] == "svc-router-pd-sidecar"
+    adopted_pod = templates(adopted, "d")[0]["workerTemplate"]["spec"]
+    assert adopted_pod["serviceAccountName"] == "svc-router-pd-sidecar"
+    # the adopted sidecar reads the pool with a token of its own; the engine has none
+    token = {"name": "fusioninfer-api-token", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+             "readOnly": True}
+    every = [*adopted_pod.get("initContainers", []), *adopted_pod["containers"]]
+    assert [c["image"] for c in every if token in c.get("volumeMounts", [])] == [
+        "ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0"]
+    assert adopted_pod["automountServiceAccountToken"] is False
 
 
 @pytest.mark.parametrize("where", ["initContainers", "containers"])
@@ -196,6 +204,7 @@ def test_a_user_s_own_sidecar_of_that_image_is_kept_not_doubled(where: str) -> N
     spec[where] = [*spec.get(where, []), {**mine, "restartPolicy": "Always"} if where == "initContainers" else mine]
     objects = pd(decoder, targetPort=8000)
     template = templates(objects, "d")[0]["workerTemplate"]
+    assert template["spec"].pop("automountServiceAccountToken") is False  # its engine has no use for one
     assert {k: v for k, v in template["spec"].items() if k != "schedulerName"} == spec  # as written
     assert not any(name.startswith("RoleBinding/svc-router-pd-sidecar") for name in objects)
 
@@ -243,6 +252,7 @@ def test_an_older_routing_sidecar_is_adopted_not_doubled(image: str) -> None:
     objects = expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder,
                              router()))
     template = templates(objects, "d")[0]["workerTemplate"]
+    assert template["spec"].pop("automountServiceAccountToken") is False
     assert {k: v for k, v in template["spec"].items() if k != "schedulerName"} == decoder["template"]["spec"]
     assert objects["InferencePool/svc-router"]["spec"]["targetPorts"] == [{"number": 8000}]
     assert "RoleBinding/svc-router-pd-sidecar" not in objects  # its SSRF protection is off

@@ -44,7 +44,7 @@ def test_every_serving_engine_serves_https_with_the_secret_s_certificate() -> No
             "--enable-ssl-refresh"]
         assert engine["volumeMounts"] == [{"name": "fusioninfer-tls", "mountPath": "/var/run/fusioninfer/tls",
                                            "readOnly": True}]
-        assert spec["volumes"] == [{"name": "fusioninfer-tls", "secret": {"secretName": "serving-tls"}}]
+        assert spec["volumes"][0] == {"name": "fusioninfer-tls", "secret": {"secretName": "serving-tls"}}
         assert engine["readinessProbe"]["httpGet"]["scheme"] == "HTTPS"
 
 
@@ -54,12 +54,20 @@ def test_the_sidecar_serves_and_dials_in_tls() -> None:
     assert sidecar["args"][3:7] == ["--secure-proxy=true", "--cert-path=/var/run/fusioninfer/tls",
                                     "--enable-tls=prefiller,decoder",
                                     "--tls-insecure-skip-verify=prefiller,decoder"]
-    assert sidecar["volumeMounts"] == [{"name": "fusioninfer-tls", "mountPath": "/var/run/fusioninfer/tls",
-                                        "readOnly": True}]
+    assert sidecar["volumeMounts"][0] == {"name": "fusioninfer-tls", "mountPath": "/var/run/fusioninfer/tls",
+                                          "readOnly": True}
     assert sidecar["readinessProbe"]["httpGet"]["scheme"] == "HTTPS"
     # The engine behind it moved, its probe with it, and still asks in HTTPS.
     assert spec["containers"][0]["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8200, "scheme": "HTTPS"}
     assert "--port=8200" in spec["containers"][0]["args"]
+
+
+def test_where_cert_manager_issues_it_the_sidecar_verifies_its_own_engine() -> None:
+    """cert-manager's Secret carries its CA and names localhost, where the sidecar dials its decode engine; the
+    prefill engine it dials by its pod's address, which no certificate issued ahead names."""
+    [sidecar] = pod(pd({"certManager": {"issuerRef": {"name": "ca"}}}), "svc-d-0")["initContainers"]
+    assert "--tls-insecure-skip-verify=prefiller" in sidecar["args"]
+    assert {"name": "SSL_CERT_DIR", "value": "/var/run/fusioninfer/tls"} in sidecar["env"]
 
 
 def test_verifying_peers_trusts_the_secret_and_skips_nothing() -> None:

@@ -124,7 +124,14 @@ def test_without_a_cache_the_engine_fetches_the_pinned_revision_itself() -> None
     serving = engine_of(objects["LeaderWorkerSet/svc-chat-0"])["containers"][0]
     assert serving["command"] + serving["args"] == ["vllm", "serve", "Qwen/Qwen3-8B", "--revision", COMMIT,
                                                     "--served-model-name=Qwen/Qwen3-8B"]
-    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}} in serving["env"]
+    # the hub's token a file of the engine's container, never its environment
+    pod = engine_of(objects["LeaderWorkerSet/svc-chat-0"])
+    assert {"name": "HF_TOKEN_PATH", "value": "/var/run/secrets/fusioninfer.io/hub/token"} in serving["env"]
+    assert not [entry for entry in serving["env"] if "valueFrom" in entry]
+    assert {"name": "hub-token", "secret": {"secretName": "hf-token", "items": [{"key": "token", "path": "token"}]}} \
+        in pod["volumes"]
+    assert {"name": "hub-token", "mountPath": "/var/run/secrets/fusioninfer.io/hub", "readOnly": True} in serving[
+        "volumeMounts"]
 
 
 def test_the_engines_own_spellings_are_rewritten() -> None:

@@ -133,6 +133,10 @@ def seeds() -> list[dict[str, Any]]:
     monitored["spec"]["monitoring"] = {"podMonitor": {
         "enabled": True, "interval": "30s", "labels": {"release": "prometheus"},
         "pickerAuthorization": {"type": "Bearer", "credentials": {"name": "reader", "key": "token"}}}}
+    monitored["spec"]["networkPolicy"] = {
+        "prometheus": {"namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+        "egress": {"restrict": True, "apiServer": ["192.0.2.1/32"],
+                   "to": [{"cidr": "198.51.100.0/24", "ports": [443]}]}}
     next(r for r in monitored["spec"]["roles"] if r["componentType"] == "decoder")["multinode"] = {"nodeCount": 2}
     next(r for r in monitored["spec"]["roles"] if r["componentType"] == "router")["endpointPicker"] = {
         "podSecurityContext": {"runAsNonRoot": True, "fsGroup": 2000},

@@ -194,8 +194,9 @@ def test_int32_fields_are_bounded() -> None:
     message = refused(with_value("spec.roles[1].template.spec.terminationGracePeriodSeconds", str(2**63)))
     assert message == ("InferenceService svc: spec.roles[1].template.spec.terminationGracePeriodSeconds: "
                        f"must be <= {2**63 - 1}, got {2**63}")
-    message = refused(with_value("spec.roles[1].template.spec.containers[0].ports", f"[{{containerPort: {2**31}}}]"))
-    assert message.endswith(f"containers[0].ports[0].containerPort: must be <= {2**31 - 1}, got {2**31}")
+    message = refused(with_value("spec.roles[1].template.spec.containers[0].ports",
+                                 f"[{{containerPort: 8000, hostPort: {2**31}}}]"))
+    assert message.endswith(f"containers[0].ports[0].hostPort: must be <= {2**31 - 1}, got {2**31}")
 
 
 # 7. Errors are one line, and name the document.

@@ -54,7 +54,8 @@ def test_expand_services_follows_each_service_with_what_serves_it() -> None:
     assert out[0] is documents[0] and out[1] is documents[1] and out[-1] is documents[2]
     assert kinds_and_names(out[2:-1]) == [
         ("PodGroup", "svc", Origin.GENERATED), ("LeaderWorkerSet", "svc-p-0", Origin.GENERATED),
-        ("LeaderWorkerSet", "svc-d-0", Origin.GENERATED), ("LeaderWorkerSet", "svc-d-1", Origin.GENERATED)]
+        ("LeaderWorkerSet", "svc-d-0", Origin.GENERATED), ("LeaderWorkerSet", "svc-d-1", Origin.GENERATED),
+        ("NetworkPolicy", "svc-p", Origin.GENERATED), ("NetworkPolicy", "svc-d", Origin.GENERATED)]
 
 
 def test_expand_services_leaves_a_stream_without_services_as_it_is() -> None:

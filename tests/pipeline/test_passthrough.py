@@ -86,7 +86,7 @@ def test_helm4_post_renders_hooks_and_we_leave_them_untouched(
 def test_helm4_files_generated_objects_under_the_services_template(helm4: Helm) -> None:
     out = helm4.template(VALUES / "story2-pd-qwen3-8b.yaml").stdout
     assert "generated-by-postrender" not in out
-    assert out.count("# Source: fusioninfer/templates/inferenceservice.yaml\n") == 1 + 6 + 1
+    assert out.count("# Source: fusioninfer/templates/inferenceservice.yaml\n") == 1 + 6 + 1 + 2  # and 2 policies
     assert "postrenderer.helm.sh/postrender-filename" not in out  # helm 4 strips it again
 
 
@@ -98,7 +98,8 @@ def test_the_helm4_file_annotation_is_copied_onto_generated_objects() -> None:
                                    "template": {"spec": {"containers": [{"name": "c",
                                                                          "image": "vllm/vllm-openai:v0.11.0"}]}}}]}}
     objects = [doc for doc in yaml.safe_load_all(post_rendered(yaml.safe_dump(service))) if doc]
-    assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet", "PodDisruptionBudget"]
+    assert [o["kind"] for o in objects] == ["InferenceService", "PodGroup", "LeaderWorkerSet", "PodDisruptionBudget",
+                                            "NetworkPolicy", "NetworkPolicy"]
     for obj in objects:
         assert obj["metadata"]["annotations"] == {annotation: "chart/templates/svc.yaml"}
     pod_annotations = objects[2]["spec"]["leaderWorkerTemplate"]["workerTemplate"]["metadata"]["annotations"]

@@ -352,3 +352,29 @@ def test_kserve_s_api_server_count_reaches_the_leader_and_spares_the_headless_wo
     [unprotected] = engines.launch([[*lines["dp/1"][2:], "--api-server-count", "8"]])
     assert unprotected == {"ok": False, "error": "ValueError: --api-server-count=8 cannot be used with --headless "
                                                  "(no API servers are started in headless mode)."}
+
+
+def test_an_engine_that_downloads_reads_the_hub_token_from_its_file(tmp_path: Path) -> None:
+    """The hub's token reaches the engine as a file (HF_TOKEN_PATH), and the engines' own huggingface_hub reads
+    it there; without the file it has none (no token in the environment to fall back on)."""
+    obj = service({"name": "chat", "componentType": "worker", "template": {"spec": {"containers": [
+        {"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "command": ["vllm", "serve"], "args": []}]}}},
+        model={"source": "hf://Qwen/Qwen3-8B", "revision": "a" * 40, "credentials": {"secretName": "hf-token"}})
+    [(_, _, _, container)] = list(pods(obj))
+    [mount] = [mount for mount in container["volumeMounts"] if mount["name"] == "hub-token"]
+    env = {entry["name"]: entry["value"] for entry in container["env"]}
+    assert "HF_TOKEN" not in env
+    # the volume's folder, here: the Secret's key at the path the engine is told
+    folder = tmp_path / mount["mountPath"].lstrip("/")
+    token_path = Path(env["HF_TOKEN_PATH"].replace(mount["mountPath"], str(folder)))
+    read = ["-c", "from huggingface_hub import get_token; print(get_token())"]
+    python = str(engines.built(engines.VLLM) / "bin" / "python")
+
+    def engine_token() -> str:
+        clean = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env, "HF_TOKEN_PATH": str(token_path)}
+        return subprocess.run([python, *read], env=clean, capture_output=True, text=True, check=True).stdout.strip()
+
+    assert engine_token() == "None"
+    folder.mkdir(parents=True)
+    token_path.write_text("hf_secret\n")
+    assert engine_token() == "hf_secret"

@@ -19,16 +19,17 @@ from collections.abc import Mapping
 
 from fusion_helm.base.kinds import POD, SERVICE_ACCOUNT, inference_pool
 from fusion_helm.errors import InvalidSpec, show
-from fusion_helm.expand import tls
+from fusion_helm.expand import tls, tokens
 from fusion_helm.expand.generations import Generation, Routing, Sidecar
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import pd_sidecar_name, router_name
 from fusion_helm.expand.pods import Change, Pod, Pods, RoleTemplates
-from fusion_helm.expand.proxies import Proxy, routing_proxy, taken_ports
+from fusion_helm.expand.proxies import Proxy, entries, routing_proxy, taken_ports
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
 from fusion_helm.model.engine import NOT_JSON, ServerCommand
 from fusion_helm.model.engine_flags import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, PORT
+from fusion_helm.model.exposure import Tls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,8 +84,9 @@ def decoder_sidecar(service: InferenceService, routing: Routing, role: Role, tem
     if any(proxy is not None for proxy in proxies):
         for proxy in proxies:
             _check_adopted(service, router, role, port, proxy)
-        # The user's own wiring, adopted as written, but for an account of its own to read the pool with.
-        return lambda pod: pod.with_template(with_own_account(service, router, pod.template)
+        # The user's own wiring, adopted as written, but for an account and a token of its own to read the pool
+        # with.
+        return lambda pod: pod.with_template(with_own_account(service, router, _adopted_token(pod.template))
                                              if _reads_pool(pod.template) else dict(pod.template))
 
     def with_sidecar(pod: Pod) -> Pod:
@@ -115,6 +117,17 @@ def sidecar_rbac(service: InferenceService, router: Router, templates: Mapping[s
     own = [{"apiVersion": SERVICE_ACCOUNT.api_version, "kind": SERVICE_ACCOUNT.kind, "metadata": metadata()}] \
         if name in accounts else []
     return [*own, *reader_role(name, metadata, rules, accounts, service.namespace)]
+
+
+def _adopted_token(template: Mapping[str, Any]) -> dict[str, Any]:
+    """TEMPLATE whose routing proxy, and no other container, mounts the ServiceAccount's token."""
+    proxy = routing_proxy(template)
+    assert proxy is not None
+    field, _, index = proxy.field.partition("[")
+    spec = dict(template["spec"])
+    containers = list(spec[field])
+    spec, containers[int(index.rstrip("]"))] = tokens.with_own_token(spec, proxy.container)
+    return {**template, "spec": {**spec, field: containers}}
 
 
 def with_own_account(service: InferenceService, router: Router, template: Mapping[str, Any]) -> dict[str, Any]:
@@ -175,11 +188,10 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
                   connector: str, pod: Pod) -> Pod:
     spec = pod.spec
     path = f"{role.template_path}.spec"
-    if spec.get("automountServiceAccountToken") is False:
-        raise InvalidSpec(service.where, f"{path}.automountServiceAccountToken",
-                          "is false, but the prefill/decode sidecar's SSRF protection reads the InferencePool and "
-                          "its pods with the pod's ServiceAccount token; remove it, or run a sidecar of "
-                          f"{sidecar.image.rpartition(':')[0]} of your own")
+    if any(volume.get("name") == tokens.TOKEN_VOLUME for volume in entries(spec.get("volumes"))):
+        raise InvalidSpec(service.where, f"{path}.volumes",
+                          f"has a volume named {tokens.TOKEN_VOLUME}, the name of the prefill/decode sidecar's "
+                          "ServiceAccount token: rename it")
     _check_port_free(service, role, spec, port)
     engine = spec["containers"][0]
     internal = _free_port(spec, avoid=port)
@@ -206,22 +218,33 @@ def _with_sidecar(service: InferenceService, router: Router, sidecar: Sidecar, r
     if service.tls is not None:
         container["readinessProbe"] = tls.https_probe(container["readinessProbe"])
         container["volumeMounts"] = [tls.mount()]
-        if service.tls.verify_peers:  # Go's TLS clients trust the certificates of the files there
+        if len(_unverified(service.tls)) < len(TLS_STAGES):  # Go's TLS clients trust the certificates there
             container["env"] = [*container["env"], {"name": TRUST_VARIABLE, "value": tls.MOUNT_PATH}]
+    # Its SSRF protection reads the pool and its pods with the ServiceAccount's token: its own, not the engine's.
+    spec, container = tokens.with_own_token(spec, container)
     return pod.with_spec({**spec, "initContainers": [*(spec.get("initContainers") or []), container],
                           "containers": [moved, *spec["containers"][1:]]}, moved_server)
 
 
 def _tls_args(service: InferenceService) -> list[str]:
     """Without spec.tls the gateway reaches the pool's pods in plain HTTP, as it does a monolithic service's;
-    with it the sidecar serves HTTPS with the pod's certificate and dials both engines in TLS (verifying
-    their certificates only where spec.tls.verifyPeers says: a certificate issued ahead names no pod's
-    address)."""
+    with it the sidecar serves HTTPS with the pod's certificate and dials both engines in TLS, verifying what
+    it can (``_unverified``)."""
     if service.tls is None:
         return ["--secure-proxy=false"]
-    stages = ",".join(TLS_STAGES)
-    return ["--secure-proxy=true", f"--cert-path={tls.MOUNT_PATH}", f"--enable-tls={stages}",
-            *([] if service.tls.verify_peers else [f"--tls-insecure-skip-verify={stages}"])]
+    unverified = _unverified(service.tls)
+    return ["--secure-proxy=true", f"--cert-path={tls.MOUNT_PATH}", f"--enable-tls={','.join(TLS_STAGES)}",
+            *([f"--tls-insecure-skip-verify={','.join(unverified)}"] if unverified else [])]
+
+
+def _unverified(given: Tls) -> tuple[str, ...]:
+    """The stages whose engine's certificate the sidecar does not verify: with verifyPeers none; else, where
+    cert-manager issues the certificate (its CA in the Secret's ca.crt, and localhost among its names), the
+    prefill engine alone, which the sidecar dials by its pod's address, which no certificate issued ahead
+    names; else both."""
+    if given.verify_peers:
+        return ()
+    return ("prefiller",) if given.cert_manager is not None else TLS_STAGES
 
 
 def _check_port_free(service: InferenceService, role: Role, spec: Mapping[str, Any], port: int) -> None:
