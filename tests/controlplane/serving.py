@@ -235,8 +235,9 @@ class ServingKubelet(threading.Thread):
             self._status(pod, served, started, ready=False)
             self._mount_secrets(pod, served)
             if (pod.metadata.annotations or {}).get(NETWORK_ONLY[0]) == NETWORK_ONLY[1]:
-                pass  # a network alone, to connect from
-            elif served.labels.get(LABEL_COMPONENT_TYPE) == "router":
+                self._status(pod, served, started, ready=True)  # a network alone, to connect from: nothing to probe
+                return
+            if served.labels.get(LABEL_COMPONENT_TYPE) == "router":
                 self._run_picker(pod, served)
             elif served.labels.get(LABEL_COMPONENT_TYPE) == "frontend":
                 self._run_frontend(pod, served)
@@ -271,7 +272,8 @@ class ServingKubelet(threading.Thread):
             if not SIDECAR_IMAGE.search(image):
                 raise RuntimeError(f"no binary here for the sidecar image {container['image']}")
             argv = [str(picker(image)), *(kubelet.expand(arg, env) for arg in container.get("args") or [])]
-            env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
+            if _has_token(served.spec, container):  # as the kubelet mounts it, or not
+                env["KUBECONFIG"] = str(self._kubeconfig(pod, served))
         elif pod.metadata.namespace in self.real_engines:
             argv = [kubelet.expand(str(word), env) for word in [*(container.get("command") or ["vllm", "serve"]),
                                                                 *(container.get("args") or [])]]
@@ -418,6 +420,16 @@ def _spawn(served: ServedPod, name: str, argv: list[str], env: dict[str, str], c
     served.processes[name] = subprocess.Popen(
         ["ip", "netns", "exec", served.network.name, *argv], stdout=log, stderr=subprocess.STDOUT,
         env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **env}, cwd=cwd, start_new_session=True)
+
+def _has_token(spec: dict[str, Any], container: dict[str, Any]) -> bool:
+    """Whether the kubelet gives CONTAINER its pod's ServiceAccount token: the pod mounts it in every container
+    (its default), or the container mounts a projected volume of it."""
+    if spec.get("automountServiceAccountToken", True):
+        return True
+    projected = {volume["name"] for volume in spec.get("volumes") or [] if any(
+        "serviceAccountToken" in source for source in (volume.get("projected") or {}).get("sources") or [])}
+    return any(mount["name"] in projected for mount in container.get("volumeMounts") or [])
+
 
 def _ours(pod: kubernetes.client.V1Pod) -> bool:
     """A serving pod left to this runner (hook Jobs' pods are the hook kubelet's)."""
