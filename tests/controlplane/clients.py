@@ -38,9 +38,10 @@ def total(samples: dict[str, float], metric: str) -> float:
     return sum(value for name, value in samples.items() if name == metric or name.startswith(metric + "{"))
 
 def completion(gateway: str, body: dict[str, Any], headers: dict[str, str] | None = None,
-               timeout: float = 60) -> tuple[int, dict[str, str], dict[str, Any]]:
-    """POST /v1/completions through the gateway: status, response headers (names in lower case), JSON answer."""
-    request = urllib.request.Request(f"http://{gateway}/v1/completions", data=json.dumps(body).encode(),
+               timeout: float = 60, path: str = "/v1/completions") -> tuple[int, dict[str, str], dict[str, Any]]:
+    """POST PATH (/v1/completions) through the gateway: status, response headers (names in lower case), JSON
+    answer."""
+    request = urllib.request.Request(f"http://{gateway}{path}", data=json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:

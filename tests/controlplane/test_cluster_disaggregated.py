@@ -65,7 +65,8 @@ def test_story_installs_runs_reports_and_uninstalls(cluster: Cluster, helm: Helm
         # A multi-node role's disruption budget, counted in whole replicas (docs/autoscaling.md).
         budgets = {"PodDisruptionBudget"} if any(r.get("multinode", {}).get("nodeCount", 1) > 1 for r in roles) \
             else set()
-        assert {o["kind"] for o in manifest} == {"InferenceService", "PodGroup", "DisaggregatedSet", *budgets}
+        assert {o["kind"] for o in manifest} == {"InferenceService", "PodGroup", "DisaggregatedSet", "NetworkPolicy",
+                                                    *budgets}
         assert len(cluster.on_server(namespace, manifest)) == len(manifest)
 
         pods = ready_pods(cluster, namespace, want)

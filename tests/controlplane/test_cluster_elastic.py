@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from fusion_helm.expand.generations import GENERATIONS
+from tests.builders import SCRAPED_FROM_MONITORING
 from tests.controlplane import components
 from tests.controlplane.builds import shared_crd
 from tests.controlplane.clients import completion, gateway
@@ -31,7 +32,8 @@ from tests.controlplane.test_cluster_picker_availability import PICKER, SERVICE,
 from tests.controlplane.watch import PickerEndpoints
 from tests.helm import VALUES, Helm
 
-pytestmark = pytest.mark.cluster
+# The service's NetworkPolicies enforced while it serves (tests/controlplane/network_policies.py).
+pytestmark = [pytest.mark.cluster, pytest.mark.usefixtures("network_policies")]
 LWS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
 POD_MONITOR_CRD = "monitoring.coreos.com_podmonitors.yaml"
 ZERO_PROBE = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 1, "failureThreshold": 60}
@@ -54,7 +56,7 @@ def elastic_values(tmp_path: Path, prometheus: str, generation: str = "llm-d-rou
     engine = worker["template"]["spec"]["containers"][0]
     engine["startupProbe"] = ZERO_PROBE
     engine["readinessProbe"] = {**HEALTH, "periodSeconds": 1}
-    values.update(layout="role", monitoring={"podMonitor": {"enabled": True}})
+    values.update(layout="role", monitoring={"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING)
     path.write_text(yaml.safe_dump(values))
     return path
 
@@ -291,7 +293,7 @@ def pd_elastic_values(tmp_path: Path, prometheus: str) -> Path:
             scaling.update(maxReplicas=3, signals=[{"type": "prefill-backlog", "target": 1000000}],
                            keepUpWith={"role": "decode", "ratio": 0.5})
         role["autoscaling"] = scaling
-    values.update(layout="disaggregated", monitoring={"podMonitor": {"enabled": True}})
+    values.update(layout="disaggregated", monitoring={"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING)
     path.write_text(yaml.safe_dump(values))
     return path
 

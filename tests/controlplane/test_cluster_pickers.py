@@ -21,7 +21,7 @@ from fusion_helm import InvalidSpec
 from fusion_helm.base import needs
 from fusion_helm.expand.generations import GENERATIONS
 from fusion_helm.model.router import PD_DISAGGREGATION, STRATEGY_WORDS
-from tests.builders import render, role, service
+from tests.builders import SCRAPED_FROM_MONITORING, render, role, service
 from tests.controlplane.builds import picker, shared_crd
 from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready_pods, release
 from tests.controlplane.hook_kubelet import run_check
@@ -293,7 +293,8 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
             del idle["replicas"]
             idle["autoscaling"] = {"minReplicas": 0, "maxReplicas": 2,
                                    "prometheus": {"serverAddress": "http://127.0.0.1:9"}}
-            objects = render(service(idle, router, layout="role", monitoring={"podMonitor": {"enabled": True}}))
+            objects = render(service(idle, router, layout="role", monitoring={"podMonitor": {"enabled": True}},
+                                     **SCRAPED_FROM_MONITORING))
             assert "flowControl" in objects["ConfigMap/svc-router-epp"]["data"]["config.yaml"]
             yield f"{generation} flow control", objects
 

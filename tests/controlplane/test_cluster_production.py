@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from tests import modules
+from tests.builders import SCRAPED_FROM_MONITORING
 from tests.controlplane.builds import shared_crd
 from tests.controlplane.cluster import PICKERS, ROLE_NAME, Cluster, eventually, ready, release
 from tests.controlplane.hook_kubelet import REAL_HOOKS, HookKubelet, run_check
@@ -61,9 +62,11 @@ def test_a_restricted_namespace_admits_every_pod_of_the_release(
             eventually("the serving pods and the pickers Ready", lambda: len(
                 [p for p in cluster.pods(namespace) if ready(p) and ROLE_NAME in (p.metadata.labels or {})]) ==
                 6 + PICKERS)
-            # The opt-in NetworkPolicy, as the API server stored it: the picker's pods, two ports, two peers.
-            [rendered] = [o for o in installed.manifest() if o["kind"] == "NetworkPolicy"]
-            [stored] = cluster.control_plane.items("networkpolicies.networking.k8s.io", namespace)
+            # The picker's own NetworkPolicy, as the API server stored it: the picker's pods, two ports, two peers.
+            [rendered] = [o for o in installed.manifest() if o["kind"] == "NetworkPolicy"
+                          and o["metadata"]["name"] == PICKER]
+            [stored] = [o for o in cluster.control_plane.items("networkpolicies.networking.k8s.io", namespace)
+                        if o["metadata"]["name"] == PICKER]
             assert stored["spec"] == rendered["spec"] and rendered["spec"]["podSelector"]["matchLabels"][
                 ROLE_NAME] == "router"
             assert [rule["ports"] for rule in stored["spec"]["ingress"]] == [
@@ -92,7 +95,8 @@ def test_pod_monitors_need_their_api_and_apply_as_rendered(
     kubectl = cluster.control_plane.kubectl
     monitored = with_values(tmp_path, "monitored", monitoring={"podMonitor": {
         "enabled": True, "interval": "30s", "labels": {"release": "prometheus"},
-        "pickerAuthorization": {"type": "Bearer", "credentials": {"name": "metrics-reader", "key": "token"}}}})
+        "pickerAuthorization": {"type": "Bearer", "credentials": {"name": "metrics-reader", "key": "token"}}}},
+                            **SCRAPED_FROM_MONITORING)
     crds = [str(shared_crd(name)) for name in MONITOR_CRDS]
     try:
         with release(cluster, helm, "svc", namespace) as installed:

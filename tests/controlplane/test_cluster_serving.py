@@ -37,6 +37,9 @@ from tests.controlplane.scenarios import RANDOM_CONFIG, Served, another_picker, 
 from tests.controlplane.serving import ServedPod, ServingKubelet
 from tests.helm import VALUES, Helm
 
+# The service's NetworkPolicies enforced while it serves (tests/controlplane/network_policies.py).
+pytestmark = pytest.mark.usefixtures("network_policies")
+
 LONG_PROMPT = " ".join(f"word{index}" for index in range(400))
 PREFILL_THRESHOLD = 64
 """Tokens of uncached prompt past which the decider prefills apart."""

@@ -38,6 +38,9 @@ from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.controlplane.watch import GatewayView
 from tests.helm import BBR_CHART, CHART, VALUES, Helm, make_helm
 
+# The service's NetworkPolicies enforced while it serves (tests/controlplane/network_policies.py).
+pytestmark = pytest.mark.usefixtures("network_policies")
+
 GATEWAY = "inference-gateway"
 GATEWAYS = "gateways"
 """The shared Gateway's namespace."""
@@ -140,6 +143,14 @@ def without(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return change
 
 
+def load_adapter(gateway: str) -> tuple[int, str | None]:
+    """POST /v1/load_lora_adapter through the gateway, its body naming A's model: the status, and the pool it
+    reached (None: none)."""
+    body = {"model": MODEL_A, "lora_name": "planted", "lora_path": "/adapters/planted"}
+    status, headers, _ = completion(gateway, body, path="/v1/load_lora_adapter")
+    return status, headers.get("x-stand-in-pool")
+
+
 def without_rules(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """Route NAME with no rules; the others as they are."""
     def change(route: dict[str, Any]) -> dict[str, Any]:
@@ -193,6 +204,9 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
                     assert headers["x-stand-in-destination"].rpartition(":")[0] in pods[namespace], headers
             status, _, answer = ask(gateway, "org/nobody-serves-this")
             assert status == 404, (status, answer)
+            # Only the inference paths: a request to load an adapter into A's engines, its body naming A's model,
+            # matches no route.
+            assert load_adapter(gateway) == (404, None)
             # One /v1/models for the Gateway: every model behind it, with the service that serves it.
             assert models_listed(gateway) == {MODEL_A: "shared-a/a", MODEL_B: "shared-b/b"}
         # Without the lister's route, the Gateway has no /v1/models: no service's route matches a request
@@ -200,6 +214,11 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
         with through(cluster, GATEWAYS, tmp_path / "unlisted", change=without_rules("gateway-models")) as gateway:
             eventually("services routed", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
             assert list(models_listed(gateway)) == ["404"]
+
+        # Without the routes' paths the same request reaches A's pool, and its engines.
+        with through(cluster, GATEWAYS, tmp_path / "pathless", change=without("path")) as gateway:
+            eventually("routes without paths", lambda: ask(gateway, MODEL_A)[0] == 200, timeout=60)
+            assert load_adapter(gateway)[1] == POOL_A
 
         # Without the model match, the older route (A's) takes every request: B's reach A.
         with through(cluster, GATEWAYS, tmp_path / "unmatched", change=without("headers")) as gateway:

@@ -38,7 +38,8 @@ from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.helm import Helm, make_helm
 from tests.model_sources import Hub, files_of, put
 
-pytestmark = pytest.mark.engines
+# The service's NetworkPolicies enforced while it serves (tests/controlplane/network_policies.py).
+pytestmark = [pytest.mark.engines, pytest.mark.usefixtures("network_policies")]
 
 NAMESPACE = "weights"
 CLAIM = "weights"
