@@ -25,7 +25,8 @@ from tests.support import lay_out
 
 MODELS_OBJECTS = ["ClusterRole/gateways-gateway-models", "ClusterRoleBinding/gateways-gateway-models",
                   "ConfigMap/gateway-models", "Deployment/gateway-models", "HTTPRoute/gateway-models",
-                  "PodDisruptionBudget/gateway-models", "Service/gateway-models", "ServiceAccount/gateway-models"]
+                  "NetworkPolicy/gateway-models", "PodDisruptionBudget/gateway-models", "Service/gateway-models",
+                  "ServiceAccount/gateway-models"]
 
 
 def rendered(helm: Helm, *args: str) -> dict[str, dict[str, Any]]:
@@ -35,8 +36,9 @@ def rendered(helm: Helm, *args: str) -> dict[str, dict[str, Any]]:
 
 def test_the_router_copies_the_model_into_the_header_the_routes_match(helm: Helm) -> None:
     objects = rendered(helm)
-    assert sorted(objects) == sorted(["Deployment/gateway-bbr", "PodDisruptionBudget/gateway-bbr",
-                                      "Service/gateway-bbr", "ServiceAccount/gateway-bbr", *MODELS_OBJECTS])
+    assert sorted(objects) == sorted(["Deployment/gateway-bbr", "NetworkPolicy/gateway-bbr",
+                                      "PodDisruptionBudget/gateway-bbr", "Service/gateway-bbr",
+                                      "ServiceAccount/gateway-bbr", *MODELS_OBJECTS])
     deployment = objects["Deployment/gateway-bbr"]["spec"]
     [container] = deployment["template"]["spec"]["containers"]
     assert container["image"] == "registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0"
@@ -55,6 +57,23 @@ def test_the_router_copies_the_model_into_the_header_the_routes_match(helm: Helm
                                             "capabilities": {"drop": ["ALL"]}}
     assert objects["Service/gateway-bbr"]["spec"]["ports"] == [{"name": "grpc", "port": 9004, "targetPort": "grpc",
                                                                "appProtocol": "http2"}]
+
+
+def test_the_gateway_s_pods_alone_reach_the_router_and_the_models_server(helm: Helm) -> None:
+    """By default every pod of the Gateway's namespace (the release's); where named, those pods; off, none."""
+    objects = rendered(helm)
+    for name, port, selected in (("gateway-bbr", 9004, "fusioninfer-bbr"),
+                                 ("gateway-models", 8080, "fusioninfer-gateway-models")):
+        spec = objects[f"NetworkPolicy/{name}"]["spec"]
+        assert spec["podSelector"]["matchLabels"]["app.kubernetes.io/name"] == selected
+        assert spec["policyTypes"] == ["Ingress"]
+        assert spec["ingress"] == [{"from": [{"podSelector": {}}], "ports": [{"port": port, "protocol": "TCP"}]}]
+    envoy = {"namespaceLabels": {"kubernetes.io/metadata.name": "envoy-gateway-system"}}
+    named = rendered(helm, "--set-json", f"networkPolicy.gateway={json.dumps(envoy)}")
+    assert named["NetworkPolicy/gateway-bbr"]["spec"]["ingress"][0]["from"] == [
+        {"namespaceSelector": {"matchLabels": envoy["namespaceLabels"]}}]
+    off = rendered(helm, "--set", "networkPolicy.enabled=false")
+    assert not [key for key in off if key.startswith("NetworkPolicy/")]
 
 
 def test_one_replica_has_no_disruption_budget_and_flags_are_quoted_words(helm: Helm) -> None:

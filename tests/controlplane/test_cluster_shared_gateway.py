@@ -32,10 +32,11 @@ import yaml
 
 from tests.controlplane.clients import completion, routes_gateway
 from tests.controlplane.cluster import Cluster, Release, eventually, ready_pods, release
-from tests.controlplane.hook_kubelet import REAL_HOOKS, HookKubelet
+from tests.controlplane.hook_kubelet import BBR_LABEL, MODELS_LABEL, REAL_HOOKS, HookKubelet
+from tests.controlplane.network_policies import Enforcer, Outcome, connect
 from tests.controlplane.scenarios import serving_values
 from tests.controlplane.serving import SERVING, ServingKubelet
-from tests.controlplane.watch import GatewayView
+from tests.controlplane.watch import BBR_GRPC_PORT, GatewayView
 from tests.helm import BBR_CHART, CHART, VALUES, Helm, make_helm
 
 # The service's NetworkPolicies enforced while it serves (tests/controlplane/network_policies.py).
@@ -180,8 +181,8 @@ def refused_claim(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_p
 
 
 def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
-                                                    hook_kubelet: HookKubelet, tmp_path: Path,
-                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+                                                    hook_kubelet: HookKubelet, network_policies: Enforcer,
+                                                    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     helm3 = make_helm(3, tmp_path_factory.mktemp("shared-gateway-helm3"))
     with body_router(cluster, helm4, GATEWAYS), release(cluster, helm3, "a", "shared-a") as a, \
             release(cluster, helm4, "b", "shared-b") as b:
@@ -209,6 +210,15 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
             assert load_adapter(gateway) == (404, None)
             # One /v1/models for the Gateway: every model behind it, with the service that serves it.
             assert models_listed(gateway) == {MODEL_A: "shared-a/a", MODEL_B: "shared-b/b"}
+        # The Gateway's namespace alone reaches its body-based router: the lister's pod there does, a serving
+        # pod of another namespace does not.
+        gateway_pods = {pod.labels[BBR_LABEL[0]]: pod for pod in serving_kubelet.served(GATEWAYS)}
+        router, lister = gateway_pods[BBR_LABEL[1]], gateway_pods[MODELS_LABEL[1]]
+        [serving_a, *_] = [pod for pod in serving_kubelet.served("shared-a") if pod.role == "inference"]
+        network_policies.sync()
+        assert connect(lister, router.address, BBR_GRPC_PORT) is Outcome.CONNECTED
+        assert connect(serving_a, router.address, BBR_GRPC_PORT) is Outcome.TIMED_OUT
+
         # Without the lister's route, the Gateway has no /v1/models: no service's route matches a request
         # that names no model.
         with through(cluster, GATEWAYS, tmp_path / "unlisted", change=without_rules("gateway-models")) as gateway:
