@@ -140,8 +140,8 @@ def test_the_users_sources_are_admitted_to_every_serving_pod() -> None:
 
 
 @pytest.mark.parametrize(("given", "path", "message"), [
-    ({"ingress": [{"cidr": "10.0.0.1/8"}]}, "spec.networkPolicy.ingress[0].cidr", "must be a CIDR"),
-    ({"ingress": [{"cidr": "10.0.0.0/8", "podLabels": {"a": "b"}}]}, "spec.networkPolicy.ingress[0].cidr",
+    ({"ingress": [{"cidr": "192.0.2.1/24"}]}, "spec.networkPolicy.ingress[0].cidr", "must be a CIDR"),
+    ({"ingress": [{"cidr": "192.0.2.0/24", "podLabels": {"a": "b"}}]}, "spec.networkPolicy.ingress[0].cidr",
      "give one or the other"),
     ({"ingress": [{"ports": [8000]}]}, "spec.networkPolicy.ingress[0]", "names no source or destination"),
     ({"gateway": {"podLabels": {"bad key!": "x"}}}, "spec.networkPolicy.gateway.podLabels",
