@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
+from fusion_helm.limits import count
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -156,8 +157,8 @@ def taken_ports(spec: Mapping[str, Any]) -> dict[int, str]:
                 continue
             if not equals:
                 value = words[index + 1] if index + 1 < len(words) else ""
-            if value.isascii() and value.isdigit():
-                taken.setdefault(int(value), f"{field}.{_word_field(container, index)}")
+            if (port := count(value)) is not None:
+                taken.setdefault(port, f"{field}.{_word_field(container, index)}")
     return taken
 
 

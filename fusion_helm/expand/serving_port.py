@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.proxies import routing_proxy
+from fusion_helm.limits import count
 from fusion_helm.model import InferenceService, Role
 from fusion_helm.model.engine_flags import MAX_PORT, PORT
 from fusion_helm.records import record
@@ -64,12 +65,12 @@ def serving_port(service: InferenceService, role: Role, use: PortUse) -> Serving
     the engine's default."""
     proxy = routing_proxy(role.template)
     if proxy is not None:
-        port = proxy.listen_port
-        if not (port.isascii() and port.isdigit() and 1 <= int(port) <= MAX_PORT):
+        listen = count(proxy.listen_port)
+        if listen is None or not 1 <= listen <= MAX_PORT:
             raise InvalidSpec(service.where, f"{role.template_path}.spec.{proxy.field}.args",
                               f"--{proxy.kind.listen_flag} must be a port number (1 to {MAX_PORT}) for the routing "
-                              f"proxy to be {use.verb}, got {show(port)}")
-        return ServingPort(int(port), proxy.port_name(port))
+                              f"proxy to be {use.verb}, got {show(proxy.listen_port)}")
+        return ServingPort(listen, proxy.port_name(proxy.listen_port))
     container: Mapping[str, Any] = role.template["spec"]["containers"][0]
     ports: list[Mapping[str, Any]] = container.get("ports") or []
     if not ports:

@@ -282,12 +282,17 @@ def _string(node: Node | None) -> str | None:
 
 
 
-def unreadable(error: ReadError | yaml.YAMLError, first_line: int | None = None) -> tuple[str, str]:
-    """Why a text is not one document Go can read, as (the field it stops at, "" for the text as a
+def unreadable(error: ReadError | yaml.YAMLError, text: str, first_line: int | None = None) -> tuple[str, str]:
+    """Why TEXT is not one document Go can read, as (the field it stops at, "" for the text as a
     whole; the message): what Go could not take as written, or the malformed YAML libyaml found —
     placed on the line of the input the text is part of when it begins at FIRST_LINE of it."""
     if isinstance(error, ReadError):
         return error.field, error.message
+    if isinstance(error, yaml.reader.ReaderError):  # a character YAML refuses: libyaml says at which offset
+        line = text.count("\n", 0, error.position)
+        character = error.character if isinstance(error.character, int) else ord(str(error.character)[:1] or "?")
+        at = f"line {first_line + line} of the input" if first_line is not None else f"line {line + 1}"
+        return "", f"malformed YAML: character U+{character:04X} is not allowed in YAML (a control character), at {at}"
     problem = getattr(error, "problem", None) or str(error)
     mark = getattr(error, "problem_mark", None)
     at = f" (line {first_line + mark.line} of the input)" if first_line is not None and mark is not None else ""

@@ -61,7 +61,7 @@ class Document:
         try:
             return compose(self.raw)
         except (ReadError, yaml.YAMLError) as error:
-            raise InvalidSpec(self.describe(), *unreadable(error, self.first_line), subject=self) from None
+            raise InvalidSpec(self.describe(), *unreadable(error, self.raw, self.first_line), subject=self) from None
 
     @cached_property
     def head(self) -> dict[str, Any]:

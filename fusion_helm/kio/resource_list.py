@@ -45,7 +45,7 @@ def read_resource_list(text: str) -> ResourceList:
     try:
         node = compose(text)
     except (ReadError, yaml.YAMLError) as error:
-        raise InvalidSpec(WHERE, *unreadable(error)) from None
+        raise InvalidSpec(WHERE, *unreadable(error, text)) from None
     if not isinstance(node, MappingNode):
         raise InvalidSpec(WHERE, "", f"must be a {KIND} mapping ({', '.join(API_VERSIONS)})")
     fields = _fields(node)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.limits import count
 from fusion_helm.model.engine import server_command
 from fusion_helm.model.engine_flags import DATA_PARALLEL_SIZE_LOCAL, Engine
 from fusion_helm.records import record
@@ -135,15 +136,16 @@ def _data_parallel(raw: Mapping[str, Any], template: Mapping[str, Any], path: st
                               f"is required with bootstrap {Bootstrap.VLLM_DATA_PARALLEL} (the ranks a node), unless "
                               f"the engine gives {DATA_PARALLEL_SIZE_LOCAL.name(Engine.VLLM)}")
         return DataParallel(given["ranksPerNode"], given.get("hybridLoadBalancing", False))
-    if value is None or not (value.isascii() and value.isdigit()) or int(value) < 1:
+    ranks = None if value is None else count(value)
+    if ranks is None or ranks < 1:
         raise InvalidSpec(where, server.field(occurrence),
                           f"must give a number of data-parallel ranks a node, which bootstrap "
                           f"{Bootstrap.VLLM_DATA_PARALLEL} reads as dataParallel.ranksPerNode, got {show(value)}")
-    if given is not None and "ranksPerNode" in given and given["ranksPerNode"] != int(value):
+    if given is not None and "ranksPerNode" in given and given["ranksPerNode"] != ranks:
         raise InvalidSpec(where, server.field(occurrence),
                           f"{occurrence.written} {value} and {path}.dataParallel.ranksPerNode "
                           f"{given['ranksPerNode']} disagree; give the ranks a node once")
-    return DataParallel(int(value), (given or {}).get("hybridLoadBalancing", False))
+    return DataParallel(ranks, (given or {}).get("hybridLoadBalancing", False))
 
 
 def implied_bootstrap(raw: Mapping[str, Any], template: Mapping[str, Any], path: str, where: str) -> Bootstrap:
@@ -175,7 +177,6 @@ def version(tag: str) -> tuple[int, ...] | None:
     """A release tag's (major, minor), as v0.11.0, 0.11.0 or v0.19.1-cu128 write it; None for latest,
     nightly and the like."""
     numbers = tag.removeprefix("v").split("-", 1)[0].split(".")
-    if len(numbers) < 2 or not all(part.isdigit() for part in numbers[:2]):
-        return None
-    return int(numbers[0]), int(numbers[1])
+    major, minor = (count(numbers[0]), count(numbers[1])) if len(numbers) >= 2 else (None, None)
+    return None if major is None or minor is None else (major, minor)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.limits import count
 from fusion_helm.model.engine_flags import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, MAX_PORT, MODEL, Engine, Option
 from fusion_helm.records import record
 
@@ -146,10 +147,11 @@ class ServerCommand:
         value, occurrence = self.value(option)
         if occurrence is None:
             return default
-        if value is None or not (value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_PORT):
+        port = None if value is None else count(value)
+        if port is None or not 1 <= port <= MAX_PORT:
             raise InvalidSpec(self.where, self.field(occurrence),
                               f"must give a port number (1 to {MAX_PORT}) {what}, got {show(value)}")
-        return int(value)
+        return port
 
     def json_value(self, option: Option) -> tuple[Any, Occurrence | None]:
         """A JSON option as vLLM assembles it — its dotted keys merged (vLLM puts them last, so they win),

@@ -10,7 +10,8 @@ engine not known, a pod that requests no GPU, a custom bootstrap's own programs,
 
 from __future__ import annotations
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.limits import MAX_COUNT_DIGITS, count
 from fusion_helm.model.bootstrap import Bootstrap
 from fusion_helm.model.engine import Occurrence, ServerCommand
 from fusion_helm.model.engine_flags import (
@@ -101,10 +102,10 @@ def gpus(template: Mapping[str, Any]) -> int | None:
         value = next((amount.get(GPU) for amount in amounts if isinstance(amount, dict) and GPU in amount), None)
         if value is None:
             continue
-        text = str(value)
-        if not (text.isascii() and text.isdigit()):
+        amount = count(str(value))
+        if amount is None:
             return None
-        total, found = total + int(text), True
+        total, found = total + amount, True
     return total if found else None
 
 
@@ -118,6 +119,10 @@ def _size(server: ServerCommand, option: Option) -> tuple[int, Occurrence | None
     value, occurrence = server.value(option)
     if occurrence is None:
         return 1, None
-    if value is None or not (value.isascii() and value.isdigit()) or int(value) < 1:
+    size = None if value is None else count(value)
+    if size is None and value is not None and value.isascii() and value.isdigit():
+        raise InvalidSpec(server.where, server.field(occurrence), f"must be a size of at most {MAX_COUNT_DIGITS} "
+                          f"digits, got {show(value)}")
+    if size is None or size < 1:
         return None
-    return int(value), occurrence
+    return size, occurrence

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from fusion_helm.errors import show
 from tests.helm import CHART, CLI_PLUGIN, PLUGIN, VALUES, Helm, make_helm, postrender, tool_path
 
 STORY4 = yaml.safe_load((VALUES / "story4-pd-multinode-deepseek-r1.yaml").read_text())
@@ -36,6 +37,19 @@ def with_role_change(path: str, value: Any, name: str = "qwen") -> str:
 
 
 DELETE = object()
+
+
+def with_model_and_decode_container(fields: dict[str, Any]) -> str:
+    """Story 4 with a model source (its weights read by the pods), an autoscaler on decode (its drain) and FIELDS
+    set on decode's serving container."""
+    obj = service()
+    obj["spec"]["model"] = {"source": "hf://deepseek-ai/DeepSeek-R1", "revision": "a" * 40}
+    obj["spec"]["layout"] = "role"
+    decode = obj["spec"]["roles"][1]
+    decode.pop("replicas")
+    decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 2}
+    decode["template"]["spec"]["containers"][0].update(fields)
+    return yaml.safe_dump(obj)
 
 CASES = {
     "unknown componentType": (
@@ -131,6 +145,28 @@ CASES = {
         "InferenceService qwen: spec.roles[1].template.metadata.labels.when: must be a label value (at most 63 "
         "letters, digits, '-', '_' and '.', beginning and ending with a letter or digit), got '2024-01-01 "
         "12:00:00'"),
+    "an env entry that is no mapping, where reading the weights adds to env": (
+        with_model_and_decode_container({"env": ["HF_HOME=/x"]}),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].env[0]: must be of type object, got "
+        "string"),
+    "a lifecycle that is no mapping, where the drain adds a preStop": (
+        with_model_and_decode_container({"lifecycle": ["preStop"]}),
+        "InferenceService qwen: spec.roles[1].template.spec.containers[0].lifecycle: must be of type object, got "
+        "array"),
+    "a GPU limit of 5,000 digits": (
+        with_model_and_decode_container({"resources": {"limits": {"nvidia.com/gpu": "9" * 5000}}}),
+        f"InferenceService qwen: spec.roles[1].template.spec.containers[0].resources.limits.nvidia.com/gpu: not a "
+        f"quantity: {show('9' * 5000)}"),
+    "a tensor-parallel size of 5,000 digits": (
+        with_model_and_decode_container({"args": ["--model", "deepseek-ai/DeepSeek-R1", "--tensor-parallel-size",
+                                                  "9" * 5000]}),
+        f"InferenceService qwen: spec.roles[1].template.spec.containers[0].args[2]: must be a size of at most 18 "
+        f"digits, got {show('9' * 5000)}"),
+    "a control character": (
+        "---\n# Source: chart/templates/y.yaml\napiVersion: fusioninfer.io/v1alpha1\nkind: InferenceService\n"
+        "metadata: {name: \"q\x07\"}\n",
+        "document 1 (chart/templates/y.yaml): malformed YAML: character U+0007 is not allowed in YAML (a control "
+        "character), at line 5 of the input"),
     "wrong version": (
         yaml.safe_dump({**service(), "apiVersion": "fusioninfer.io/v2"}),
         "InferenceService qwen: apiVersion: must be fusioninfer.io/v1alpha1, got 'fusioninfer.io/v2'"),
