@@ -24,6 +24,22 @@ def role(name: str, component_type: str = "decoder", replicas: int = 1, nodes: i
     return spec
 
 
+REQUESTS_CPU = {"resources": {"requests": {"cpu": "100m"}}}
+"""A container's fields that let a HorizontalPodAutoscaler on CPU (its default) read a utilization."""
+
+
+WAITING_REQUESTS = [{"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_waiting"},
+                                             "target": {"type": "AverageValue", "averageValue": "5"}}}]
+"""A HorizontalPodAutoscaler's metrics that need no resource requests: the engines' queue per pod."""
+
+
+def requesting_cpu(spec: dict[str, Any]) -> dict[str, Any]:
+    """A role's SPEC (changed in place) with CPU requested by each of its template's containers."""
+    for container in spec["template"]["spec"]["containers"]:
+        resources = container.setdefault("resources", {})
+        resources["requests"] = {**resources.get("requests", {}), **REQUESTS_CPU["resources"]["requests"]}
+    return spec
+
 SCRAPED_FROM_MONITORING = {"networkPolicy": {"prometheus": {"namespaceLabels": {
     "kubernetes.io/metadata.name": "monitoring"}}}}
 """Where a spec's PodMonitors ask Prometheus to scrape, its policies admit Prometheus's namespace."""

@@ -29,7 +29,7 @@ from fusion_helm.expand.names import role_lws_name, role_scaler_name
 from fusion_helm.expand.pods import Pod
 from fusion_helm.model import ComponentType, InferenceService, Layout, Role
 from fusion_helm.model.engine_flags import ENGINE_METRICS, EngineMetric
-from fusion_helm.model.scaling import Autoscaling, Signal, Target
+from fusion_helm.model.scaling import METRIC_SOURCES, Autoscaling, Signal, Target, keep_up_trigger_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ def autoscalers(service: InferenceService, role: Role, routing: Routing | None) 
 
 def horizontal_pod_autoscaler(service: InferenceService, role: Role, scaling: Autoscaling) -> dict[str, Any]:
     """Named as what it scales."""
+    _check_utilization(service, role, scaling)
     target = scale_target(service, role)
     spec: dict[str, Any] = {
         "scaleTargetRef": target,
@@ -120,6 +121,30 @@ def horizontal_pod_autoscaler(service: InferenceService, role: Role, scaling: Au
     return {"apiVersion": HORIZONTAL_POD_AUTOSCALER.api_version, "kind": HORIZONTAL_POD_AUTOSCALER.kind,
             "metadata": object_metadata(service, target["name"], role_labels(service, role)),
             "spec": spec}
+
+
+def _check_utilization(service: InferenceService, role: Role, scaling: Autoscaling) -> None:
+    """A utilization is a share of what the pods request: the HorizontalPodAutoscaler cannot compute one for a
+    pod whose containers do not all request the resource, and never acts. Its default (no metrics) is CPU's."""
+    path = f"{role.path}.autoscaling"
+    wanted = [(f"{path}.metrics[{index}].{METRIC_SOURCES[metric['type']]}.target.type", metric[
+        METRIC_SOURCES[metric["type"]]].get("name")) for index, metric in enumerate(scaling.metrics)
+        if metric["type"] == "Resource" and metric["resource"]["target"]["type"] == "Utilization"]
+    if not scaling.metrics:
+        wanted = [(f"{path}.metrics", "cpu")]
+    containers = role.template["spec"]["containers"]
+    for field, resource in wanted:
+        lacking = [str(container.get("name")) for container in containers
+                   if not any(resource in ((container.get("resources") or {}).get(kind) or {})
+                              for kind in ("requests", "limits"))]
+        if lacking:
+            raise InvalidSpec(
+                service.where, field,
+                ("are left out, so the HorizontalPodAutoscaler follows its default, " if not scaling.metrics else
+                 "is Utilization: ") + f"the pods' {resource} utilization, a share of the {resource} they request, "
+                f"and container(s) {', '.join(lacking)} request none: it would never scale; follow the LLM signals "
+                "(autoscaling.prometheus.serverAddress), give metrics, or request "
+                f"{resource} in every container")
 
 
 def signals(service: InferenceService, role: Role, routing: Routing | None) -> tuple[Target, ...]:
@@ -315,7 +340,7 @@ def _keep_up_trigger(service: InferenceService, role: Role, scaling: Autoscaling
     assert scaling.keep_up_with is not None
     other = scaling.keep_up_with.role
     selector = {LABEL_SERVICE: service.name, LABEL_ROLE_NAME: other, LABEL_WORKER_INDEX: "0"}
-    return {"type": "kubernetes-workload", "name": f"keep-up-with-{other}",
+    return {"type": "kubernetes-workload", "name": keep_up_trigger_name(other),
             "metadata": {"podSelector": ",".join(f"{key}={value}" for key, value in selector.items()),
                          "value": _number(1 / scaling.keep_up_with.ratio), "activationValue": "0"}}
 

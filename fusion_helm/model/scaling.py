@@ -142,7 +142,43 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
             if other in metric:
                 raise InvalidSpec(where, f"{path}.metrics[{index}].{other}",
                                   f"must be absent from a metric of type {metric['type']}")
+        _check_target(metric, f"{path}.metrics[{index}].{source}.target", where)
+    ours = [*(str(signal) for signal in Signal), *([] if scaling.keep_up_with is None else
+                                                   [keep_up_trigger_name(scaling.keep_up_with.role)])]
+    for index, trigger in enumerate(scaling.triggers):
+        if isinstance(trigger, Mapping) and trigger.get("name") in ours:
+            raise InvalidSpec(where, f"{path}.triggers[{index}].name",
+                              f"is {show(trigger['name'])}, a name the ScaledObject's own triggers take "
+                              f"({', '.join(ours)}), and KEDA refuses two triggers of one name: rename it")
     return scaling
+
+
+def keep_up_trigger_name(role: str) -> str:
+    return f"keep-up-with-{role}"
+
+
+TARGET_VALUES = {"Utilization": "averageUtilization", "Value": "value", "AverageValue": "averageValue"}
+"""A MetricTarget's types (autoscaling/v2) → the field each is read from."""
+UTILIZATION_SOURCES = ("resource", "containerResource")
+
+
+def _check_target(metric: Mapping[str, Any], path: str, where: str) -> None:
+    """Refuse what the API server refuses of a MetricTarget: a type it does not know, a type without its
+    value, Utilization of anything but a resource."""
+    source = METRIC_SOURCES[metric["type"]]
+    target = metric[source].get("target")
+    if not isinstance(target, Mapping):
+        raise InvalidSpec(where, path, "is required (an object: type, and its value)")
+    kind = target.get("type")
+    if kind not in TARGET_VALUES:
+        raise InvalidSpec(where, f"{path}.type",
+                          f"must be one of {', '.join(TARGET_VALUES)}, got {show(kind)}")
+    if kind == "Utilization" and source not in UTILIZATION_SOURCES:
+        raise InvalidSpec(where, f"{path}.type",
+                          f"is Utilization, which only a Resource or ContainerResource metric has; give Value or "
+                          f"AverageValue for a metric of type {metric['type']}")
+    if TARGET_VALUES[kind] not in target:
+        raise InvalidSpec(where, f"{path}.{TARGET_VALUES[kind]}", f"is required with target type {kind}")
 
 
 def check_rollout(rollout: Mapping[str, Any], replicas: int, path: str, where: str,

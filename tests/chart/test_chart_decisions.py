@@ -24,7 +24,8 @@ from fusion_helm.model import PoolAPI
 from tests.builders import NIXL, SCRAPED_FROM_MONITORING
 from tests.helm import CHART, VALUES, Helm
 
-CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}]}
+CONTAINER = {"name": "c", "image": "i", "ports": [{"containerPort": 8000, "name": "http"}],
+             "resources": {"requests": {"cpu": "100m"}}}
 
 
 def role(name: str, component_type: str, replicas: int | None = 1, nodes: int | None = None) -> dict[str, Any]:

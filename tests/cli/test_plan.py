@@ -18,6 +18,7 @@ from fusion_helm.plan import place_all, place_replica
 from fusion_helm.plan.nodes import Nodes, PlanError, Pod, TopologyError, cluster_of
 from fusion_helm.plan.report import to_json, to_tree
 from fusion_helm.plan.services import Outcome, State, read_services
+from tests.builders import requesting_cpu
 from tests.helm import VALUES, Helm, fusion_helm
 from tests.scheduling_table import STORY4, TABLES
 from tests.support import Renders
@@ -124,6 +125,7 @@ def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(renders: Rend
     decode = spec["roles"][1]
     del decode["replicas"]
     decode["autoscaling"] = {"minReplicas": 2, "maxReplicas": 5}
+    requesting_cpu(decode)
     values = tmp_path / "autoscaled.yaml"
     values.write_text(yaml.safe_dump({**spec, "layout": "role"}))
     objects = renders(values)

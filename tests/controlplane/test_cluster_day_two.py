@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from tests.builders import WAITING_REQUESTS
 from tests.controlplane.cluster import (
     LWS,
     PODGROUP,
@@ -165,7 +166,7 @@ def test_rollback_restores_a_revision_s_replicas_layout_and_hpa(
 
         # Another layout with an autoscaler (revision 4), then back to revision 3's, and forth again.
         installed.install(values(tmp_path, "v4", layout="role", allowLayoutChange=True, roles=[
-            {}, {"autoscaling": {"minReplicas": 2, "maxReplicas": 4}}]), verb="upgrade")
+            {}, {"autoscaling": {"minReplicas": 2, "maxReplicas": 4, "metrics": WAITING_REQUESTS}}]), verb="upgrade")
         eventually("the HPA", lambda: set(live(cluster, HPA, namespace)) == {f"{SERVICE}-decode"})
         helm_in(helm, cluster, namespace, "rollback", "svc", "3", "--wait")  # revision 5
         settled(cluster, namespace, pod_names(2, 4))
@@ -220,7 +221,7 @@ def test_uninstall_leaves_nothing_of_the_release(cluster: Cluster, helm: Helm, h
     spec = yaml.safe_load((VALUES / "router-pd-qwen3-8b.yaml").read_text())
     spec["layout"] = "disaggregated"
     del spec["roles"][1]["replicas"]
-    spec["roles"][1]["autoscaling"] = {"minReplicas": 2, "maxReplicas": 4}
+    spec["roles"][1]["autoscaling"] = {"minReplicas": 2, "maxReplicas": 4, "metrics": WAITING_REQUESTS}
     spec["hooks"] = {**REAL_HOOKS["hooks"], "ttlSecondsAfterFinished": 3}
     routed = tmp_path / "routed.yaml"
     routed.write_text(yaml.safe_dump(spec))

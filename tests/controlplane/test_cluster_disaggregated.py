@@ -18,6 +18,7 @@ import yaml
 from fusion_helm.base.labels import LABEL_REVISION, LABEL_SET_ROLE, LABEL_WORKER_INDEX
 from fusion_helm.expand import expand
 from fusion_helm.model import parse_inference_service
+from tests.builders import requesting_cpu
 from tests.controlplane.cluster import ONE_HELM, PICKERS, PODGROUP, Cluster, eventually, ready, ready_pods, release
 from tests.controlplane.hook_kubelet import hook_runner
 from tests.controlplane.pickers import RequestStream, kubeconfig_for, running, serving
@@ -117,6 +118,7 @@ def test_a_role_scaled_through_its_role_scaler_stays_scaled_across_an_upgrade(
     decode = spec["roles"][1]
     del decode["replicas"]
     decode.update(multinode={"nodeCount": 2}, autoscaling={"minReplicas": 2, "maxReplicas": 4})
+    requesting_cpu(decode)
     values = in_layout(STORY2, tmp_path / "v1.yaml", roles=spec["roles"])
     scaler = "qwen-inference-service-decode"
     with release(cluster, helm, "svc", namespace) as installed:

@@ -12,6 +12,7 @@ from typing import Any
 import kubernetes
 import yaml
 
+from tests.builders import requesting_cpu
 from tests.controlplane import set_gpu_nodes
 from tests.controlplane.cluster import (
     GPU_NODES,
@@ -45,6 +46,7 @@ def values(into: Path, decode: dict[str, Any] | None = None, image: str = "vllm/
     decode_role.update({"replicas": 4, "multinode": {"nodeCount": DECODE_NODES}, **(decode or {})})
     if "autoscaling" in decode_role:
         del decode_role["replicas"]
+        requesting_cpu(decode_role)
     decode_role["template"]["spec"]["containers"][0]["image"] = image
     into.write_text(yaml.safe_dump(spec))
     return into

@@ -138,6 +138,7 @@ def test_the_plain_horizontal_pod_autoscaler_stays_for_clusters_without_keda() -
     spec = role("chat", "worker")
     del spec["replicas"]
     spec["autoscaling"] = {"maxReplicas": 3, "behavior": behavior}
+    spec["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "4"}}
     objects = render(service(spec, layout="role"))
     assert objects["HorizontalPodAutoscaler/svc-chat"]["spec"]["behavior"] == behavior
     assert not [key for key in objects if key.startswith("ScaledObject/")]
@@ -192,6 +193,21 @@ def verbatim_config() -> str:
     (routed(scaled()) | {"metadata": {"name": "svc"}}, "metadata.namespace", "pins the service's metrics"),
     (service(scaled(), router(endpointPicker={"generation": "llm-d-router"}), layout="role"),
      "spec.roles[0].autoscaling.prometheus", "set spec.monitoring.podMonitor.enabled"),
+    (service(role("chat", "worker") | {"replicas": None, "autoscaling": {"maxReplicas": 2}}, layout="role"),
+     "spec.roles[0].autoscaling.metrics", "container(s) vllm request none: it would never scale"),
+    (service(role("chat", "worker") | {"replicas": None, "autoscaling": {"maxReplicas": 2, "metrics": [
+        {"type": "Resource", "resource": {"name": "memory", "target": {"type": "Utilization",
+                                                                        "averageUtilization": 80}}}]}},
+             layout="role"),
+     "spec.roles[0].autoscaling.metrics[0].resource.target.type", "the pods' memory utilization"),
+    (service(role("chat", "worker") | {"replicas": None, "autoscaling": {"maxReplicas": 2, "metrics": [
+        {"type": "Pods", "pods": {"metric": {"name": "m"}, "target": {"type": "Utilisation"}}}]}}, layout="role"),
+     "spec.roles[0].autoscaling.metrics[0].pods.target.type", "must be one of Utilization, Value, AverageValue"),
+    (service(role("chat", "worker") | {"replicas": None, "autoscaling": {"maxReplicas": 2, "metrics": [
+        {"type": "Pods", "pods": {"metric": {"name": "m"}, "target": {"type": "AverageValue"}}}]}}, layout="role"),
+     "spec.roles[0].autoscaling.metrics[0].pods.target.averageValue", "is required with target type AverageValue"),
+    (routed(scaled(triggers=[{"type": "cron", "name": "picker-queue", "metadata": {}}])),
+     "spec.roles[0].autoscaling.triggers[0].name", "KEDA refuses two triggers of one name"),
 ])
 def test_what_cannot_scale_is_refused_naming_the_field(spec: dict[str, Any], path: str, words: str) -> None:
     for raw in spec["spec"]["roles"]:
@@ -244,6 +260,7 @@ def test_the_stage_alone_scales_each_autoscaled_role_by_what_it_follows() -> Non
     HorizontalPodAutoscaler."""
     plain = role("plain", "worker")
     del plain["replicas"]
+    plain["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "4"}}
     service_model = alone.model(service(scaled(), {**plain, "autoscaling": {"minReplicas": 1, "maxReplicas": 2}},
                                         role("fixed", "worker"), layout="role", **MONITORED))
     made = alone.objects("autoscaling", alone.facts(service_model))

@@ -12,7 +12,7 @@ import yaml
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.write import dump
 from fusion_helm.model import Layout
-from tests.builders import policies, render, role, service
+from tests.builders import policies, render, requesting_cpu, role, service
 from tests.support import router
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
@@ -119,6 +119,7 @@ def test_autoscaling_is_external_scaling_and_an_hpa_on_the_role_scaler() -> None
     decode = spec["spec"]["roles"][1]
     del decode["replicas"]
     decode["autoscaling"] = {"minReplicas": 2, "maxReplicas": 6}
+    requesting_cpu(decode)
     objects = render(spec)
     scaled = set_role(objects, "decode")
     assert scaled["scaling"] == {"mode": "External"}
@@ -172,6 +173,7 @@ def test_every_role_at_zero_is_a_set_at_rest() -> None:
     spec = service(role("p", "prefiller", 0), role("d", "decoder"), layout="disaggregated")
     del spec["spec"]["roles"][1]["replicas"]
     spec["spec"]["roles"][1]["autoscaling"] = {"maxReplicas": 2}
+    requesting_cpu(spec["spec"]["roles"][1])
     assert render(spec)
 
 
@@ -227,6 +229,7 @@ def test_it_validates_strictly_against_the_upstream_crd(validators: Any) -> None
     spec = story4()
     del spec["spec"]["roles"][1]["replicas"]
     spec["spec"]["roles"][1]["autoscaling"] = {"maxReplicas": 4}
+    requesting_cpu(spec["spec"]["roles"][1])
     spec["spec"]["roles"][0]["rollout"] = {"maxUnavailable": 1}
     for obj in render(spec).values():
         # Kubernetes' own kinds: the API server validates them.

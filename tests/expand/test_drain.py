@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from fusion_helm.expand.pods import Pod, RoleTemplates
-from tests.builders import render, role, service
+from tests.builders import render, requesting_cpu, role, service
 from tests.expand import alone
 
 SCALED = {"minReplicas": 1, "maxReplicas": 4}
 
 
 def scaled(**container: Any) -> dict[str, Any]:
-    spec = role("chat", "worker", **container)
+    spec = requesting_cpu(role("chat", "worker", **container))
     del spec["replicas"]
     return {**spec, "autoscaling": SCALED}
 

@@ -9,7 +9,7 @@ import pytest
 
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.write import dump
-from tests.builders import policies, render, role, service
+from tests.builders import policies, render, requesting_cpu, role, service
 from tests.expand import alone
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
@@ -165,6 +165,7 @@ def test_name_lengths_count_the_autoscaler_s_maximum_and_the_surge() -> None:
     spec["metadata"]["name"] = "s" * 5
     del spec["spec"]["roles"][0]["replicas"]
     spec["spec"]["roles"][0]["autoscaling"] = {"maxReplicas": 999}
+    requesting_cpu(spec["spec"]["roles"][0])
     # The LWS (50 characters) fits; its worker StatefulSet for group 999 (maximum + surge - 1) does not.
     with pytest.raises(InvalidSpec, match=r"worker StatefulSet name '.*-999' would be 54"):
         render({**spec, "metadata": {**spec["metadata"], "name": "s" * 9}})

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fusion_helm.limits import MAX_REPLICAS
-from tests.builders import every_bootstrap
+from tests.builders import WAITING_REQUESTS, every_bootstrap
 from tests.helm import ROOT
 
 VALUES = ROOT / "values"
@@ -119,7 +119,7 @@ def seeds() -> list[dict[str, Any]]:
     routed["spec"]["layout"] = "disaggregated"
     decode = next(r for r in routed["spec"]["roles"] if r["componentType"] == "decoder")
     decode.pop("replicas", None)
-    decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 3}
+    decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 3, "metrics": WAITING_REQUESTS}
     out.append(routed)
     # story 4 placed: a queue, a priority, the whole service within a spine, decode within a rack, prefill anywhere
     placed = copy.deepcopy(next(o for o in out if o["metadata"]["name"] == "deepseek-r1-disagg"))

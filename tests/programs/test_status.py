@@ -21,7 +21,7 @@ from fusion_helm.programs.status import (
     to_table,
     weights,
 )
-from tests.builders import render, role, service
+from tests.builders import REQUESTS_CPU, render, role, service
 
 ROLES = role_shapes(service(role("prefill", "prefiller"), role("decode", replicas=2, nodes=2))["spec"])
 
@@ -98,8 +98,8 @@ def test_the_table() -> None:
 
 
 # The role layout: pods carry LWS's group index, and the count and rollout are the LeaderWorkerSet's.
-ROLE_LAYOUT = service(role("prefill", "prefiller"), {**role("decode", nodes=2), "autoscaling": {"maxReplicas": 4}},
-                      layout="role")
+ROLE_LAYOUT = service(role("prefill", "prefiller"),
+                      {**role("decode", nodes=2, **REQUESTS_CPU), "autoscaling": {"maxReplicas": 4}}, layout="role")
 del ROLE_LAYOUT["spec"]["roles"][1]["replicas"]  # the autoscaler owns it
 ROLE_LAYOUT["metadata"]["generation"] = 2
 
@@ -176,7 +176,8 @@ def test_the_replica_layout_reads_no_leader_worker_set_and_has_no_progressing_co
 
 # Layout disaggregated: pods carry their revision and group index; the set's LeaderWorkerSets, one per
 # role and revision, say how far a rollout is; an autoscaled role's count is its role scaler's.
-DISAGGREGATED = service(role("prefill", "prefiller"), {**role("decode", nodes=2), "autoscaling": {"maxReplicas": 4}},
+DISAGGREGATED = service(role("prefill", "prefiller"),
+                        {**role("decode", nodes=2, **REQUESTS_CPU), "autoscaling": {"maxReplicas": 4}},
                         layout="disaggregated")
 del DISAGGREGATED["spec"]["roles"][1]["replicas"]
 DISAGGREGATED["metadata"]["generation"] = 2
