@@ -29,7 +29,14 @@ from fusion_helm.expand.names import role_lws_name, role_scaler_name
 from fusion_helm.expand.pods import Pod
 from fusion_helm.model import ComponentType, InferenceService, Layout, Role
 from fusion_helm.model.engine_flags import ENGINE_METRICS, EngineMetric
-from fusion_helm.model.scaling import METRIC_SOURCES, Autoscaling, Signal, Target, keep_up_trigger_name
+from fusion_helm.model.scaling import (
+    METRIC_SOURCES,
+    UNREAD_TRIGGER,
+    Autoscaling,
+    Signal,
+    Target,
+    keep_up_trigger_name,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,6 +72,8 @@ DRAIN_SECONDS = 30
 preStop sleep): the pickers drop it within a second or two, and what it already serves finishes."""
 KILL_GRACE_SECONDS = 30
 """The engine's own shutdown after the drain, within the pod's termination grace period."""
+FALLBACK_FAILURES = 3
+"""KEDA's polls (POLLING_SECONDS apart) that fail in a row before the role goes to its fallback count."""
 CREDENTIAL_KEYS = {"bearer": {"bearerToken": "token"}, "basic": {"username": "username", "password": "password"}}
 """KEDA's prometheus trigger parameters → the keys of the user's Secret, by mode."""
 
@@ -224,6 +233,8 @@ def scaled_objects(service: InferenceService, role: Role, scaling: Autoscaling, 
         objects.append(trigger_authentication(service, name, labels, scaling))
     triggers = [_prometheus_trigger(service, role, signal, routing, authentication)
                 for signal in signals(service, role, routing)]
+    if triggers and scaling.min_replicas == 0:
+        triggers.append(_unread_trigger(service, role, authentication))
     if scaling.keep_up_with is not None:
         triggers.append(_keep_up_trigger(service, role, scaling))
     triggers += [dict(trigger) for trigger in scaling.triggers]
@@ -238,6 +249,10 @@ def scaled_objects(service: InferenceService, role: Role, scaling: Autoscaling, 
         "advanced": {"horizontalPodAutoscalerConfig": {"behavior": _behavior(scaling, cold_start)}},
         "triggers": triggers,
     }
+    if prometheus is not None and triggers:
+        # A signal KEDA cannot read is an error (its queries never read "nothing" as 0), and this the
+        # count it then keeps; from zero, the unread trigger wakes the role to it.
+        spec["fallback"] = {"failureThreshold": FALLBACK_FAILURES, "replicas": scaling.fallback_replicas}
     objects.insert(0, {"apiVersion": SCALED_OBJECT.api_version, "kind": SCALED_OBJECT.kind,
                        "metadata": object_metadata(service, name, labels), "spec": spec})
     return objects
@@ -286,20 +301,47 @@ def _prometheus_trigger(service: InferenceService, role: Role, target: Target, r
                           "none: set spec.monitoring.podMonitor.enabled, or give autoscaling.triggers instead")
     metadata = {
         "serverAddress": scaling.prometheus.server_address,
-        "query": _query(service, role, target.signal, routing),
+        # 0 where the service is scraped and the signal has no series yet (a role at zero reports none);
+        # nothing - an error KEDA acts on - where none of the service's pods is scraped at all.
+        "query": f"{_query(service, role, target.signal, routing)} or on() (0 * max({_scraped(service)}))",
         "threshold": _number(target.per_replica),
         # Any request waiting or running wakes a role at zero, and keeps it up.
         "activationThreshold": "0",
-        "ignoreNullValues": "true",
+        "ignoreNullValues": "false",
     }
+    return _with_source(scaling, {"type": "prometheus", "name": str(target.signal), "metricType": "AverageValue",
+                                  "metadata": metadata}, authentication)
+
+
+def _unread_trigger(service: InferenceService, role: Role, authentication: Mapping[str, str] | None
+                    ) -> dict[str, Any]:
+    """Wakes a role at zero to its fallback count where none of the service's pods is scraped (the signals
+    then fail, and KEDA's fallback acts only on a role above zero); reads nothing otherwise."""
+    scaling = role.autoscaling
+    assert scaling is not None and scaling.prometheus is not None
+    metadata = {"serverAddress": scaling.prometheus.server_address,
+                "query": f"vector({scaling.fallback_replicas}) unless on() max({_scraped(service)})",
+                "threshold": "1", "activationThreshold": "0", "ignoreNullValues": "true"}
+    return _with_source(scaling, {"type": "prometheus", "name": UNREAD_TRIGGER, "metricType": "AverageValue",
+                                  "metadata": metadata}, authentication)
+
+
+def _with_source(scaling: Autoscaling, trigger: dict[str, Any], authentication: Mapping[str, str] | None
+                 ) -> dict[str, Any]:
+    """TRIGGER querying the role's Prometheus as it is reached: unverified TLS, credentials."""
+    assert scaling.prometheus is not None
     if scaling.prometheus.unsafe_ssl:
-        metadata["unsafeSsl"] = "true"
-    trigger: dict[str, Any] = {"type": "prometheus", "name": str(target.signal), "metricType": "AverageValue",
-                               "metadata": metadata}
+        trigger["metadata"]["unsafeSsl"] = "true"
     if authentication is not None:
-        metadata["authModes"] = scaling.prometheus.credentials_mode or ""
+        trigger["metadata"]["authModes"] = scaling.prometheus.credentials_mode or ""
         trigger["authenticationRef"] = dict(authentication)
     return trigger
+
+
+def _scraped(service: InferenceService) -> str:
+    """The scrape targets of the service's pods, pickers and engines alike: Prometheus's ``up`` series of
+    each target it scrapes."""
+    return f"up{_selector(service, None)}"
 
 
 def _query(service: InferenceService, role: Role, signal: Signal, routing: Routing | None) -> str:
@@ -322,10 +364,12 @@ def _query(service: InferenceService, role: Role, signal: Signal, routing: Routi
     return f"sum({metric}{_selector(service, role.name)})"
 
 
-def _selector(service: InferenceService, role_name: str) -> str:
+def _selector(service: InferenceService, role_name: str | None) -> str:
+    """The service's series (a role's, given ROLE_NAME), by the labels the PodMonitors copy from the pods."""
     assert service.namespace is not None
-    labels = {"namespace": service.namespace, prometheus_label(LABEL_SERVICE): service.name,
-              prometheus_label(LABEL_ROLE_NAME): role_name}
+    labels = {"namespace": service.namespace, prometheus_label(LABEL_SERVICE): service.name}
+    if role_name is not None:
+        labels[prometheus_label(LABEL_ROLE_NAME)] = role_name
     # PromQL reads a double-quoted string with Go's escapes, which JSON's are a subset of.
     return "{" + ",".join(f"{key}={json.dumps(value)}" for key, value in labels.items()) + "}"
 

@@ -81,6 +81,8 @@ class Autoscaling:
     triggers: tuple[Mapping[str, Any], ...] = ()
     keep_up_with: KeepUpWith | None = None
     behavior: Mapping[str, Any] | None = None
+    fallback_replicas: int = 1
+    """The count while a signal cannot be read (``fallbackReplicas``; default minReplicas, at least 1)."""
 
     keda: bool = False
     """KEDA scales the role (needs.scaled_by_keda)."""
@@ -106,10 +108,16 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
         signals=tuple(Target(Signal(signal["type"]), signal["target"]) for signal in raw.get("signals") or ()),
         triggers=tuple(raw.get("triggers") or ()),
         keep_up_with=None if keep_up is None else KeepUpWith(keep_up["role"], keep_up["ratio"]),
-        behavior=raw.get("behavior"), keda=needs.scaled_by_keda(raw))
+        behavior=raw.get("behavior"), keda=needs.scaled_by_keda(raw),
+        fallback_replicas=raw.get("fallbackReplicas", max(needs.min_replicas(raw), 1)))
     if scaling.max_replicas < scaling.min_replicas:
         raise InvalidSpec(where, f"{path}.maxReplicas",
                           f"must be at least minReplicas ({scaling.min_replicas}), got {scaling.max_replicas}")
+    if "fallbackReplicas" in raw and (prometheus is None or scaling.fallback_replicas > scaling.max_replicas):
+        raise InvalidSpec(where, f"{path}.fallbackReplicas",
+                          "is the count while KEDA cannot read the signals it queries: it needs prometheus"
+                          if prometheus is None else
+                          f"must be at most maxReplicas ({scaling.max_replicas}), got {scaling.fallback_replicas}")
     for index, target in enumerate(scaling.signals):
         if target.per_replica <= 0:
             raise InvalidSpec(where, f"{path}.signals[{index}].target",
@@ -143,7 +151,7 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
                 raise InvalidSpec(where, f"{path}.metrics[{index}].{other}",
                                   f"must be absent from a metric of type {metric['type']}")
         _check_target(metric, f"{path}.metrics[{index}].{source}.target", where)
-    ours = [*(str(signal) for signal in Signal), *([] if scaling.keep_up_with is None else
+    ours = [*(str(signal) for signal in Signal), UNREAD_TRIGGER, *([] if scaling.keep_up_with is None else
                                                    [keep_up_trigger_name(scaling.keep_up_with.role)])]
     for index, trigger in enumerate(scaling.triggers):
         if isinstance(trigger, Mapping) and trigger.get("name") in ours:
@@ -151,6 +159,10 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
                               f"is {show(trigger['name'])}, a name the ScaledObject's own triggers take "
                               f"({', '.join(ours)}), and KEDA refuses two triggers of one name: rename it")
     return scaling
+
+
+UNREAD_TRIGGER = "signals-unread"
+"""The trigger that wakes a role at zero where none of its service's pods is scraped (expand.autoscaling)."""
 
 
 def keep_up_trigger_name(role: str) -> str:

@@ -14,6 +14,10 @@ from tests.expand import alone
 from tests.support import router
 
 PROMETHEUS = {"serverAddress": "http://prometheus-operated.monitoring:9090"}
+SCRAPED = ' or on() (0 * max(up{namespace="llm",fusioninfer_io_service="svc"}))'
+"""What each signal's query ends with: 0 where the service is scraped and the signal has no series yet."""
+UNREAD = ("signals-unread", "AverageValue",
+          'vector(1) unless on() max(up{namespace="llm",fusioninfer_io_service="svc"})', "1")
 MONITORED = {"monitoring": {"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING}
 STARTUP = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "failureThreshold": 90}
 """Fifteen minutes to load the weights."""
@@ -46,8 +50,8 @@ def test_a_routed_role_follows_its_picker_s_queue_and_requests_in_flight() -> No
     pinned = 'namespace="llm",fusioninfer_io_service="svc",fusioninfer_io_role_name="router"'
     assert [(t["name"], t["metricType"], t["metadata"]["query"], t["metadata"]["threshold"])
             for t in spec["triggers"]] == [
-        ("picker-queue", "AverageValue", f"sum(llm_d_epp_flow_control_queue_size{{{pinned}}})", "1"),
-        ("picker-running", "AverageValue", f"sum(llm_d_epp_request_running{{{pinned}}})", "8")]
+        ("picker-queue", "AverageValue", f"sum(llm_d_epp_flow_control_queue_size{{{pinned}}}){SCRAPED}", "1"),
+        ("picker-running", "AverageValue", f"sum(llm_d_epp_request_running{{{pinned}}}){SCRAPED}", "8"), UNREAD]
     assert {t["metadata"]["serverAddress"] for t in spec["triggers"]} == {PROMETHEUS["serverAddress"]}
     # Doubling at most per cold start (the startup probe's 900 s), back to zero no sooner than one.
     behavior = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
@@ -67,8 +71,8 @@ def test_behind_the_v1_5_picker_a_role_follows_that_picker_s_own_metrics() -> No
     objects = render(routed(scaled(minReplicas=0), picker="gie-v1.5"))
     pinned = 'namespace="llm",fusioninfer_io_service="svc",fusioninfer_io_role_name="router"'
     assert [t["metadata"]["query"] for t in objects["ScaledObject/svc-chat"]["spec"]["triggers"]] == [
-        f"sum(inference_extension_flow_control_queue_size{{{pinned}}})",
-        f"sum(inference_objective_running_requests{{{pinned}}})"]
+        f"sum(inference_extension_flow_control_queue_size{{{pinned}}}){SCRAPED}",
+        f"sum(inference_objective_running_requests{{{pinned}}}){SCRAPED}", UNREAD[2]]
     config = picker_config(objects)
     assert config["apiVersion"] == "inference.networking.x-k8s.io/v1alpha1"
     assert (config["featureGates"], config["flowControl"]) == (["flowControl"], {"defaultRequestTTL": "1020s"})
@@ -81,7 +85,8 @@ def test_the_picker_does_not_queue_where_nothing_asks_it_to() -> None:
     assert "timeouts" not in objects["HTTPRoute/svc-router"]["spec"]["rules"][0]
     trigger, = objects["ScaledObject/svc-chat"]["spec"]["triggers"]
     assert trigger["metadata"]["query"] == (
-        'sum(vllm:num_requests_waiting{namespace="llm",fusioninfer_io_service="svc",fusioninfer_io_role_name="chat"})')
+        'sum(vllm:num_requests_waiting{namespace="llm",fusioninfer_io_service="svc",fusioninfer_io_role_name="chat"})'
+        + SCRAPED)
     assert trigger["metadata"]["threshold"] == "2"
 
 
@@ -102,17 +107,39 @@ def test_prefill_and_decode_each_on_its_own_signal_prefill_keeping_up_with_decod
     objects = render(routed(prefill, decode, layout="disaggregated"))
     prefill_so = objects["ScaledObject/svc-prefill"]["spec"]
     assert prefill_so["scaleTargetRef"]["kind"] == "DisaggregatedSetRoleScaler"
-    backlog, keep_up = prefill_so["triggers"]
+    backlog, unread, keep_up = prefill_so["triggers"]
     assert backlog["metadata"]["query"] == (
         'sum(rate(vllm:prompt_tokens_total{namespace="llm",fusioninfer_io_service="svc",'
-        'fusioninfer_io_role_name="prefill"}[1m]))')
+        'fusioninfer_io_role_name="prefill"}[1m]))' + SCRAPED)
+    assert unread["name"] == "signals-unread"
     # One prefill per two decode replicas, counted by their leader pods: a multi-node replica counts once.
     assert keep_up == {"type": "kubernetes-workload", "name": "keep-up-with-decode", "metadata": {
         "podSelector": "fusioninfer.io/service=svc,fusioninfer.io/role-name=decode,"
                        "leaderworkerset.sigs.k8s.io/worker-index=0",
         "value": "2", "activationValue": "0"}}
     assert [t["name"] for t in objects["ScaledObject/svc-decode"]["spec"]["triggers"]] == [
-        "picker-queue", "picker-running"]
+        "picker-queue", "picker-running", "signals-unread"]
+
+
+def test_a_signal_that_cannot_be_read_is_an_error_keda_acts_on_and_a_role_at_zero_wakes_to_its_fallback() -> None:
+    """No signal reads "nothing" as 0: where none of the service's pods is scraped, a signal's query is empty
+    and KEDA keeps the fallback count; KEDA's fallback acts only above zero, so a role at zero also gets a
+    trigger that asks for that count exactly then."""
+    at_zero = render(routed(scaled(minReplicas=0, fallbackReplicas=2)))["ScaledObject/svc-chat"]["spec"]
+    assert at_zero["fallback"] == {"failureThreshold": 3, "replicas": 2}
+    assert {t["metadata"]["ignoreNullValues"] for t in at_zero["triggers"][:-1]} == {"false"}
+    assert at_zero["triggers"][-1]["metadata"] == {
+        "serverAddress": PROMETHEUS["serverAddress"], "threshold": "1", "activationThreshold": "0",
+        "ignoreNullValues": "true",
+        "query": 'vector(2) unless on() max(up{namespace="llm",fusioninfer_io_service="svc"})'}
+    above = render(routed(scaled(minReplicas=3)))["ScaledObject/svc-chat"]["spec"]
+    assert above["fallback"] == {"failureThreshold": 3, "replicas": 3}
+    assert [t["name"] for t in above["triggers"]] == ["picker-queue", "picker-running"]
+    # Triggers alone: what they read is the user's, and so is any fallback.
+    cron = {"type": "cron", "metadata": {"timezone": "UTC", "start": "0 8 * * *", "end": "0 20 * * *",
+                                         "desiredReplicas": "2"}}
+    alone = render(routed(scaled(prometheus=None, triggers=[cron])))["ScaledObject/svc-chat"]["spec"]
+    assert "fallback" not in alone
 
 
 def test_credentials_become_a_trigger_authentication_and_raw_triggers_pass_verbatim() -> None:
@@ -208,6 +235,7 @@ def verbatim_config() -> str:
      "spec.roles[0].autoscaling.metrics[0].pods.target.averageValue", "is required with target type AverageValue"),
     (routed(scaled(triggers=[{"type": "cron", "name": "picker-queue", "metadata": {}}])),
      "spec.roles[0].autoscaling.triggers[0].name", "KEDA refuses two triggers of one name"),
+    (routed(scaled(fallbackReplicas=5)), "spec.roles[0].autoscaling.fallbackReplicas", "at most maxReplicas (4)"),
 ])
 def test_what_cannot_scale_is_refused_naming_the_field(spec: dict[str, Any], path: str, words: str) -> None:
     for raw in spec["spec"]["roles"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm.base.kinds import JOB, LEADER_WORKER_SET
+from fusion_helm.base.kinds import JOB, LEADER_WORKER_SET, SCALED_OBJECT
 from fusion_helm.programs.status import (
     ComponentStatus,
     Phase,
@@ -15,6 +15,7 @@ from fusion_helm.programs.status import (
     rolling,
     rollouts,
     service_status,
+    signals_read,
     status_object,
     taken_over_status,
     taken_over_table,
@@ -349,3 +350,27 @@ def test_weights_on_a_claim_or_fetched_by_the_engine_have_no_condition() -> None
         assert weights(obj["spec"], Workloads()) is None and JOB not in reads(obj["spec"])
         _, body = service_status(obj, [], "NOW")
         assert "WeightsReady" not in [c["type"] for c in body["conditions"]]
+
+
+def test_the_signals_condition_names_each_trigger_keda_cannot_read() -> None:
+    """From the ScaledObjects' health as KEDA writes it (its metric names are the triggers' indices)."""
+    scaled = {**role("chat", "worker"), "autoscaling": {"maxReplicas": 2, "prometheus": {
+        "serverAddress": "http://prometheus.monitoring:9090"}}}
+    del scaled["replicas"]
+    obj = service(scaled, layout="role")
+    assert SCALED_OBJECT in reads(obj["spec"])
+    triggers = [{"name": "engine-queue", "metadata": {"serverAddress": "http://prometheus.monitoring:9090"}}]
+    found = {"metadata": {"name": "svc-chat", "labels": {"fusioninfer.io/role-name": "chat"}},
+             "spec": {"triggers": triggers}, "status": {"health": {
+                 "s0-prometheus": {"numberOfFailures": 7, "status": "Failing"}}}}
+    status, reason, message = signals_read("svc", obj["spec"], Workloads(scaled_objects=(found,))) or ("", "", "")
+    assert (status, reason) == ("False", "SignalsUnread")
+    assert message.startswith("KEDA cannot read chat: engine-queue from http://prometheus.monitoring:9090 (7 polls "
+                              "failed): none of the service's pods is scraped there (does that Prometheus select the "
+                              "PodMonitors labelled fusioninfer.io/service=svc?")
+    happy = {**found, "status": {"health": {"s0-prometheus": {"numberOfFailures": 0, "status": "Happy"}}}}
+    _, body = service_status(obj, [], "NOW", Workloads(scaled_objects=(happy,)))
+    assert [(c["type"], c["status"]) for c in body["conditions"]][-1] == ("SignalsRead", "True")
+    # No role queries Prometheus: nothing read, no condition.
+    plain = service(role("chat", "worker"), layout="role")
+    assert SCALED_OBJECT not in reads(plain["spec"]) and signals_read("svc", plain["spec"], Workloads()) is None

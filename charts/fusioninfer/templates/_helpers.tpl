@@ -207,3 +207,11 @@ holds the two to the same answers). */}}
 {{- end -}}
 {{- $claims | uniq | sortAlpha | toJson -}}
 {{- end -}}
+
+{{- /* Whether a serving role's autoscaler queries Prometheus, whose ScaledObject's health the status hook reads:
+the Go twin of fusion_helm/base/needs.py queries_prometheus. */ -}}
+{{- define "fusioninfer.queriesPrometheus" -}}
+{{- range .Values.roles -}}
+{{- if and (not (has (toString .componentType) (list "router" "frontend"))) (dig "autoscaling" "prometheus" nil .) -}}true{{- end -}}
+{{- end -}}
+{{- end -}}

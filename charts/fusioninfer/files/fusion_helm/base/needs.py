@@ -315,6 +315,13 @@ def scaled_by_keda(autoscaling: Mapping[str, Any]) -> bool:
     return autoscaling.get("prometheus") is not None or bool(autoscaling.get("triggers"))
 
 
+def queries_prometheus(spec: Mapping[str, Any]) -> bool:
+    """A serving role's autoscaler queries the service's signals in Prometheus (KEDA's ScaledObject, whose
+    health the status reads). Its Go twin: fusioninfer.queriesPrometheus (charts/fusioninfer/templates/
+    _helpers.tpl), which grants the status hook that read."""
+    return any((role.get("autoscaling") or {}).get("prometheus") is not None for role in serving_roles(spec))
+
+
 def autoscaling_apis(spec: Mapping[str, Any]) -> tuple[str, ...]:
     scalings = [role.get("autoscaling") or {} for role in serving_roles(spec)]
     keda = [scaling for scaling in scalings if scaled_by_keda(scaling)]

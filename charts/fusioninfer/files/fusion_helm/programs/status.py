@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from fusion_helm.base.kinds import DISAGGREGATED_SET, JOB, LEADER_WORKER_SET, POD, ROLE_SCALER, Kind
+from fusion_helm.base.kinds import DISAGGREGATED_SET, JOB, LEADER_WORKER_SET, POD, ROLE_SCALER, SCALED_OBJECT, Kind
 from fusion_helm.base.labels import (
     ANNOTATION_GROUP_NAME,
     LABEL_FETCHES_FOR,
@@ -30,7 +30,7 @@ from fusion_helm.base.labels import (
     replica_index,
     revision,
 )
-from fusion_helm.base.needs import fetches_weights, node_count, replicas, serving_roles
+from fusion_helm.base.needs import fetches_weights, node_count, queries_prometheus, replicas, serving_roles
 
 OWNED = "ModelNamesOwned"  # whether another route matches the service's model names on its shared Gateway
 # Waiting reasons that will not resolve on their own: the role has failed until someone acts.
@@ -89,6 +89,8 @@ class Workloads:
     fetch_jobs: tuple[Mapping[str, Any], ...] = ()
     """The Jobs that fetch the service's weights onto its cache volume, and their pods."""
     fetch_pods: tuple[Mapping[str, Any], ...] = ()
+    scaled_objects: tuple[Mapping[str, Any], ...] = ()
+    """KEDA's ScaledObjects of the roles that query Prometheus: their health says which signal fails."""
 
 
 class Reader(Protocol):
@@ -117,7 +119,8 @@ def observe(reader: Reader, namespace: str, service: Mapping[str, Any]
         role_scalers=tuple(reader.items(ROLE_SCALER, namespace, f"{LABEL_SET_NAME}={name}"))
         if ROLE_SCALER in kinds else (),
         fetch_jobs=tuple(reader.items(JOB, namespace, fetching)) if JOB in kinds else (),
-        fetch_pods=tuple(reader.items(POD, namespace, fetching)) if JOB in kinds else ())
+        fetch_pods=tuple(reader.items(POD, namespace, fetching)) if JOB in kinds else (),
+        scaled_objects=tuple(reader.items(SCALED_OBJECT, namespace, ours)) if SCALED_OBJECT in kinds else ())
 
 
 def reads(spec: Mapping[str, Any]) -> frozenset[Kind]:
@@ -127,6 +130,8 @@ def reads(spec: Mapping[str, Any]) -> frozenset[Kind]:
     role's count); where weights are fetched onto a cache, the fetch Jobs (and their pods)."""
     layout = spec.get("layout")
     kinds = {JOB} if fetches_weights(spec) else set()
+    if queries_prometheus(spec):
+        kinds.add(SCALED_OBJECT)
     if layout == "role":
         kinds.add(LEADER_WORKER_SET)
     elif layout == "disaggregated":
@@ -316,6 +321,33 @@ def weights(spec: Mapping[str, Any], workloads: Workloads) -> tuple[str, str, st
     return "True", "WeightsFetched", f"every source is on the cache volume ({len(jobs)} fetch Job(s) complete)"
 
 
+def signals_read(service: str, spec: Mapping[str, Any], workloads: Workloads) -> tuple[str, str, str] | None:
+    """The SignalsRead condition's status, reason and message from KEDA's health of each trigger (None: no
+    role queries Prometheus): False naming each trigger KEDA reports failing — the signal's series absent
+    because none of the service's pods is scraped there, or Prometheus unreachable."""
+    if not queries_prometheus(spec):
+        return None
+    failing = []
+    for scaled in sorted(workloads.scaled_objects, key=lambda obj: str(obj["metadata"]["name"])):
+        triggers = (scaled.get("spec") or {}).get("triggers") or []
+        for metric, health in sorted(((scaled.get("status") or {}).get("health") or {}).items()):
+            if not isinstance(health, Mapping) or health.get("status") != "Failing":
+                continue
+            index = metric.partition("-")[0].removeprefix("s")
+            trigger = triggers[int(index)] if index.isdigit() and int(index) < len(triggers) else {}
+            address = (trigger.get("metadata") or {}).get("serverAddress", "its Prometheus")
+            failing.append(f"{_labels(scaled).get(LABEL_ROLE_NAME, scaled['metadata']['name'])}: "
+                           f"{trigger.get('name', metric)} from {address} "
+                           f"({health.get('numberOfFailures', '?')} polls failed)")
+    if not failing:
+        return "True", "SignalsRead", "KEDA reads every signal the autoscalers query"
+    return ("False", "SignalsUnread",
+            "KEDA cannot read " + "; ".join(failing) + f": none of the service's pods is scraped there (does "
+            f"that Prometheus select the PodMonitors labelled {LABEL_SERVICE}={service}? do its pods reach "
+            "theirs: spec.networkPolicy.prometheus?), or it is unreachable; meanwhile each such role runs its "
+            "autoscaling.fallbackReplicas")
+
+
 def _job_condition(job: Mapping[str, Any], kind: str) -> bool:
     return any(c.get("type") == kind and c.get("status") == "True"
                for c in (job.get("status") or {}).get("conditions") or [])
@@ -373,7 +405,8 @@ def service_status(service: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]
                                    (service.get("status") or {}).get("conditions") or [],
                                    rolling(service["spec"], workloads), outside_group(metadata["name"], pods),
                                    metadata["name"], weights(service["spec"], workloads),
-                                   owned, (OWNED,) if shared and owned is None else ())
+                                   owned, (OWNED,) if shared and owned is None else (),
+                                   signals_read(metadata["name"], service["spec"], workloads))
 
 
 def outside_group(service: str, pods: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -388,12 +421,13 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
                   previous: Iterable[Mapping[str, Any]] = (), rolling: Mapping[str, str] | None = None,
                   outside: Iterable[str] = (), service: str = "",
                   fetched: tuple[str, str, str] | None = None, owned: tuple[str, str, str] | None = None,
-                  kept: Iterable[str] = ()) -> dict[str, Any]:
+                  kept: Iterable[str] = (), read: tuple[str, str, str] | None = None) -> dict[str, Any]:
     """The status subresource: components, a Ready condition, where roles roll (ROLLING given: role →
     progress of its rollout) a Progressing one, where pods are OUTSIDE the service's PodGroup a
     GangScheduling one, where weights are fetched (FETCHED: `weights`) a WeightsReady one, OWNED a
-    ModelNamesOwned one, and those of types KEPT as they were (this caller did not observe them); a condition's
-    transition time is kept while its status holds, as Kubernetes conditions do."""
+    ModelNamesOwned one, READ (`signals_read`) a SignalsRead one, and those of types KEPT as they were (this
+    caller did not observe them); a condition's transition time is kept while its status holds, as Kubernetes
+    conditions do."""
     failed = {name: s for name, s in statuses.items() if s.phase is Phase.FAILED}
     waiting = {name: s for name, s in statuses.items() if s.phase is not Phase.RUNNING}
     if failed:
@@ -427,6 +461,8 @@ def status_object(statuses: Mapping[str, ComponentStatus], generation: int, now:
         conditions.append(condition("WeightsReady", *fetched))
     if owned is not None:
         conditions.append(condition(OWNED, *owned))
+    if read is not None:
+        conditions.append(condition("SignalsRead", *read))
     conditions += [dict(c) for c in previous if c.get("type") in set(kept)]
     return {
         "conditions": conditions,
