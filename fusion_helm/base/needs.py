@@ -284,6 +284,16 @@ def router_resources(reads: PickerReads, pool_api: str, gateway: bool, models: b
             HTTP_ROUTE.resource, *([GATEWAY.resource] if gateway else [])]
 
 
+def canary_pools(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(the pool API, the stable pool's name) each canary router splits from (``canaryOf.inferencePool``),
+    which must exist before its route sends most of its model's requests there. Its Go twin:
+    fusioninfer.canaryPools (charts/fusioninfer/templates/_helpers.tpl), which grants the check that read."""
+    return [(router.get("poolAPIVersion", DEFAULT_POOL_API), router["canaryOf"]["inferencePool"])
+            for router in spec.get("roles") or []
+            if router.get("componentType") == ROUTER and isinstance(router.get("canaryOf"), Mapping)
+            and router["canaryOf"].get("inferencePool")]
+
+
 def router_apis(spec: Mapping[str, Any]) -> list[str]:
     """What the spec's router needs served (none without a router, or with a generation that cannot read
     its pool: the post-renderer refuses that one)."""

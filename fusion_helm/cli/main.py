@@ -129,7 +129,8 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps({"name": name, "namespace": namespace, "status": result}, indent=2))
     else:
         sys.stdout.write(status.to_table(name, statuses, status.rolling(obj["spec"], workloads),
-                                         status.weights(obj["spec"], workloads)))
+                                         status.weights(obj["spec"], workloads),
+                                         status.signals_read(name, obj["spec"], workloads)))
     return 0
 
 

@@ -31,7 +31,6 @@ from fusion_helm.model import ComponentType, InferenceService, Layout, Role
 from fusion_helm.model.engine_flags import ENGINE_METRICS, EngineMetric
 from fusion_helm.model.scaling import (
     METRIC_SOURCES,
-    UNREAD_TRIGGER,
     Autoscaling,
     Signal,
     Target,
@@ -233,8 +232,6 @@ def scaled_objects(service: InferenceService, role: Role, scaling: Autoscaling, 
         objects.append(trigger_authentication(service, name, labels, scaling))
     triggers = [_prometheus_trigger(service, role, signal, routing, authentication)
                 for signal in signals(service, role, routing)]
-    if triggers and scaling.min_replicas == 0:
-        triggers.append(_unread_trigger(service, role, authentication))
     if scaling.keep_up_with is not None:
         triggers.append(_keep_up_trigger(service, role, scaling))
     triggers += [dict(trigger) for trigger in scaling.triggers]
@@ -250,8 +247,8 @@ def scaled_objects(service: InferenceService, role: Role, scaling: Autoscaling, 
         "triggers": triggers,
     }
     if prometheus is not None and triggers:
-        # A signal KEDA cannot read is an error (its queries never read "nothing" as 0), and this the
-        # count it then keeps; from zero, the unread trigger wakes the role to it.
+        # A signal KEDA cannot read is an error (its queries never read "nothing" as 0), and this the count
+        # it then keeps, waking a role at zero to it (KEDA 2.19 and later).
         spec["fallback"] = {"failureThreshold": FALLBACK_FAILURES, "replicas": scaling.fallback_replicas}
     objects.insert(0, {"apiVersion": SCALED_OBJECT.api_version, "kind": SCALED_OBJECT.kind,
                        "metadata": object_metadata(service, name, labels), "spec": spec})
@@ -309,31 +306,12 @@ def _prometheus_trigger(service: InferenceService, role: Role, target: Target, r
         "activationThreshold": "0",
         "ignoreNullValues": "false",
     }
-    return _with_source(scaling, {"type": "prometheus", "name": str(target.signal), "metricType": "AverageValue",
-                                  "metadata": metadata}, authentication)
-
-
-def _unread_trigger(service: InferenceService, role: Role, authentication: Mapping[str, str] | None
-                    ) -> dict[str, Any]:
-    """Wakes a role at zero to its fallback count where none of the service's pods is scraped (the signals
-    then fail, and KEDA's fallback acts only on a role above zero); reads nothing otherwise."""
-    scaling = role.autoscaling
-    assert scaling is not None and scaling.prometheus is not None
-    metadata = {"serverAddress": scaling.prometheus.server_address,
-                "query": f"vector({scaling.fallback_replicas}) unless on() max({_scraped(service)})",
-                "threshold": "1", "activationThreshold": "0", "ignoreNullValues": "true"}
-    return _with_source(scaling, {"type": "prometheus", "name": UNREAD_TRIGGER, "metricType": "AverageValue",
-                                  "metadata": metadata}, authentication)
-
-
-def _with_source(scaling: Autoscaling, trigger: dict[str, Any], authentication: Mapping[str, str] | None
-                 ) -> dict[str, Any]:
-    """TRIGGER querying the role's Prometheus as it is reached: unverified TLS, credentials."""
-    assert scaling.prometheus is not None
     if scaling.prometheus.unsafe_ssl:
-        trigger["metadata"]["unsafeSsl"] = "true"
+        metadata["unsafeSsl"] = "true"
+    trigger: dict[str, Any] = {"type": "prometheus", "name": str(target.signal), "metricType": "AverageValue",
+                               "metadata": metadata}
     if authentication is not None:
-        trigger["metadata"]["authModes"] = scaling.prometheus.credentials_mode or ""
+        metadata["authModes"] = scaling.prometheus.credentials_mode or ""
         trigger["authenticationRef"] = dict(authentication)
     return trigger
 

@@ -16,8 +16,9 @@ kernel is only valid for the versions that made it).
 from __future__ import annotations
 
 import hashlib
+import re
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.cache import (
     HUB_TOKEN_KEY,
     MODELS_DIR,
@@ -51,6 +52,9 @@ if TYPE_CHECKING:
 
     from fusion_helm.expand.pods import Change, Pod
 
+HUB_REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9._-]+")
+"""A model named as the hub names it (ORG/NAME): in a command line beside model.source, a claim on which
+weights are served, not a local path."""
 HUB_TOKEN_VOLUME = "hub-token"
 HUB_TOKEN_DIR = "/var/run/secrets/fusioninfer.io/hub"
 """Where an engine that downloads its weights reads the hub's token (huggingface_hub's HF_TOKEN_PATH): a file of
@@ -245,7 +249,14 @@ class _Reading:
                               "runs neither vllm nor sglang, so it cannot be told where the weights of "
                               f"{self.source.uri} are; run one of them, or leave model out and give the engine its "
                               "weights in its own command")
-        named, _ = server.model()
+        named, named_at = server.model()
+        if named is not None and named_at is not None and self.source.scheme is Scheme.HF \
+                and HUB_REPOSITORY.fullmatch(named) and named.lower() != self.source.location.lower():
+            raise InvalidSpec(self.service.where, named_at,
+                              f"names the model {named}, and model.source serves the weights of {self.source.uri}: "
+                              f"clients asking for {named} would be answered by {self.source.location}; name one "
+                              "model in both, or leave the model out of the command (model.source says which "
+                              "weights) and name what clients ask for with --served-model-name")
         why = f"the weights come from {self.source.uri}"
         if self.on_volume:
             server = server.without([REVISION], why).with_model(self.local_path, why)
@@ -254,6 +265,12 @@ class _Reading:
                                                                              why)
         if not server.given(SERVED_MODEL_NAME):
             server = server.with_value(SERVED_MODEL_NAME, named or self.default_name, why)
+        served = {occurrence.value for occurrence in server.occurrences(SERVED_MODEL_NAME)}
+        for adapter in self.role.adapters:
+            if adapter.name in served:
+                raise InvalidSpec(self.service.where, adapter.field,
+                                  f"{show(adapter.name)} is a name the model itself is served under: a request for it "
+                                  "reaches the model, never the adapter; give the adapter a name of its own")
         if self.source.load_format is not None:
             server = server.with_value(LOAD_FORMAT, self.source.load_format, "model.loadFormat streams the weights")
         return self._adapters(server) if self.role.adapters else server

@@ -151,7 +151,7 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
                 raise InvalidSpec(where, f"{path}.metrics[{index}].{other}",
                                   f"must be absent from a metric of type {metric['type']}")
         _check_target(metric, f"{path}.metrics[{index}].{source}.target", where)
-    ours = [*(str(signal) for signal in Signal), UNREAD_TRIGGER, *([] if scaling.keep_up_with is None else
+    ours = [*(str(signal) for signal in Signal), *([] if scaling.keep_up_with is None else
                                                    [keep_up_trigger_name(scaling.keep_up_with.role)])]
     for index, trigger in enumerate(scaling.triggers):
         if isinstance(trigger, Mapping) and trigger.get("name") in ours:
@@ -159,10 +159,6 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
                               f"is {show(trigger['name'])}, a name the ScaledObject's own triggers take "
                               f"({', '.join(ours)}), and KEDA refuses two triggers of one name: rename it")
     return scaling
-
-
-UNREAD_TRIGGER = "signals-unread"
-"""The trigger that wakes a role at zero where none of its service's pods is scraped (expand.autoscaling)."""
 
 
 def keep_up_trigger_name(role: str) -> str:

@@ -76,6 +76,8 @@ class Adapter:
 
     name: str
     source: WeightsSource
+    field: str = ""
+    """Where its name is given (``...model.adapters[i].name``)."""
 
 
 @record
@@ -166,7 +168,7 @@ def parse_adapters(raw: Mapping[str, Any], path: str, where: str) -> tuple[Adapt
                               "source (an adapter already on a claim: name it in the engine's own command)")
         if any(adapter.name == item["name"] for adapter in adapters):
             raise InvalidSpec(where, f"{path}.adapters[{index}].name", f"{show(item['name'])} is named twice")
-        adapters.append(Adapter(item["name"], source))
+        adapters.append(Adapter(item["name"], source, f"{path}.adapters[{index}].name"))
     return tuple(adapters)
 
 

@@ -50,6 +50,7 @@ from fusion_helm.base.kinds import (
     POD_GROUP,
     PRIORITY_CLASS,
     QUEUE,
+    inference_pool,
 )
 from fusion_helm.programs import model_owners
 from fusion_helm.programs.kube import ApiError, Kube
@@ -211,6 +212,22 @@ def tier_problems(kube: Kube, tiers: list[str]) -> list[str]:
     return problems
 
 
+def canary_problems(kube: Kube, spec: dict[str, Any], namespace: str) -> list[str]:
+    """A canary's stable pool that does not exist: its route would send the rest of its model's requests (most
+    of them) to no pool at all. (Its own pool is refused by the post-renderer.)"""
+    problems = []
+    for api_version, pool in needs.canary_pools(spec):
+        kind = inference_pool(api_version)
+        if not serves(kube, api_version, kind.plural) or kube.find(kind.path(namespace, pool)) is not None:
+            continue  # not served: said above, with what the router needs
+        pools = sorted(str(item["metadata"]["name"]) for item in kube.get(kind.path(namespace)).get("items") or [])
+        problems.append(f"InferencePool {pool} does not exist in namespace {namespace}, and canaryOf.inferencePool "
+                        "names it: the canary's route would send every request for its model names it does not "
+                        "keep to no pool (each answered with an error); name the stable service's pool, "
+                        f"<service>-<router role name> (pools there: {', '.join(pools) or 'none'})")
+    return problems
+
+
 def model_name_problems(kube: Kube, spec: dict[str, Any], namespace: str, service: str) -> list[str]:
     """The service's model names that another service's route already matches on its shared Gateway, each
     in a sentence naming the route and what to do."""
@@ -276,6 +293,7 @@ def problems(kube: Kube, spec: dict[str, Any], crd_fields: str | None, lws_confi
         missing += tier_problems(kube, list(placement.tiers))
     if namespace is not None:
         missing += claim_problems(kube, namespace, needs.weight_claims(spec))
+        missing += canary_problems(kube, spec, namespace)
         if service is not None:
             missing += model_name_problems(kube, spec, namespace, service)
     return missing

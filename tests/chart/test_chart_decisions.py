@@ -315,6 +315,8 @@ data:
   {{ $name | quote }}: {{ dict "gang" (include "fusioninfer.gangScheduled" (dict "Values" $values) | eq "true")
                              "placement" (include "fusioninfer.placement" (dict "Values" $values) | fromJson)
                              "claims" (include "fusioninfer.weightClaims" (dict "Values" $values) | fromJsonArray)
+                             "prometheus" (include "fusioninfer.queriesPrometheus" (dict "Values" $values) | ne "")
+                             "canaries" (include "fusioninfer.canaryPools" (dict "Values" $values) | fromJsonArray)
                         | toJson | quote }}
 {{- end }}
 """
@@ -340,6 +342,8 @@ def test_the_chart_decides_what_it_needs_at_render_time_as_the_check_does(helm: 
                           **({"queue": placement.queue} if placement.queue else {}),
                           **({"priorityClass": placement.priority_class} if placement.priority_class else {})},
             "claims": list(needs.weight_claims(spec)),
+            "prometheus": needs.queries_prometheus(spec),
+            "canaries": [list(pool) for pool in needs.canary_pools(spec)],
         }, (name, json.dumps(spec))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from tests.controlplane.scenarios import HEALTH, serving_values
 from tests.controlplane.serving import SERVING, ServingKubelet
 from tests.controlplane.test_cluster_picker_availability import PICKER, SERVICE, RequestStream
 from tests.controlplane.watch import PickerEndpoints
-from tests.helm import VALUES, Helm
+from tests.helm import VALUES, Helm, fusion_helm
 
 # The service's NetworkPolicies enforced while it serves (tests/controlplane/network_policies.py).
 pytestmark = [pytest.mark.cluster, pytest.mark.usefixtures("network_policies")]
@@ -134,6 +135,45 @@ def test_requests_that_arrive_at_zero_wait_for_the_replica_they_wake(
         woken = [pod.metadata.creation_timestamp for pod in keda.pods(namespace)
                  if (pod.metadata.labels or {}).get("fusioninfer.io/component-type") == "worker"]
         assert woken and all(created >= sent for created in woken), (sent, woken)
+
+
+def test_a_role_at_zero_whose_signals_nobody_scrapes_wakes_to_its_fallback_and_serves(
+        keda: Cluster, helm4: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
+    """A Prometheus that scrapes none of the service's pods (a PodMonitor its selector does not select): the
+    signals are errors, not zeros, and KEDA's fallback wakes the worker to its fallback count, which serves;
+    the status names the signals KEDA cannot read. Without the fallback the same role, put back at zero,
+    stays there; with it back, it wakes again."""
+    namespace, port = "elastic-unscraped", free_port()
+    values = elastic_values(tmp_path, f"http://127.0.0.1:{port}", minReplicas=0)
+    with pod_monitors(keda), release(keda, helm4, SERVICE, namespace) as installed:
+        components.prometheus(keda.control_plane, namespace, [], port=port)  # selects none of them
+        installed.install(values)
+        [scaled] = [o for o in installed.manifest() if o["kind"] == "ScaledObject"]
+        lws, name = scaled["spec"]["scaleTargetRef"]["name"], scaled["metadata"]["name"]
+        assert scaled["spec"]["fallback"] == {"failureThreshold": 3, "replicas": 1}
+        eventually("the worker woken to its fallback count", lambda: lws_replicas(keda, namespace, lws) == 1,
+                   timeout=120)
+        with PickerEndpoints(keda, namespace, PICKER, tmp_path / "pickers") as endpoints, \
+                gateway(f"@{endpoints.path}", tmp_path) as address:
+            eventually("the gateway to know the pickers", lambda: len(endpoints.addresses) == PICKERS, timeout=120)
+            status, _, body = completion(address, {"model": "Qwen/Qwen3-8B", "prompt": "hi", "max_tokens": 4},
+                                         timeout=180)
+            assert status == 200, body
+        eventually("the status to name the signals KEDA cannot read", lambda: (
+            "signals: SignalsUnread: KEDA cannot read inference: picker-queue" in fusion_helm(
+                "status", SERVICE, "-n", namespace, "--kubeconfig", keda.kubeconfig).stdout), timeout=120)
+
+        # Without the fallback: back at zero, it stays there, though nothing reads its signals.
+        kubectl = keda.control_plane.kubectl
+        kubectl("patch", "scaledobject", name, "-n", namespace, "--type", "json",
+                "-p", json.dumps([{"op": "remove", "path": "/spec/fallback"}]))
+        time.sleep(3 * 5)  # three of KEDA's polls, by the scale loop it restarts on a change
+        kubectl("scale", "leaderworkerset", lws, "-n", namespace, "--replicas", "0")
+        time.sleep(30)  # six of KEDA's polls
+        assert lws_replicas(keda, namespace, lws) == 0
+        kubectl("patch", "scaledobject", name, "-n", namespace, "--type", "merge",
+                "-p", json.dumps({"spec": {"fallback": scaled["spec"]["fallback"]}}))
+        eventually("the worker woken again", lambda: lws_replicas(keda, namespace, lws) == 1, timeout=120)
 
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"

@@ -180,6 +180,27 @@ def refused_claim(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_p
             thief.uninstall()
 
 
+def refused_canary_typo(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    """A canary of A naming A's service where its pool belongs (`a`, not `a-router`): its check, run for real,
+    refuses it naming the pools there; its route would have sent 90 % of A's requests to no pool."""
+    values = with_real_hooks(service_values(tmp_path, "typo", GATEWAYS, ["--model", MODEL_A],
+                                            canaryOf={"inferencePool": "a", "weight": CANARY_WEIGHT}))
+    typo = Release(cluster, helm, "typo", "shared-a")
+    try:
+        done = helm.run("install", "typo", CHART, "-f", values, "--post-renderer", "fusion-postrender", "--namespace",
+                        "shared-a", "--kubeconfig", cluster.kubeconfig, check=False)
+        assert done.returncode != 0, done.stdout
+        [run] = [run for run in hook_kubelet.outputs("shared-a")
+                 if "fusion_helm.programs.check" in map(str, run.args) and run.returncode]
+        assert ("check_prerequisites: InferencePool a does not exist in namespace shared-a, and "
+                "canaryOf.inferencePool names it") in run.stderr and "(pools there: a-router)" in run.stderr, run.stderr
+        routes = cluster.custom(("gateway.networking.k8s.io", "v1", "httproutes"), "shared-a")
+        assert [route["metadata"]["name"] for route in routes] == ["a-router"], "nothing of the canary applied"
+    finally:
+        if typo.exists():
+            typo.uninstall()
+
+
 def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
                                                     hook_kubelet: HookKubelet, network_policies: Enforcer,
                                                     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -240,6 +261,8 @@ def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Hel
 
         # A model name has one owner: B's namespace cannot take A's.
         refused_claim(cluster, helm4, hook_kubelet, tmp_path)
+        # A canary that names A's service for its pool is refused before anything is applied.
+        refused_canary_typo(cluster, helm4, hook_kubelet, tmp_path)
         # A canary of A shares its name.
         canary_takes_its_share(cluster, helm4, tmp_path)
 

@@ -16,8 +16,6 @@ from tests.support import router
 PROMETHEUS = {"serverAddress": "http://prometheus-operated.monitoring:9090"}
 SCRAPED = ' or on() (0 * max(up{namespace="llm",fusioninfer_io_service="svc"}))'
 """What each signal's query ends with: 0 where the service is scraped and the signal has no series yet."""
-UNREAD = ("signals-unread", "AverageValue",
-          'vector(1) unless on() max(up{namespace="llm",fusioninfer_io_service="svc"})', "1")
 MONITORED = {"monitoring": {"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING}
 STARTUP = {"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "failureThreshold": 90}
 """Fifteen minutes to load the weights."""
@@ -51,7 +49,7 @@ def test_a_routed_role_follows_its_picker_s_queue_and_requests_in_flight() -> No
     assert [(t["name"], t["metricType"], t["metadata"]["query"], t["metadata"]["threshold"])
             for t in spec["triggers"]] == [
         ("picker-queue", "AverageValue", f"sum(llm_d_epp_flow_control_queue_size{{{pinned}}}){SCRAPED}", "1"),
-        ("picker-running", "AverageValue", f"sum(llm_d_epp_request_running{{{pinned}}}){SCRAPED}", "8"), UNREAD]
+        ("picker-running", "AverageValue", f"sum(llm_d_epp_request_running{{{pinned}}}){SCRAPED}", "8")]
     assert {t["metadata"]["serverAddress"] for t in spec["triggers"]} == {PROMETHEUS["serverAddress"]}
     # Doubling at most per cold start (the startup probe's 900 s), back to zero no sooner than one.
     behavior = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
@@ -72,7 +70,7 @@ def test_behind_the_v1_5_picker_a_role_follows_that_picker_s_own_metrics() -> No
     pinned = 'namespace="llm",fusioninfer_io_service="svc",fusioninfer_io_role_name="router"'
     assert [t["metadata"]["query"] for t in objects["ScaledObject/svc-chat"]["spec"]["triggers"]] == [
         f"sum(inference_extension_flow_control_queue_size{{{pinned}}}){SCRAPED}",
-        f"sum(inference_objective_running_requests{{{pinned}}}){SCRAPED}", UNREAD[2]]
+        f"sum(inference_objective_running_requests{{{pinned}}}){SCRAPED}"]
     config = picker_config(objects)
     assert config["apiVersion"] == "inference.networking.x-k8s.io/v1alpha1"
     assert (config["featureGates"], config["flowControl"]) == (["flowControl"], {"defaultRequestTTL": "1020s"})
@@ -107,34 +105,28 @@ def test_prefill_and_decode_each_on_its_own_signal_prefill_keeping_up_with_decod
     objects = render(routed(prefill, decode, layout="disaggregated"))
     prefill_so = objects["ScaledObject/svc-prefill"]["spec"]
     assert prefill_so["scaleTargetRef"]["kind"] == "DisaggregatedSetRoleScaler"
-    backlog, unread, keep_up = prefill_so["triggers"]
+    backlog, keep_up = prefill_so["triggers"]
     assert backlog["metadata"]["query"] == (
         'sum(rate(vllm:prompt_tokens_total{namespace="llm",fusioninfer_io_service="svc",'
         'fusioninfer_io_role_name="prefill"}[1m]))' + SCRAPED)
-    assert unread["name"] == "signals-unread"
     # One prefill per two decode replicas, counted by their leader pods: a multi-node replica counts once.
     assert keep_up == {"type": "kubernetes-workload", "name": "keep-up-with-decode", "metadata": {
         "podSelector": "fusioninfer.io/service=svc,fusioninfer.io/role-name=decode,"
                        "leaderworkerset.sigs.k8s.io/worker-index=0",
         "value": "2", "activationValue": "0"}}
     assert [t["name"] for t in objects["ScaledObject/svc-decode"]["spec"]["triggers"]] == [
-        "picker-queue", "picker-running", "signals-unread"]
+        "picker-queue", "picker-running"]
 
 
-def test_a_signal_that_cannot_be_read_is_an_error_keda_acts_on_and_a_role_at_zero_wakes_to_its_fallback() -> None:
-    """No signal reads "nothing" as 0: where none of the service's pods is scraped, a signal's query is empty
-    and KEDA keeps the fallback count; KEDA's fallback acts only above zero, so a role at zero also gets a
-    trigger that asks for that count exactly then."""
+def test_a_signal_that_cannot_be_read_is_an_error_keda_acts_on_with_its_fallback() -> None:
+    """No signal reads "nothing" as 0: where none of the service's pods is scraped, a signal's query is empty,
+    KEDA counts it an error and keeps (or wakes the role to) the fallback count."""
     at_zero = render(routed(scaled(minReplicas=0, fallbackReplicas=2)))["ScaledObject/svc-chat"]["spec"]
     assert at_zero["fallback"] == {"failureThreshold": 3, "replicas": 2}
-    assert {t["metadata"]["ignoreNullValues"] for t in at_zero["triggers"][:-1]} == {"false"}
-    assert at_zero["triggers"][-1]["metadata"] == {
-        "serverAddress": PROMETHEUS["serverAddress"], "threshold": "1", "activationThreshold": "0",
-        "ignoreNullValues": "true",
-        "query": 'vector(2) unless on() max(up{namespace="llm",fusioninfer_io_service="svc"})'}
-    above = render(routed(scaled(minReplicas=3)))["ScaledObject/svc-chat"]["spec"]
-    assert above["fallback"] == {"failureThreshold": 3, "replicas": 3}
-    assert [t["name"] for t in above["triggers"]] == ["picker-queue", "picker-running"]
+    assert {t["metadata"]["ignoreNullValues"] for t in at_zero["triggers"]} == {"false"}
+    assert all(t["metadata"]["query"].endswith(SCRAPED) for t in at_zero["triggers"])
+    assert render(routed(scaled(minReplicas=3)))["ScaledObject/svc-chat"]["spec"]["fallback"] == {
+        "failureThreshold": 3, "replicas": 3}
     # Triggers alone: what they read is the user's, and so is any fallback.
     cron = {"type": "cron", "metadata": {"timezone": "UTC", "start": "0 8 * * *", "end": "0 20 * * *",
                                          "desiredReplicas": "2"}}

@@ -180,6 +180,17 @@ def test_what_cannot_work_is_refused_by_field(spec: dict[str, Any], field: str, 
     assert raised.value.path == field and message in str(raised.value), str(raised.value)
 
 
+def test_a_command_naming_another_hub_model_than_the_source_is_refused() -> None:
+    """8B weights served as "Qwen/Qwen3-32B" to clients asking for that; the same repository in other case
+    letters is the hub's same model, and a name of no hub form (an alias) is the user's to give."""
+    with pytest.raises(InvalidSpec) as raised:
+        render(service(role("chat", "worker", args=["--model", "Qwen/Qwen3-32B"]), model=HUB))
+    assert raised.value.path == f"{CONTAINER}.args[0]"
+    assert "clients asking for Qwen/Qwen3-32B would be answered by Qwen/Qwen3-8B" in str(raised.value)
+    for named in ("qwen/qwen3-8b", "chat-model"):
+        assert render(service(role("chat", "worker", args=["--model", named]), model=HUB))
+
+
 def test_a_pod_that_cannot_read_the_weights_is_refused_by_field() -> None:
     taken = role("chat", "worker", volumeMounts=[])
     taken["template"]["spec"]["volumes"] = [{"name": "fusioninfer-weights", "emptyDir": {}}]
@@ -289,6 +300,8 @@ def test_an_environment_that_keeps_the_resolver_on_stands(env: list[dict[str, st
      f"{CONTAINER}.env[0]"),
     ({**HUB, "adapters": ADAPTERS}, CACHE, {"name": "VLLM_LORA_RESOLVER_CACHE_DIR", "value": "/adapters"},
      f"{CONTAINER}.env[0]"),
+    # Named like the served model (the builder's --model m): a request for it would reach the model.
+    ({**HUB, "adapters": [{**ADAPTERS[0], "name": "m"}]}, CACHE, [], "spec.model.adapters[0].name"),
 ])
 def test_adapters_that_cannot_be_loaded_are_refused_by_field(model: dict[str, Any], cache: dict[str, Any] | None,
                                                              given: list[str] | dict[str, str], field: str) -> None:

@@ -72,7 +72,7 @@ CASES: dict[str, dict[str, Any]] = {
     "a role's own source": {"roles": [role("w", "worker", args=[]), {**role("d", "worker", args=[]), "model": {
         "source": "pvc://drafts/small"}}], "model": HF},
     "SGLang with adapters from the cache": {"roles": [role("w", "worker", command=[
-        "python3", "-m", "sglang.launch_server"], args=["--model-path", "o/s"])],
+        "python3", "-m", "sglang.launch_server"], args=["--model-path", "Qwen/Qwen3-8B"])],
         "model": {**HF, "adapters": [{"name": "sql", "source": "s3://bucket/sql"}]}, "modelCache": {"size": "10Gi"}},
     "prefill and decode of two models": {"roles": [role("p", "prefiller", args=["--model", "o/a", *NIXL]),
                                                    role("d", "decoder", args=["--model", "o/b", *NIXL])]},

@@ -215,3 +215,15 @@ the Go twin of fusion_helm/base/needs.py queries_prometheus. */ -}}
 {{- if and (not (has (toString .componentType) (list "router" "frontend"))) (dig "autoscaling" "prometheus" nil .) -}}true{{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{- /* (the pool API, the stable pool) each canary router splits from, which the check looks up: the Go twin of
+fusion_helm/base/needs.py canary_pools. */ -}}
+{{- define "fusioninfer.canaryPools" -}}
+{{- $pools := list -}}
+{{- range .Values.roles -}}
+{{- if and (eq (toString .componentType) "router") (dig "canaryOf" "inferencePool" "" .) -}}
+{{- $pools = append $pools (list (.poolAPIVersion | default "inference.networking.k8s.io/v1") .canaryOf.inferencePool) -}}
+{{- end -}}
+{{- end -}}
+{{- $pools | toJson -}}
+{{- end -}}

@@ -521,8 +521,9 @@ def taken_over_table(name: str, replicas: Sequence[Mapping[str, Any]], result: M
 
 
 def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Mapping[str, str] | None = None,
-             fetched: tuple[str, str, str] | None = None) -> str:
-    """ROLLING: role → how far its rollout is (`rollouts`), a line each; FETCHED: the weights (`weights`)."""
+             fetched: tuple[str, str, str] | None = None, read: tuple[str, str, str] | None = None) -> str:
+    """ROLLING: role → how far its rollout is (`rollouts`), a line each; FETCHED: the weights (`weights`);
+    READ: the autoscalers' signals (`signals_read`), where one is not read."""
     rows = [("ROLE", "PHASE", "READY REPLICAS", "NODES/REPLICA", "READY PODS")]
     rows += [(name, s.phase.value, f"{s.ready_replicas}/{s.desired_replicas}", str(s.nodes_per_replica),
               f"{s.ready_pods}/{s.total_pods}") for name, s in statuses.items()]
@@ -533,4 +534,6 @@ def to_table(service: str, statuses: Mapping[str, ComponentStatus], rolling: Map
     lines += [f"{name} progressing: {progress}" for name, progress in (rolling or {}).items()]
     if fetched is not None:
         lines.append(f"weights: {fetched[2]}" if fetched[0] == "True" else f"weights: {fetched[1]}: {fetched[2]}")
+    if read is not None and read[0] != "True":
+        lines.append(f"signals: {read[1]}: {read[2]}")
     return "\n".join(lines) + "\n"
