@@ -145,7 +145,7 @@ def object_schema_path(api: dict[str, Any]) -> Path:
 
 def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     """The chart's values are the InferenceService spec plus the chart's own settings."""
-    spec = spec_schema() if api is None else draft07_spec(api)
+    spec = _forms_apart(spec_schema() if api is None else draft07_spec(api))
     return {
         "$schema": DRAFT_07,
         "title": "fusioninfer chart values",
@@ -193,6 +193,39 @@ def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
         },
         "allOf": [_ROUTED_PREFILL_DECODE_LAYOUTS],
     }
+
+
+def _forms_apart(node: Any) -> Any:
+    """NODE with each pattern of alternative forms, ``^(A|B|C)$``, given as one pattern a form (anyOf): helm
+    shows the pattern a value does not match, and three short ones say which forms there are where one long one
+    does not (a weights source's hf://, pvc:// and s3://)."""
+    if isinstance(node, list):
+        return [_forms_apart(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _forms_apart(value) for key, value in node.items()}
+    forms = _alternatives(node.get("pattern", ""))
+    if len(forms) > 1:
+        del node["pattern"]
+        node["anyOf"] = [{"pattern": f"^{form}$"} for form in forms]
+    return node
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern written ``^(A|B|…)$``; [] for any other."""
+    if not (pattern.startswith("^(") and pattern.endswith(")$")):
+        return []
+    body, forms, depth, start = pattern[2:-2], [], 0, 0
+    for index, char in enumerate(body):
+        escaped = index > 0 and body[index - 1] == "\\"
+        if char in "([" and not escaped:
+            depth += 1
+        elif char in ")]" and not escaped:
+            depth -= 1
+        elif char == "|" and depth == 0 and not escaped:
+            forms.append(body[start:index])
+            start = index + 1
+    return [*forms, body[start:]] if depth == 0 and forms else []
 
 
 _ROUTED_PREFILL_DECODE_LAYOUTS = {

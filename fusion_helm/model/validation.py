@@ -248,7 +248,7 @@ def _string_error(schema: Mapping[str, Any], value: str, path: Path) -> tuple[Pa
         return path, f"must be at most {schema['maxLength']} characters long, got {len(value)}"
     pattern = schema.get("pattern")
     if pattern is not None and not _matches(pattern, value):
-        friendly = _FRIENDLY_PATTERNS.get(pattern)
+        friendly = _FRIENDLY_PATTERNS.get(pattern) or _source_words(pattern)
         wanted = f"be {friendly}" if friendly else f"match {pattern}"
         return path, f"must {wanted}, got {show(value)}"
     return _format_error(schema.get("format"), value, path)
@@ -267,6 +267,16 @@ def _format_error(form: str | None, value: str, path: Path) -> tuple[Path, str] 
         if address is None or address.version != int(form[-1]):
             return path, f"must be an {form.upper()} address, got {show(value)}"
     return None
+
+
+def _source_words(pattern: str) -> str | None:
+    """The weights sources' pattern (spec.model.source, adapters', a role's), in words: the forms and an example
+    of each, where a wrong one is refused."""
+    model = spec_schema()["properties"]["model"]["properties"]["source"]
+    if pattern != model.get("pattern"):
+        return None
+    return ("a weights source in one of three forms: hf://ORG/NAME (a Hugging Face model, e.g. hf://Qwen/Qwen3-8B), "
+            "s3://BUCKET/PATH (e.g. s3://models/qwen3-8b) or pvc://CLAIM/PATH (e.g. pvc://models/qwen3-8b)")
 
 
 def _matches(pattern: str, value: str) -> bool:

@@ -167,6 +167,12 @@ CASES = {
         "metadata: {name: \"q\x07\"}\n",
         "document 1 (chart/templates/y.yaml): malformed YAML: character U+0007 is not allowed in YAML (a control "
         "character), at line 5 of the input"),
+    "a weights source in none of the forms": (
+        yaml.safe_dump({**service(), "spec": {**service()["spec"],
+                                              "model": {"source": "huggingface.co/Qwen/Qwen3-8B"}}}),
+        "InferenceService qwen: spec.model.source: must be a weights source in one of three forms: hf://ORG/NAME (a "
+        "Hugging Face model, e.g. hf://Qwen/Qwen3-8B), s3://BUCKET/PATH (e.g. s3://models/qwen3-8b) or "
+        "pvc://CLAIM/PATH (e.g. pvc://models/qwen3-8b), got 'huggingface.co/Qwen/Qwen3-8B'"),
     "wrong version": (
         yaml.safe_dump({**service(), "apiVersion": "fusioninfer.io/v2"}),
         "InferenceService qwen: apiVersion: must be fusioninfer.io/v1alpha1, got 'fusioninfer.io/v2'"),
@@ -194,6 +200,8 @@ def test_the_valid_baseline_renders() -> None:
     ({"roles": [{"name": "a", "componentType": "encoder"}]}, "componentType"),
     ({"roles": [{"name": "a", "componentType": "worker", "replicas": -1}]}, "replicas"),
     ({"rolez": []}, "rolez"),
+    # One short pattern a form of weights source, where one long one hid them.
+    ({"model": {"source": "huggingface.co/Qwen/Qwen3-8B"}, "roles": []}, "'^hf://[A-Za-z0-9][-A-Za-z0-9_.]*/"),
 ])
 def test_chart_values_schema_rejects_bad_values(helm: Helm, tmp_path, values, message: str) -> None:
     path = tmp_path / "values.yaml"
