@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from fusion_helm.base.kinds import DISAGGREGATED_SET, GATEWAY, HTTP_ROUTE, LEADER_WORKER_SET, POD_GROUP, POD_MONITOR
+from fusion_helm.base.kinds import (
+    DISAGGREGATED_SET,
+    GATEWAY,
+    HTTP_ROUTE,
+    LEADER_WORKER_SET,
+    POD_GROUP,
+    POD_MONITOR,
+    SCALED_OBJECT,
+)
 from fusion_helm.base.labels import LABEL_ROLE_NAME
 from fusion_helm.errors import InvalidSpec, clip, format_path
 from fusion_helm.expand.names import served_model_name
@@ -64,6 +72,10 @@ def _origins(service: InferenceService, obj: Mapping[str, Any]) -> Origins:
                             f"{role.path}.rollout"))
     elif kind == POD_MONITOR.kind:
         origins.append(((), "spec.monitoring.podMonitor"))
+    elif kind == SCALED_OBJECT.kind:
+        role = next(r for r in service.roles if r.name == obj["metadata"]["labels"][LABEL_ROLE_NAME])
+        origins += [(("spec", "advanced", "horizontalPodAutoscalerConfig", "behavior"),
+                     f"{role.path}.autoscaling.behavior"), ((), f"{role.path}.autoscaling")]
     elif service.router is not None:
         router = service.router
         models = {served_model_name(service.name, model.name): model.path for model in service.router.models}

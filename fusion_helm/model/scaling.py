@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from fusion_helm.base import needs
-from fusion_helm.errors import InvalidSpec, show
+from fusion_helm.errors import InvalidSpec, format_path, show
+from fusion_helm.model.upstream import schema as upstream_schema
+from fusion_helm.model.validation import first_error
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -110,6 +112,8 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
         keep_up_with=None if keep_up is None else KeepUpWith(keep_up["role"], keep_up["ratio"]),
         behavior=raw.get("behavior"), keda=needs.scaled_by_keda(raw),
         fallback_replicas=raw.get("fallbackReplicas", max(needs.min_replicas(raw), 1)))
+    if scaling.behavior is not None:
+        check_behavior(scaling.behavior, f"{path}.behavior", where)
     if scaling.max_replicas < scaling.min_replicas:
         raise InvalidSpec(where, f"{path}.maxReplicas",
                           f"must be at least minReplicas ({scaling.min_replicas}), got {scaling.max_replicas}")
@@ -159,6 +163,41 @@ def parse_autoscaling(raw: Mapping[str, Any] | None, path: str, where: str) -> A
                               f"is {show(trigger['name'])}, a name the ScaledObject's own triggers take "
                               f"({', '.join(ours)}), and KEDA refuses two triggers of one name: rename it")
     return scaling
+
+
+SELECT_POLICIES = ("Max", "Min", "Disabled")
+POLICY_TYPES = ("Pods", "Percent")
+MAX_STABILIZATION_SECONDS = 3600
+MAX_POLICY_PERIOD_SECONDS = 1800
+"""What the API server holds a HorizontalPodAutoscaler's behavior to, beyond its schema (autoscaling/v2)."""
+
+
+def check_behavior(behavior: Mapping[str, Any], path: str, where: str) -> None:
+    """Refuse a behavior the HorizontalPodAutoscaler (ours, or the one KEDA makes) would not take, at PATH: its
+    schema as KEDA's ScaledObject CRD states it, and the rules the API server adds."""
+    found = first_error(upstream_schema("keda.sh/v1alpha1", "ScaledObject", "spec", "advanced",
+                                        "horizontalPodAutoscalerConfig", "behavior"), behavior)
+    if found is not None:
+        raise InvalidSpec(where, format_path([path, *found[0]]), found[1])
+    for direction in ("scaleUp", "scaleDown"):
+        rules = behavior.get(direction) or {}
+        at = f"{path}.{direction}"
+        if not 0 <= rules.get("stabilizationWindowSeconds", 0) <= MAX_STABILIZATION_SECONDS:
+            raise InvalidSpec(where, f"{at}.stabilizationWindowSeconds",
+                              f"must be 0 to {MAX_STABILIZATION_SECONDS}, got {rules['stabilizationWindowSeconds']}")
+        if rules.get("selectPolicy", "Max") not in SELECT_POLICIES:
+            raise InvalidSpec(where, f"{at}.selectPolicy",
+                              f"must be one of {', '.join(SELECT_POLICIES)}, got {show(rules['selectPolicy'])}")
+        for index, policy in enumerate(rules.get("policies") or ()):
+            here = f"{at}.policies[{index}]"
+            if policy["type"] not in POLICY_TYPES:
+                raise InvalidSpec(where, f"{here}.type",
+                                  f"must be one of {', '.join(POLICY_TYPES)}, got {show(policy['type'])}")
+            if policy["value"] <= 0:
+                raise InvalidSpec(where, f"{here}.value", f"must be greater than 0, got {policy['value']}")
+            if not 0 < policy["periodSeconds"] <= MAX_POLICY_PERIOD_SECONDS:
+                raise InvalidSpec(where, f"{here}.periodSeconds",
+                                  f"must be 1 to {MAX_POLICY_PERIOD_SECONDS}, got {policy['periodSeconds']}")
 
 
 def keep_up_trigger_name(role: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.construct import load
-from tests.builders import SCRAPED_FROM_MONITORING, render, role, service
+from tests.builders import SCRAPED_FROM_MONITORING, WAITING_REQUESTS, render, role, service
 from tests.expand import alone
 from tests.support import router
 
@@ -228,6 +228,17 @@ def verbatim_config() -> str:
     (routed(scaled(triggers=[{"type": "cron", "name": "picker-queue", "metadata": {}}])),
      "spec.roles[0].autoscaling.triggers[0].name", "KEDA refuses two triggers of one name"),
     (routed(scaled(fallbackReplicas=5)), "spec.roles[0].autoscaling.fallbackReplicas", "at most maxReplicas (4)"),
+    # The behavior, at its own field (not the ScaledObject's, nor the router's index), on either autoscaler.
+    (routed(scaled(behavior={"scaleUp": {"stabilisationWindowSeconds": 0}})),
+     "spec.roles[0].autoscaling.behavior.scaleUp.stabilisationWindowSeconds", "unknown field"),
+    (service(role("chat", "worker") | {"replicas": None, "autoscaling": {
+        "maxReplicas": 2, "metrics": WAITING_REQUESTS,
+        "behavior": {"scaleDown": {"policies": [{"type": "Pod", "value": 1, "periodSeconds": 60}]}}}}, layout="role"),
+     "spec.roles[0].autoscaling.behavior.scaleDown.policies[0].type", "must be one of Pods, Percent"),
+    (service(role("chat", "worker") | {"replicas": None, "autoscaling": {
+        "maxReplicas": 2, "metrics": WAITING_REQUESTS,
+        "behavior": {"scaleUp": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 3600}]}}}}, layout="role"),
+     "spec.roles[0].autoscaling.behavior.scaleUp.policies[0].periodSeconds", "must be 1 to 1800"),
 ])
 def test_what_cannot_scale_is_refused_naming_the_field(spec: dict[str, Any], path: str, words: str) -> None:
     for raw in spec["spec"]["roles"]:
