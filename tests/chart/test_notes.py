@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helm import CHART, VALUES, Helm
+from tests.helm import BBR_CHART, CHART, VALUES, Helm
 
 LAYOUTS = ("replica", "role", "disaggregated")
 EXAMPLES = {  # example → where its first request goes
@@ -88,3 +88,37 @@ def test_a_route_to_a_gateway_of_the_user_s_names_that_gateway(helm4: Helm, tmp_
     text = notes(helm4, path)
     assert "ADDRESS=$(kubectl get gateway shared -n gateways -o jsonpath='{.status.addresses[0].value}')" in text
     assert "  curl http://$ADDRESS/v1/completions \\\n" in text
+
+
+UPGRADE_SET = re.compile(r"helm upgrade qwen CHART -n llm --reuse-values --set '([^']+)'")
+
+
+@pytest.mark.parametrize("example", sorted(path.name for path in VALUES.glob("*.yaml")))
+def test_every_example_s_upgrade_line_is_one_the_post_renderer_takes(helm: Helm, helm4: Helm, example: str) -> None:
+    """The upgrade NOTES print, run as printed (its --set over the example's values), with helm 3 and 4: a
+    fixed role's replicas, else an autoscaled one's maximum — never the replicas of an autoscaled role."""
+    [change] = UPGRADE_SET.findall(notes(helm4, VALUES / example))
+    helm.template(VALUES / example, extra=("--set", change))
+
+
+def test_a_role_autoscaled_from_zero_shows_zero(helm4: Helm) -> None:
+    text = notes(helm4, VALUES / "elastic-qwen3-8b.yaml")
+    assert "  chat (worker): 0 to 8 replicas, autoscaled\n" in text
+    assert "--set 'roles[0].autoscaling.maxReplicas=16'" in text
+
+
+def test_a_service_on_a_shared_gateway_is_reached_at_that_gateway(helm4: Helm) -> None:
+    text = notes(helm4, VALUES / "shared-gateway-qwen3-8b.yaml")
+    assert ("ADDRESS=$(kubectl get gateway inference-gateway -n gateways -o jsonpath='{.status.addresses[0].value}')"
+            in text), text
+
+
+@pytest.mark.parametrize("provider", ["none", "istio"])
+def test_the_body_based_router_s_notes_say_whether_anything_calls_it(helm4: Helm, provider: str) -> None:
+    printed = helm4.run("install", "gateway", BBR_CHART, "-n", "gateways", "--dry-run=client",
+                        "--set", f"provider={provider}").stdout
+    text = printed.split("NOTES:\n", 1)[1]
+    assert text.startswith("The body-based router for Gateway inference-gateway in namespace gateways")
+    assert ("NOTHING CALLS IT YET" in text) == (provider == "none")
+    assert "gateway-bbr.gateways:9004" in text or provider == "istio"
+    assert "curl http://$ADDRESS/v1/models" in text
