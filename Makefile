@@ -22,7 +22,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 ## help: this list
 help:
-	@sed -n 's/^## \([a-z0-9-]*\):/\1:/p; s/^## /    /p' $(MAKEFILE_LIST)
+	@sed -n 's/^## \([a-z0-9-]*\):/\1:/p; s/^## /    /p' $(MAKEFILE_LIST) | sed 's|$$(FUSION_CACHE)|$(FUSION_CACHE)|g'
 
 ## demo: render the prefill/decode story through real helm 3 and the post-renderer (no cluster); installs
 ## the package and helm 3 alone

@@ -18,13 +18,17 @@ RELEASE_LABEL = "app.kubernetes.io/instance"
 
 
 class ClusterClient:
-    def __init__(self, kubeconfig: str | None, context: str | None) -> None:
+    def __init__(self, kubeconfig: str | None, context: str | None, timeout: float = 30) -> None:
         config = kubernetes.client.Configuration()
         try:
             kubernetes.config.load_kube_config(kubeconfig, context=context, client_configuration=config)
         except (kubernetes.config.ConfigException, OSError) as error:
             raise InputError(f"cannot load the kubeconfig: {error}") from None
+        config.retries = 0  # a call that fails is said at once, not retried out of sight
         self.api = kubernetes.client.ApiClient(config)
+        self.timeout = timeout
+        """Seconds each call may take: an API server that takes the connection and never answers would
+        otherwise hold the command for ever."""
         self.default_namespace = _current_namespace(kubeconfig, context)
 
     def release_service(self, release: str, namespace: str) -> dict[str, Any]:
@@ -40,7 +44,7 @@ class ClusterClient:
         """The object of KIND named NAME in NAMESPACE, or None where there is none."""
         try:
             return kubernetes.client.CustomObjectsApi(self.api).get_namespaced_custom_object(
-                kind.group, kind.version, namespace, kind.plural, name)
+                kind.group, kind.version, namespace, kind.plural, name, _request_timeout=self.timeout)
         except kubernetes.client.ApiException as error:
             if error.status == 404:
                 return None
@@ -69,7 +73,7 @@ class ClusterClient:
         """One API call; its failure becomes one line naming the call and the server's answer (or why none
         came)."""
         try:
-            return method(*args, **kwargs)
+            return method(*args, **kwargs, _request_timeout=self.timeout)
         except kubernetes.client.ApiException as error:
             raise _failure(method.__name__, error) from None
         except (OSError, urllib3.exceptions.HTTPError) as error:
@@ -83,6 +87,9 @@ def _failure(call: str, error: kubernetes.client.ApiException) -> InputError:
 def _unreachable(api: kubernetes.client.ApiClient, error: Exception) -> InputError:
     """The API server did not answer: the urllib3 retries' last reason (a refused connection, a name that
     does not resolve, a certificate it would not take), not their whole chain."""
+    if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+        return InputError(f"the API server at {api.configuration.host} did not answer within the request timeout "
+                          "(--request-timeout)")
     reason = getattr(error, "reason", None) or error
     detail = str(reason).rpartition(": ")[2] if isinstance(reason, urllib3.exceptions.HTTPError) else str(reason)
     return InputError(f"cannot reach the API server at {api.configuration.host}: {detail}")

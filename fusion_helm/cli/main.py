@@ -111,7 +111,7 @@ def _status(args: argparse.Namespace) -> int:
     except ImportError:
         raise InputError("status needs the Kubernetes client: pip install 'fusioninfer-helm[cluster]'") from None
 
-    cluster = ClusterClient(args.kubeconfig, args.context)
+    cluster = ClusterClient(args.kubeconfig, args.context, args.request_timeout)
     # `helm fusion status` runs with the namespace helm resolved in HELM_NAMESPACE
     namespace = args.namespace or os.environ.get("HELM_NAMESPACE") or cluster.default_namespace
     if args.lws:
@@ -249,6 +249,8 @@ def _status_command(commands: Commands) -> None:
     status_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG or ~/.kube/config")
     status_cmd.add_argument("--context")
     status_cmd.add_argument("--write", action="store_true", help="write the status subresource")
+    status_cmd.add_argument("--request-timeout", metavar="SECONDS", type=float, default=30,
+                            help="give up on an API server that does not answer a call within it (default 30)")
     status_cmd.add_argument("-o", "--output", choices=["table", "json"], default="table")
     status_cmd.set_defaults(run=_status)
 

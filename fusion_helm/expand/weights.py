@@ -70,6 +70,9 @@ RESOLVER_DIR_ENV = "VLLM_LORA_RESOLVER_CACHE_DIR"
 """vLLM's filesystem resolver's folder: an adapter named NAME is loaded from its NAME folder. (The resolver
 is one of vLLM's general plugins, all loaded while VLLM_PLUGINS is unset.)"""
 PLUGINS_ENV, FILESYSTEM_RESOLVER = "VLLM_PLUGINS", "lora_filesystem_resolver"
+WAIT_RESOURCES = {"requests": {"cpu": "10m", "memory": "16Mi"}, "limits": {"cpu": "100m", "memory": "64Mi"}}
+"""A shell polling for folders: stated, so that a namespace whose ResourceQuota asks every container for its
+requests and limits takes the serving pods."""
 WAIT_SECONDS = 5
 WAIT_SCRIPT = ('pause=$1; shift; while [ "$#" -gt 0 ]; do until [ -d "$1" ]; do '
                'echo "waiting for $1, which Job $2 fetches"; sleep "$pause"; done; shift 2; done')
@@ -240,6 +243,7 @@ class _Reading:
                 "command": ["sh", "-c", WAIT_SCRIPT, "wait-for-weights", str(WAIT_SECONDS),
                             *(word for folder in folders for word in folder)],
                 "volumeMounts": [{"name": WEIGHTS_VOLUME, "mountPath": MODELS_DIR, "readOnly": True}],
+                "resources": {kind: dict(amounts) for kind, amounts in WAIT_RESOURCES.items()},
                 "securityContext": dict(RESTRICTED_CONTAINER)}
 
     def _server(self, server: ServerCommand) -> ServerCommand:

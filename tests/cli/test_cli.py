@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -170,6 +171,25 @@ def test_status_of_an_api_server_that_does_not_answer_is_one_line(tmp_path: Path
     assert (answer.returncode, answer.stdout) == (1, "")
     assert answer.stderr == "fusion-helm: cannot reach the API server at https://127.0.0.1:1: [Errno 111] " \
                             "Connection refused\n"
+
+
+def test_status_gives_up_on_an_api_server_that_takes_the_connection_and_never_answers(tmp_path: Path) -> None:
+    """Within its --request-timeout, in one line; it waited for ever before."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "c",
+            "clusters": [{"name": "c", "cluster": {"server": f"https://127.0.0.1:{silent.getsockname()[1]}",
+                                                   "insecure-skip-tls-verify": True}}],
+            "users": [{"name": "u", "user": {"token": "t"}}],
+            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u", "namespace": "llm"}}]}))
+        answer = subprocess.run(["fusion-helm", "status", "qwen", "--kubeconfig", str(kubeconfig), "--request-timeout",
+                                 "1"], capture_output=True, text=True, timeout=60, env={"PATH": tool_path()})
+    assert (answer.returncode, answer.stdout) == (1, ""), answer.stderr
+    assert answer.stderr.startswith("fusion-helm: cannot reach the API server at https://127.0.0.1:"), answer.stderr
+    assert "timed out" in answer.stderr and answer.stderr.count("\n") == 1, answer.stderr
 
 
 def test_shell_completion_offers_commands_flags_and_choices(tmp_path: Path) -> None:

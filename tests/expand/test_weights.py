@@ -51,6 +51,9 @@ def test_a_hub_model_is_fetched_once_onto_the_cache_and_read_from_it() -> None:
     assert {"name": "fusioninfer-weights", "mountPath": "/models", "readOnly": True} in serving["volumeMounts"]
     [wait] = pod["initContainers"]
     assert wait["command"][-3:] == ["5", FOLDER, job["metadata"]["name"]]
+    # Requests and limits stated: a namespace whose ResourceQuota asks every container for them takes the pod.
+    assert set(wait["resources"]) == {"requests", "limits"} and all(
+        set(wait["resources"][kind]) == {"cpu", "memory"} for kind in ("requests", "limits"))
     assert pod["volumes"] == [{"name": "fusioninfer-weights",
                                "persistentVolumeClaim": {"claimName": "svc-model-cache"}}]
 

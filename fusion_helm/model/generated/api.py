@@ -401,21 +401,40 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                  'or '
                                                                                                                  's3://) '
                                                                                                                  'and '
-                                                                                                                 'loaded '
-                                                                                                                 'by '
-                                                                                                                 'the '
-                                                                                                                 'engine '
-                                                                                                                 'at '
-                                                                                                                 'start '
+                                                                                                                 'served '
                                                                                                                  'under '
                                                                                                                  'its '
-                                                                                                                 'name '
-                                                                                                                 "(vLLM's "
-                                                                                                                 '--lora-modules, '
-                                                                                                                 "SGLang's "
-                                                                                                                 '--lora-paths, '
+                                                                                                                 'name, '
+                                                                                                                 'which '
+                                                                                                                 'may '
+                                                                                                                 'not '
+                                                                                                                 'be '
+                                                                                                                 'the '
+                                                                                                                 "model's: "
+                                                                                                                 'vLLM '
+                                                                                                                 'loads '
+                                                                                                                 'one '
+                                                                                                                 'when '
+                                                                                                                 'first '
+                                                                                                                 'asked '
+                                                                                                                 'for '
+                                                                                                                 'it '
+                                                                                                                 '(its '
+                                                                                                                 'filesystem '
+                                                                                                                 'resolver, '
+                                                                                                                 'so '
+                                                                                                                 'adding '
+                                                                                                                 'one '
+                                                                                                                 'restarts '
+                                                                                                                 'no '
+                                                                                                                 'replica), '
+                                                                                                                 'SGLang '
+                                                                                                                 'at '
+                                                                                                                 'start '
+                                                                                                                 '(--lora-paths); '
+                                                                                                                 'both '
                                                                                                                  'with '
-                                                                                                                 '--enable-lora). '
+                                                                                                                 '--enable-lora. '
                                                                                                                  'Needs '
                                                                                                                  'spec.modelCache.',
                                                                                                   'maxItems': 64,
@@ -2923,11 +2942,15 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                   'adapters': {'type': 'array',
                                                                'description': 'LoRA adapters of this model, each '
                                                                               'fetched onto spec.modelCache beside '
-                                                                              'it (hf:// or s3://) and loaded by '
-                                                                              'the engine at start under its name '
-                                                                              "(vLLM's --lora-modules, SGLang's "
-                                                                              '--lora-paths, with --enable-lora). '
-                                                                              'Needs spec.modelCache.',
+                                                                              'it (hf:// or s3://) and served '
+                                                                              'under its name, which may not be '
+                                                                              "the model's: vLLM loads one when "
+                                                                              'first asked for it (its filesystem '
+                                                                              'resolver, so adding one restarts no '
+                                                                              'replica), SGLang at start '
+                                                                              '(--lora-paths); both with '
+                                                                              '--enable-lora. Needs '
+                                                                              'spec.modelCache.',
                                                                'maxItems': 64,
                                                                'items': {'type': 'object',
                                                                          'required': ['name', 'source'],
@@ -4400,18 +4423,31 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                         '(hf:// or '
                                                                                                         's3://) '
                                                                                                         'and '
-                                                                                                        'loaded by '
-                                                                                                        'the '
-                                                                                                        'engine at '
-                                                                                                        'start '
+                                                                                                        'served '
                                                                                                         'under its '
-                                                                                                        'name '
-                                                                                                        "(vLLM's "
-                                                                                                        '--lora-modules, '
-                                                                                                        "SGLang's "
-                                                                                                        '--lora-paths, '
-                                                                                                        'with '
-                                                                                                        '--enable-lora). '
+                                                                                                        'name, '
+                                                                                                        'which may '
+                                                                                                        'not be '
+                                                                                                        'the '
+                                                                                                        "model's: "
+                                                                                                        'vLLM '
+                                                                                                        'loads one '
+                                                                                                        'when '
+                                                                                                        'first '
+                                                                                                        'asked for '
+                                                                                                        'it (its '
+                                                                                                        'filesystem '
+                                                                                                        'resolver, '
+                                                                                                        'so adding '
+                                                                                                        'one '
+                                                                                                        'restarts '
+                                                                                                        'no '
+                                                                                                        'replica), '
+                                                                                                        'SGLang at '
+                                                                                                        'start '
+                                                                                                        '(--lora-paths); '
+                                                                                                        'both with '
+                                                                                                        '--enable-lora. '
                                                                                                         'Needs '
                                                                                                         'spec.modelCache.',
                                                                                          'maxItems': 64,
@@ -6777,10 +6813,12 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                          'adapters': {'type': 'array',
                                                       'description': 'LoRA adapters of this model, each fetched '
                                                                      'onto spec.modelCache beside it (hf:// or '
-                                                                     's3://) and loaded by the engine at start '
-                                                                     "under its name (vLLM's --lora-modules, "
-                                                                     "SGLang's --lora-paths, with --enable-lora). "
-                                                                     'Needs spec.modelCache.',
+                                                                     's3://) and served under its name, which may '
+                                                                     "not be the model's: vLLM loads one when "
+                                                                     'first asked for it (its filesystem resolver, '
+                                                                     'so adding one restarts no replica), SGLang '
+                                                                     'at start (--lora-paths); both with '
+                                                                     '--enable-lora. Needs spec.modelCache.',
                                                       'maxItems': 64,
                                                       'items': {'type': 'object',
                                                                 'required': ['name', 'source'],
