@@ -15,7 +15,7 @@ CHECKOV_VENV := $(FUSION_CACHE)/checkov-$(CHECKOV_VERSION)
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 VENV := .venv
 BIN := $(VENV)/bin
-STORY ?= values/story2-pd-qwen3-8b.yaml
+STORY ?= values/router-pd-qwen3-8b.yaml
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help demo test test-fast test-setup lint bench bench-serving bench-elastic bench-weights fuzz generate dist helm4-plugin helm-plugin setup venv cluster-build engines-build cluster-up cluster-down clean

@@ -26,7 +26,8 @@ WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)
 def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per thing to fix, naming its InferenceService and the field: each service's serving mistakes,
     then each role whose routed pods have no readiness probe, in the order of the services and their roles."""
-    return [*(line for obj in objects if obj.get("kind") == INFERENCE_SERVICE.kind for line in _serving(obj)),
+    return [*(line for obj in objects if obj.get("kind") == INFERENCE_SERVICE.kind
+              and obj.get("apiVersion") == INFERENCE_SERVICE.api_version for line in _serving(obj)),
             *_unprobed(objects)]
 
 

@@ -39,10 +39,16 @@ def apply(documents: "list[Document]", options: "Options | None" = None) -> "lis
 def render(text: str, options: "Options | None" = None) -> str:
     """Expand every InferenceService (and taken-over LeaderWorkerSet) in a multi-document stream;
     raises InvalidSpec on bad input."""
+    return render_advised(text, options, advise=False)[0]
+
+
+def render_advised(text: str, options: "Options | None" = None, advise: bool = True) -> tuple[str, list[str]]:
+    """The stream expanded as `render` does, and (ADVISE) what `fusion-helm validate` warns of in it: what
+    renders and installs but would serve badly (fusion_helm.advice)."""
     chunks = split(text)
     steps = [step for step in filters(options) if any(step.claims(chunk) for chunk in chunks)]
     if not steps:
-        return text
+        return text, []
     from fusion_helm.collector import paused
     from fusion_helm.kio.document import read_documents, write_documents
 
@@ -50,4 +56,8 @@ def render(text: str, options: "Options | None" = None) -> str:
         documents = read_documents(chunks)
         for step in steps:
             documents = step(documents)
-        return write_documents(documents)
+        if not advise:
+            return write_documents(documents), []
+        from fusion_helm.advice import warnings
+
+        return write_documents(documents), warnings([doc.obj for doc in documents if isinstance(doc.obj, dict)])

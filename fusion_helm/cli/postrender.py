@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 PROG = "fusion-postrender"
+HANDED_ON = "FUSION_POSTRENDER_STDERR_HANDED_ON"
+"""Set by helm 4's plugin (plugins/fusion-postrender), which hands the post-renderer's standard error on."""
 
 def _usage() -> str:
     from fusion_helm.options import LAYOUT_FLAG, TAKE_OVER_FLAG
@@ -73,10 +75,10 @@ def run(argv: list[str] | None = None) -> int:
             options = from_flags(args)
         except UsageError as error:
             return _usage_error(str(error))
-    from fusion_helm.pipeline import render
+    from fusion_helm.pipeline import render_advised
 
     try:
-        output = render(read_input("-"), options)
+        output, warnings = render_advised(read_input("-"), options)
     except _refusals() as error:
         return fail(PROG, error)
     try:
@@ -84,7 +86,31 @@ def run(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         return output_closed()
+    _warn([f"{PROG}: warning: {line}" for line in warnings])
     return 0
+
+
+def _warn(lines: list[str]) -> None:
+    """LINES on standard error, and on the terminal helm runs in: helm 3 and 4 keep a post-renderer's
+    standard error to themselves unless it fails, so a warning written there alone reaches nobody on
+    `helm install`. Without a terminal (CI, Argo CD) `fusion-helm validate` says the same."""
+    if not lines:
+        return
+    text = "".join(f"{line}\n" for line in lines)
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    if os.isatty(sys.stderr.fileno()) or os.environ.get(HANDED_ON):
+        return  # the terminal has them already, or helm 4's plugin hands them on
+    try:
+        terminal = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
+    except OSError:
+        return
+    try:
+        os.write(terminal, text.encode())
+    except OSError:
+        pass
+    finally:
+        os.close(terminal)
 
 
 def _refusals() -> tuple[type[Exception], ...]:

@@ -15,6 +15,7 @@ from fusion_helm.advice import warnings
 from fusion_helm.errors import InvalidSpec
 from tests.builders import every_bootstrap, role, service
 from tests.builders import render as expand
+from tests.helm import CHART, VALUES, Helm
 from tests.support import router
 
 PROBE = {"httpGet": {"path": "/health", "port": "http"}}
@@ -147,3 +148,47 @@ def test_the_engine_s_own_data_parallel_ranks_are_the_role_s() -> None:
     assert "-dpl 4 and spec.roles[0].multinode.dataParallel.ranksPerNode 8 disagree" in str(error.value)
     with pytest.raises(InvalidSpec, match="dataParallel: is required with bootstrap vllm-data-parallel"):
         expand(service(dp()))
+
+
+def on_a_terminal(command: list[str], env: dict[str, str]) -> tuple[str, str, str]:
+    """COMMAND run as from a terminal (a pseudo-terminal its session's controlling one), its standard output
+    and error piped apart: (what the terminal showed, standard output, standard error)."""
+    import fcntl
+    import os
+    import subprocess
+    import termios
+
+    main, terminal = os.openpty()
+
+    def controlled() -> None:
+        os.setsid()
+        fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
+
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                          preexec_fn=controlled, pass_fds=(terminal,), env=env)
+    os.close(terminal)
+    shown = b""
+    os.set_blocking(main, False)
+    try:
+        while chunk := os.read(main, 65536):
+            shown += chunk
+    except OSError:
+        pass
+    os.close(main)
+    assert done.returncode == 0, done.stderr
+    return shown.decode(), done.stdout, done.stderr
+
+
+def test_helm_install_shows_the_post_renderer_s_warnings_on_the_terminal(helm: Helm) -> None:
+    """Helm (3 and 4) keeps a post-renderer's standard error to itself when it succeeds: the warnings
+    `fusion-helm validate` gives reach the user's terminal all the same, and nothing else changes."""
+    command = [str(helm.path), "template", "qwen", str(CHART), "-f", str(VALUES / "story2-pd-qwen3-8b.yaml"),
+               "--post-renderer", "fusion-postrender"]
+    shown, manifest, errors = on_a_terminal(command, helm.env())
+    words = "fusion-postrender: warning: InferenceService qwen-inference-service: spec.roles: prefill and decode roles"
+    # Helm 3 passes none of it on: the terminal shows it. Helm 4's plugin hands it to helm's standard error.
+    assert (shown + errors).count(words) == 1, (shown, errors)
+    assert (words in shown) == (helm.major == 3)
+    assert words not in manifest and "kind: LeaderWorkerSet" in manifest
+    quiet, _, _ = on_a_terminal([*command[:5], str(VALUES / "router-pd-qwen3-8b.yaml"), *command[6:]], helm.env())
+    assert "warning" not in quiet, quiet

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helm import ROOT, Helm
+from tests.helm import ROOT, Helm, fusion_helm
 from tests.recipes import Workspace
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "charts" / "fusioninfer" / "README.md",
@@ -201,3 +201,7 @@ def test_make_demo_renders_the_story_as_the_readme_says() -> None:
     assert done.returncode == 0, done.stderr
     kinds = re.findall(r"^kind: (\w+)$", done.stdout, re.M)
     assert kinds.count("LeaderWorkerSet") == 6 and "PodGroup" in kinds and "InferenceService" in kinds, kinds
+    # The story serves as it says: prefill and decode paired by its router, nothing validate warns of.
+    assert {"InferencePool", "HTTPRoute"} <= set(kinds), kinds
+    checked = fusion_helm("validate", "-", stdin=done.stdout)
+    assert "warning" not in checked.stderr, checked.stderr

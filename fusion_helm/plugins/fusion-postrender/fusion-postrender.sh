@@ -8,7 +8,8 @@
 # a second writer there would overwrite helm's own message, which goes at helm's offset.
 said=$(mktemp "${TMPDIR:-/tmp}/fusion-postrender.XXXXXX") || exit 1
 trap 'rm -f "$said"' EXIT
-"${FUSION_POSTRENDER:-fusion-postrender}" "$@" 2>"$said"
+# It hands its warnings on itself: the post-renderer need not reach for the terminal.
+FUSION_POSTRENDER_STDERR_HANDED_ON=1 "${FUSION_POSTRENDER:-fusion-postrender}" "$@" 2>"$said"
 status=$?
 if [ -s "$said" ]; then
     helm_stderr=/proc/$PPID/fd/2
