@@ -145,7 +145,7 @@ def object_schema_path(api: dict[str, Any]) -> Path:
 
 def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     """The chart's values are the InferenceService spec plus the chart's own settings."""
-    spec = _forms_apart(spec_schema() if api is None else draft07_spec(api))
+    spec = forms_apart(spec_schema() if api is None else draft07_spec(api))
     return {
         "$schema": DRAFT_07,
         "title": "fusioninfer chart values",
@@ -195,15 +195,15 @@ def values_schema(api: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
-def _forms_apart(node: Any) -> Any:
+def forms_apart(node: Any) -> Any:
     """NODE with each pattern of alternative forms, ``^(A|B|C)$``, given as one pattern a form (anyOf): helm
     shows the pattern a value does not match, and three short ones say which forms there are where one long one
     does not (a weights source's hf://, pvc:// and s3://)."""
     if isinstance(node, list):
-        return [_forms_apart(item) for item in node]
+        return [forms_apart(item) for item in node]
     if not isinstance(node, dict):
         return node
-    node = {key: _forms_apart(value) for key, value in node.items()}
+    node = {key: forms_apart(value) for key, value in node.items()}
     forms = _alternatives(node.get("pattern", ""))
     if len(forms) > 1:
         del node["pattern"]

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
-from fusion_helm.schemagen import crd, values_schema
+from fusion_helm.schemagen import crd, forms_apart, values_schema
 from tests.goyaml import GoYAML
 from tests.helm import BELOW_MINIMUM, CHART, CRD, CRD_CHART, HELM_BELOW_MINIMUM_VERSION, ROOT, VALUES, Helm
 
@@ -101,7 +101,9 @@ def test_crd_values_schema_and_validation_share_one_source() -> None:
     assert served == to_structural(source)
     check_keywords(spec_schema())
     assert spec_schema() == {**to_draft07(source), "$schema": spec_schema()["$schema"]}
-    assert values_schema()["properties"]["roles"] == spec_schema()["properties"]["roles"]
+    # The same but for a pattern of several forms, which helm is given as one pattern a form.
+    assert values_schema()["properties"]["roles"] == forms_apart(spec_schema()["properties"]["roles"])
+    assert values_schema()["properties"]["roles"] != spec_schema()["properties"]["roles"]
 
 
 def test_the_crd_keeps_a_field_of_several_forms_as_given_and_nothing_else_differs() -> None:

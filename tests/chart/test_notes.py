@@ -94,11 +94,11 @@ UPGRADE_SET = re.compile(r"helm upgrade qwen CHART -n llm --reuse-values --set '
 
 
 @pytest.mark.parametrize("example", sorted(path.name for path in VALUES.glob("*.yaml")))
-def test_every_example_s_upgrade_line_is_one_the_post_renderer_takes(helm: Helm, helm4: Helm, example: str) -> None:
-    """The upgrade NOTES print, run as printed (its --set over the example's values), with helm 3 and 4: a
-    fixed role's replicas, else an autoscaled one's maximum — never the replicas of an autoscaled role."""
+def test_every_example_s_upgrade_line_is_one_the_post_renderer_takes(helm4: Helm, example: str) -> None:
+    """The upgrade NOTES print, run as printed (its --set over the example's values, through the post-renderer):
+    a fixed role's replicas, else an autoscaled one's maximum — never the replicas of an autoscaled role."""
     [change] = UPGRADE_SET.findall(notes(helm4, VALUES / example))
-    helm.template(VALUES / example, extra=("--set", change))
+    helm4.template(VALUES / example, extra=("--set", change))
 
 
 def test_a_role_autoscaled_from_zero_shows_zero(helm4: Helm) -> None:
