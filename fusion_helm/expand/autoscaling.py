@@ -71,8 +71,9 @@ DRAIN_SECONDS = 30
 preStop sleep): the pickers drop it within a second or two, and what it already serves finishes."""
 KILL_GRACE_SECONDS = 30
 """The engine's own shutdown after the drain, within the pod's termination grace period."""
-FALLBACK_FAILURES = 3
-"""KEDA's polls (POLLING_SECONDS apart) that fail in a row before the role goes to its fallback count."""
+FALLBACK_FAILURES = 12
+"""KEDA's polls (POLLING_SECONDS apart, a minute in all) that fail in a row before the role goes to its
+fallback count: longer than a new install takes to be first scraped, so that its roles at zero stay there."""
 CREDENTIAL_KEYS = {"bearer": {"bearerToken": "token"}, "basic": {"username": "username", "password": "password"}}
 """KEDA's prometheus trigger parameters → the keys of the user's Secret, by mode."""
 

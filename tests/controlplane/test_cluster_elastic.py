@@ -150,9 +150,9 @@ def test_a_role_at_zero_whose_signals_nobody_scrapes_wakes_to_its_fallback_and_s
         installed.install(values)
         [scaled] = [o for o in installed.manifest() if o["kind"] == "ScaledObject"]
         lws, name = scaled["spec"]["scaleTargetRef"]["name"], scaled["metadata"]["name"]
-        assert scaled["spec"]["fallback"] == {"failureThreshold": 3, "replicas": 1}
+        assert scaled["spec"]["fallback"] == {"failureThreshold": 12, "replicas": 1}
         eventually("the worker woken to its fallback count", lambda: lws_replicas(keda, namespace, lws) == 1,
-                   timeout=120)
+                   timeout=240)
         with PickerEndpoints(keda, namespace, PICKER, tmp_path / "pickers") as endpoints, \
                 gateway(f"@{endpoints.path}", tmp_path) as address:
             eventually("the gateway to know the pickers", lambda: len(endpoints.addresses) == PICKERS, timeout=120)
@@ -169,11 +169,11 @@ def test_a_role_at_zero_whose_signals_nobody_scrapes_wakes_to_its_fallback_and_s
                 "-p", json.dumps([{"op": "remove", "path": "/spec/fallback"}]))
         time.sleep(3 * 5)  # three of KEDA's polls, by the scale loop it restarts on a change
         kubectl("scale", "leaderworkerset", lws, "-n", namespace, "--replicas", "0")
-        time.sleep(30)  # six of KEDA's polls
+        time.sleep(90)  # eighteen of KEDA's polls: past the minute of failures a fallback would wait
         assert lws_replicas(keda, namespace, lws) == 0
         kubectl("patch", "scaledobject", name, "-n", namespace, "--type", "merge",
                 "-p", json.dumps({"spec": {"fallback": scaled["spec"]["fallback"]}}))
-        eventually("the worker woken again", lambda: lws_replicas(keda, namespace, lws) == 1, timeout=120)
+        eventually("the worker woken again", lambda: lws_replicas(keda, namespace, lws) == 1, timeout=240)
 
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"

@@ -122,11 +122,11 @@ def test_a_signal_that_cannot_be_read_is_an_error_keda_acts_on_with_its_fallback
     """No signal reads "nothing" as 0: where none of the service's pods is scraped, a signal's query is empty,
     KEDA counts it an error and keeps (or wakes the role to) the fallback count."""
     at_zero = render(routed(scaled(minReplicas=0, fallbackReplicas=2)))["ScaledObject/svc-chat"]["spec"]
-    assert at_zero["fallback"] == {"failureThreshold": 3, "replicas": 2}
+    assert at_zero["fallback"] == {"failureThreshold": 12, "replicas": 2}
     assert {t["metadata"]["ignoreNullValues"] for t in at_zero["triggers"]} == {"false"}
     assert all(t["metadata"]["query"].endswith(SCRAPED) for t in at_zero["triggers"])
     assert render(routed(scaled(minReplicas=3)))["ScaledObject/svc-chat"]["spec"]["fallback"] == {
-        "failureThreshold": 3, "replicas": 3}
+        "failureThreshold": 12, "replicas": 3}
     # Triggers alone: what they read is the user's, and so is any fallback.
     cron = {"type": "cron", "metadata": {"timezone": "UTC", "start": "0 8 * * *", "end": "0 20 * * *",
                                          "desiredReplicas": "2"}}
