@@ -30,6 +30,7 @@ from fusion_helm.expand.pods import Pod
 from fusion_helm.model import ComponentType, InferenceService, Layout, Role
 from fusion_helm.model.engine_flags import ENGINE_METRICS, EngineMetric
 from fusion_helm.model.scaling import (
+    MAX_POLICY_PERIOD_SECONDS,
     METRIC_SOURCES,
     Autoscaling,
     Signal,
@@ -63,8 +64,6 @@ WAKE_SLACK_SECONDS = 120
 SCALE_DOWN_WINDOW_SECONDS = (60, 600)
 """The bounds of scale-down's stabilization window, which is the role's cold start: a replica is let go
 only once demand has stayed lower for as long as it would take to bring it back."""
-MAX_POLICY_PERIOD = 1800
-"""The HorizontalPodAutoscaler's longest policy period."""
 SCALE_UP_PODS = 4
 DRAIN_SECONDS = 30
 """How long a replica being removed keeps serving after it is marked for deletion (its serving containers'
@@ -376,7 +375,7 @@ def _behavior(scaling: Autoscaling, cold_start: int) -> dict[str, Any]:
     idle accelerators)."""
     if scaling.behavior is not None:
         return dict(scaling.behavior)
-    period = min(max(cold_start, 15), MAX_POLICY_PERIOD)
+    period = min(max(cold_start, 15), MAX_POLICY_PERIOD_SECONDS)
     shortest, longest = SCALE_DOWN_WINDOW_SECONDS
     return {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
                         "policies": [{"type": "Percent", "value": 100, "periodSeconds": period},
