@@ -19,6 +19,7 @@ import os
 from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.limits import count
 from fusion_helm.model.engine_flags import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, MAX_PORT, MODEL, Engine, Option
+from fusion_helm.model.shell import last_exec
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -32,8 +33,6 @@ VLLM_MODULES = frozenset({"vllm.entrypoints.openai.api_server", "vllm.entrypoint
 SGLANG_PROGRAMS = frozenset({"sglang"})
 SGLANG_MODULES = frozenset({"sglang.launch_server"})
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
-ARGUMENTS = "$@"
-"""A shell's word for all of its script's arguments (``"$@"`` in the script)."""
 
 
 def moves_kv(server: ServerCommand) -> bool:
@@ -69,6 +68,8 @@ class ShellScript:
     command is no plain ``exec``."""
     passes_arguments: bool
     """That exec ends with ``"$@"``: the script's arguments reach the engine, after its own words."""
+    unread: str = ""
+    """Why ``tail`` is None, as a clause about the script (fusion_helm/model/shell.py)."""
 
 
 @record
@@ -116,6 +117,12 @@ class ServerCommand:
             return self.words
         tail = self.script.tail or ()
         return (*tail, *self.words[self.script.arguments:]) if self.script.passes_arguments else tail
+
+    @property
+    def unread(self) -> str:
+        """Why the engine's command line is not known, where a script's last command is no plain exec (a
+        clause: ``its last command is a pipeline ('|')``); empty otherwise."""
+        return self.script.unread if self.script is not None and self.script.tail is None else ""
 
     def as_engine(self, engine: Engine) -> ServerCommand:
         """The command line read as ENGINE reads it (a bootstrap says which engine it launches)."""
@@ -173,6 +180,11 @@ class ServerCommand:
         """The field path of the word an occurrence is given in (the script's, for one in it)."""
         return self._field_of(self._script_index() if occurrence.in_script else occurrence.index)
 
+    @property
+    def script_field(self) -> str:
+        """The field path of the shell script's own word."""
+        return self._field_of(self._script_index())
+
     def _field_of(self, index: int) -> str:
         own = index - self.implied
         return f"{self.path}.command[{own}]" if own < self.command else f"{self.path}.args[{own - self.command}]"
@@ -201,7 +213,7 @@ class ServerCommand:
             return ServerCommand(tuple(words), self.implied, self.command, self.engine, self.script, self.where,
                                  self.path)
         if self.script is not None and self.script.tail is not None and _serve_model_index(self.script.tail):
-            raise InvalidSpec(self.where, self._field_of(self._script_index()),
+            raise InvalidSpec(self.where, self.script_field,
                               f"the script names the model to serve in its own words, and {why}: end it with "
                               '`exec vllm serve "$@"` and give the model as its argument (--model MODEL)')
         return self.with_value(MODEL, model, why)
@@ -267,10 +279,11 @@ class ServerCommand:
         if script is None or (script.named and script.passes_arguments):
             return self
         if not script.passes_arguments:
-            raise InvalidSpec(self.where, self._field_of(self._script_index()),
-                              f"{why}, but the script cannot pass flags to its engine: end it by exec'ing the "
-                              'engine with "$@" last (exec vllm serve … "$@"), and flags given as the script\'s '
-                              "arguments reach it")
+            cause = ('it execs its engine without "$@" last' if script.tail is not None else script.unread)
+            raise InvalidSpec(self.where, self.script_field,
+                              f"{why}, but the script cannot pass flags to its engine ({cause}): end it by "
+                              'exec\'ing the engine with "$@" last (exec vllm serve … "$@"), and flags given as '
+                              "the script's arguments reach it")
         # Without a name given, the shell names the script after itself: given so, the arguments follow it.
         name = self.words[0]
         return ServerCommand((*self.words, name), self.implied, self.command, self.engine,
@@ -319,50 +332,12 @@ def _shell_script(words: Sequence[str]) -> ShellScript | None:
     if flag + 1 >= len(words) or any(not word.startswith("-") for word in words[1:flag]):
         return None
     named = flag + 2 < len(words)
-    tail, passes = last_exec(words[flag + 1])
-    return ShellScript(flag + 3 if named else flag + 2, named, tail, passes)
+    last = last_exec(words[flag + 1])
+    return ShellScript(flag + 3 if named else flag + 2, named, last.words, last.passes_arguments, last.unread)
 
 
 def _script_at(script: ShellScript, arguments: int) -> ShellScript:
-    return ShellScript(arguments, script.named, script.tail, script.passes_arguments)
-
-
-_PUNCTUATION = ";&|()<>\n"
-_SEPARATORS = frozenset({";", "&&", "||", ""})
-"""Between two commands (a line break counts as ``;``); any other run of punctuation (a pipe, ``&``, a
-redirection, a subshell) makes the last command no plain exec."""
-
-
-def last_exec(script: str) -> tuple[tuple[str, ...] | None, bool]:
-    """The words of the command SCRIPT ends by exec'ing (``exec ENGINE …``), ``"$@"`` left out, and whether
-    ``"$@"`` is its last word; (None, False) where the last command is no plain exec (a pipe, a
-    redirection, a compound command, an ``eval``, or no exec at all). Read with the shell's quoting rules
-    (shlex, POSIX mode); parameter expansions stay as written (``${PORT-8000}``)."""
-    import shlex
-
-    lexer = shlex.shlex(script.replace("\\\n", " "), posix=True, punctuation_chars=_PUNCTUATION)
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    try:
-        tokens = list(lexer)
-    except ValueError:  # an unclosed quote: not a script a shell runs
-        return None, False
-    commands: list[list[str | None]] = [[]]
-    for token in tokens:
-        if token and all(char in _PUNCTUATION for char in token):
-            if token.replace("\n", "") in _SEPARATORS:
-                commands.append([])
-                continue
-            commands[-1].append(None)  # a command that is no plain exec
-        else:
-            commands[-1].append(token)
-    last = next((command for command in reversed(commands) if command), [])
-    words = [word for word in last[1:] if word is not None]
-    if len(words) < len(last) - 1 or not words or last[0] != "exec":
-        return None, False
-    passes = words[-1] == ARGUMENTS
-    return tuple(word for word in words if word != ARGUMENTS), passes
+    return ShellScript(arguments, script.named, script.tail, script.passes_arguments, script.unread)
 
 
 NOT_JSON = object()

@@ -339,6 +339,13 @@ ERRORS = {
         "a decoder under a router needs its engine's KV transfer for the prefill/decode sidecar to wire: vLLM's "
         "--kv-transfer-config (kv_connector one of NixlConnector, MooncakeConnector, OffloadingConnector, "
         "ExampleConnector, MultiConnector with NixlConnector) or SGLang's --disaggregation-mode"),
+    "a decoder whose script cannot be read for its KV transfer": (
+        [role("p", "prefiller"), role("d", "decoder", command=["sh", "-c", "exec vllm serve m | tee /log"], args=[]),
+         router()],
+        "spec.roles[1].template.spec.containers[0].command[2]",
+        "a decoder under a router needs its engine's KV transfer for the prefill/decode sidecar to wire, and the "
+        "script that starts it cannot be read for one: its last command is a pipeline ('|'); end it by exec'ing "
+        "the engine (exec vllm serve …)"),
     "a KV connector the sidecar has no mode for": (
         [role("p", "prefiller"), role("d", "decoder", args=[
             "--model", "m", "--kv-transfer-config", '{"kv_connector":"PyNcclConnector","kv_role":"kv_consumer"}']),
@@ -368,8 +375,8 @@ ERRORS = {
             "exec vllm serve m --port 8000 --kv-transfer-config '{\"kv_connector\":\"NixlConnector\"}'"],
             args=[], ports=[{"containerPort": 8000}]), router()],
         "spec.roles[1].template.spec.containers[0].command[2]",
-        "the prefill/decode sidecar moves the engine's --port, but the script cannot pass flags to its engine: end "
-        'it by exec\'ing the engine with "$@" last'),
+        "the prefill/decode sidecar moves the engine's --port, but the script cannot pass flags to its engine (it "
+        'execs its engine without "$@" last): end it by exec\'ing the engine with "$@" last'),
     "a decoder whose engine the sidecar cannot move": (
         [role("p", "prefiller"), role("d", "decoder", command=["/app/my-server"], ports=[{"containerPort": 8000}]),
          router()],

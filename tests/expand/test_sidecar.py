@@ -113,6 +113,33 @@ def test_the_engine_s_own_port_flag_moves_and_its_probes_follow() -> None:
     assert engine_container["livenessProbe"] == {"tcpSocket": {"port": "other"}}  # not the serving port
 
 
+def test_probes_and_ports_at_the_engine_s_own_port_move_with_it_off_the_pool_s() -> None:
+    """The engine listened on 8001 behind a pool routing 8000: all that named 8001 follows it to 8200."""
+    decoder = role("d", "decoder", args=["--model", "m", "--port", "8001", *NIXL],
+                   ports=[{"containerPort": 8001, "name": "api"}],
+                   readinessProbe={"httpGet": {"path": "/health", "port": 8001}},
+                   startupProbe={"httpGet": {"path": "/health", "port": "api"}})
+    objects = expand(service(role("p", "prefiller", ports=PORTS), decoder, router(targetPort=8000)))
+    pod = templates(objects, "d")[0]["workerTemplate"]["spec"]
+    [sidecar] = sidecars({"spec": pod})
+    engine_container = pod["containers"][0]
+    assert flags(sidecar)["port"] == "8000" and flags(sidecar)["model-server-port"] == "8200"
+    assert engine_container["ports"] == [{"containerPort": 8200}]
+    assert engine_container["readinessProbe"]["httpGet"]["port"] == 8200
+    assert engine_container["startupProbe"]["httpGet"]["port"] == 8200
+
+
+def test_an_engine_started_by_a_script_that_computes_its_words_is_fronted() -> None:
+    script = ("exec vllm serve m --host $(hostname -i) --kv-transfer-config "
+              "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}' \"$@\"")
+    decoder = role("d", "decoder", command=["sh", "-c", script], args=[], ports=PORTS)
+    pod = templates(pd(decoder), "d")[0]["workerTemplate"]["spec"]
+    [sidecar] = sidecars({"spec": pod})
+    assert flags(sidecar)["kv-connector"] == "nixlv2"
+    engine_container = pod["containers"][0]
+    assert [*engine_container["command"], *engine_container["args"]] == ["sh", "-c", script, "sh", "--port=8200"]
+
+
 @pytest.mark.parametrize(("setting", "mode"), [
     ('{"kv_connector":"NixlConnector","kv_role":"kv_both"}', "nixlv2"),
     ('{"kv_connector":"MooncakeConnector","kv_role":"kv_both"}', "mooncake"),

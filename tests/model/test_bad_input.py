@@ -102,8 +102,9 @@ CASES = {
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
                                                        "command": ["sh", "-c"], "args": ["vllm serve m"]}]),
         "InferenceService qwen: spec.roles[1].template.spec.containers[0].args[0]: bootstrap ray gives it flags "
-        "of its own, but the script cannot pass flags to its engine: end it by exec'ing the engine with \"$@\" "
-        "last (exec vllm serve … \"$@\"), and flags given as the script's arguments reach it"),
+        "of its own, but the script cannot pass flags to its engine (its last command is 'vllm', no exec): end it "
+        "by exec'ing the engine with \"$@\" last (exec vllm serve … \"$@\"), and flags given as the script's "
+        "arguments reach it"),
     "bad quantity": (
         with_role_change("template.spec.containers", [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
                                                        "args": ["m", "--kv-transfer-config.kv_connector", "Nixl"],
@@ -271,7 +272,8 @@ def test_the_readme_s_way_to_read_a_refusal_without_the_post_renderer(helm: Helm
     validated = subprocess.run(["fusion-helm", "validate", "-"], input=raw, text=True,
                                capture_output=True, env={"PATH": tool_path()})
     assert validated.returncode == 1 and validated.stdout == ""
-    assert validated.stderr.startswith(f"fusion-helm: standard input: {BROKEN_STORY4_MESSAGE}: ")
+    assert validated.stderr.startswith(
+        f"fusion-helm: standard input: {BROKEN_STORY4_MESSAGE} (its last command is '--model', no exec): ")
 
 
 def test_validate_given_nothing_says_so_rather_than_valid(helm: Helm, tmp_path: Path) -> None:

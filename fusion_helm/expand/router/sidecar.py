@@ -26,6 +26,7 @@ from fusion_helm.expand.names import pd_sidecar_name, router_name
 from fusion_helm.expand.pods import Change, Pod, Pods, RoleTemplates
 from fusion_helm.expand.proxies import Proxy, entries, routing_proxy, taken_ports
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
+from fusion_helm.limits import count
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
 from fusion_helm.model.engine import NOT_JSON, ServerCommand
 from fusion_helm.model.engine_flags import DISAGGREGATION_MODE, KV_TRANSFER_CONFIG, PORT
@@ -279,30 +280,43 @@ def _moved_engine(service: InferenceService, role: Role, pod: Pod, port: int, in
                           "runs neither vllm nor sglang (in exec form, or as a script's last exec), so the "
                           "prefill/decode sidecar cannot move its port (--port) to stand in front of it; run one of "
                           "them, or run a routing proxy of your own in the pod")
+    # The ports the engine leaves: the pool's (the sidecar's now) and the one its --port said, where another.
+    left = {port, *_listening(server)}
     moved_server = server.with_value(PORT, str(internal), "the prefill/decode sidecar moves the engine's --port")
     moved = pod.running(moved_server)
     ports = [dict(given) for given in engine.get("ports") or []]
-    ours = [given for given in ports if given.get("containerPort") == port]
+    ours = [given for given in ports if given.get("containerPort") in left]
+    names = {str(given["name"]) for given in ours if given.get("name")}
     for given in ours:
         given.pop("name", None)
         given["containerPort"] = internal
-    moved["ports"] = ports if ours else [*ports, {"containerPort": internal, "protocol": "TCP"}]
-    names = {_port_name(engine, port)} if any(given.get("containerPort") == port and given.get("name")
-                                              for given in engine.get("ports") or []) else set()
+    unique = [given for at, given in enumerate(ports) if given not in ports[:at]]  # two that moved become one
+    moved["ports"] = unique if ours else [*ports, {"containerPort": internal, "protocol": "TCP"}]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         if isinstance(engine.get(probe), Mapping):
-            moved[probe] = _retargeted(engine[probe], port, names, internal)
+            moved[probe] = _retargeted(engine[probe], left, names, internal)
     return moved, moved_server
 
 
-def _retargeted(probe: Mapping[str, Any], port: int, names: set[str], internal: int) -> dict[str, Any]:
-    """A probe of the engine asks the engine, at its new port, not the sidecar that took its old one."""
+def _listening(server: ServerCommand) -> set[int]:
+    """The port the engine's command line has it listen on, where it says one as a number (an expansion
+    in a script's words is read as written: nothing to match a probe's port against)."""
+    value, occurrence = server.value(PORT)
+    if occurrence is None:
+        return {server.engine.default_port} if server.engine is not None else set()
+    number = count(value or "")
+    return {number} if number is not None else set()
+
+
+def _retargeted(probe: Mapping[str, Any], left: set[int], names: set[str], internal: int) -> dict[str, Any]:
+    """A probe of the engine asks the engine, at its new port, wherever it asked at a port the engine left."""
     result = dict(probe)
     for kind in ("httpGet", "tcpSocket", "grpc"):
         handler = probe.get(kind)
         target = handler.get("port") if isinstance(handler, Mapping) else None
         # A malformed port (a list, a map) is the schema check's to refuse, not a match.
-        if isinstance(handler, Mapping) and (target == port or (isinstance(target, str) and target in names)):
+        if isinstance(handler, Mapping) and ((isinstance(target, int) and not isinstance(target, bool)
+                                              and target in left) or (isinstance(target, str) and target in names)):
             result[kind] = {**handler, "port": internal}
     return result
 
@@ -336,6 +350,11 @@ def _connector(service: InferenceService, role: Role, sidecar: Sidecar) -> str |
     if occurrence is None:
         if role.component_type not in (ComponentType.PREFILLER, ComponentType.DECODER):
             return None
+        if server.unread:
+            raise InvalidSpec(service.where, server.script_field,
+                              f"a {role.component_type} under a router needs its engine's KV transfer for the "
+                              f"prefill/decode sidecar to wire, and the script that starts it cannot be read for "
+                              f"one: {server.unread}; end it by exec'ing the engine (exec vllm serve …)")
         raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].args",
                           f"a {role.component_type} under a router needs its engine's KV transfer for the "
                           f"prefill/decode sidecar to wire: vLLM's {flag} (kv_connector one of "
