@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import NamedTuple
 
 from fusion_helm.errors import show
 from fusion_helm.records import record
@@ -27,12 +28,18 @@ ARGUMENTS = "$@"
 _OPERATORS = ("&&", "||", ";;", "<<-", "<<", ">>", "<&", ">&", "<>", ">|", "&", "|", ";", "<", ">", "(", ")",
               "\n")
 """POSIX's control and redirection operators, longest first, so that the first that matches is the one."""
+_OPERATOR_STARTS = frozenset(operator[0] for operator in _OPERATORS)
+_OPERATOR = re.compile("|".join(re.escape(operator) for operator in _OPERATORS))
+_ORDINARY = re.compile(r"[^\\'\"$`" + re.escape(" \t\r&|;<>()\n") + "]+")
+"""A run of characters that are their word's own, quoted by nothing and ending nothing."""
 _SEPARATORS = frozenset({";", "&&", "||", "\n"})
 """Between two commands, the first of which the shell finishes before it reads on."""
 _REDIRECTIONS = frozenset({"<", ">", ">>", "<&", ">&", "<>", ">|", "<<", "<<-"})
 _RESERVED = frozenset({"!", "{", "}", "case", "do", "done", "elif", "else", "esac", "fi", "for", "if", "in",
                        "then", "until", "while"})
 _BLANKS = " \t\r"
+MAX_NESTING = 32
+"""Expansions within expansions read before a script is taken as unreadable (no manifest nests so deep)."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -107,8 +114,7 @@ def _simple_command(tokens: list[str | _Operator]) -> tuple[list[str] | None, st
     return words, ""
 
 
-@record
-class _Operator:
+class _Operator(NamedTuple):
     text: str
     io_number: bool = False
     """A redirection right after a word of digits (``2>``): that word is its file descriptor."""
@@ -117,8 +123,10 @@ class _Operator:
 def _tokens(script: str) -> list[str | _Operator]:
     """SCRIPT's tokens: words (quotes removed, expansions as written) and operators."""
     tokens: list[str | _Operator] = []
-    word: list[str] | None = None  # None: no word begun (an empty "" begins one)
+    word: list[str] = []
+    begun = False  # a word begun (an empty "" begins one)
     digits_only = False
+    line_start = 0  # the index among TOKENS of the current line's first
     index, end = 0, len(script)
     while index < end:
         char = script[index]
@@ -126,61 +134,63 @@ def _tokens(script: str) -> list[str | _Operator]:
             if script.startswith("\\\n", index):
                 index += 2
                 continue
-            word = (word or []) + [script[index + 1:index + 2]]
-            digits_only = False
+            word.append(script[index + 1:index + 2])
+            begun, digits_only = True, False
             index += 2
         elif char == "'":
             close = script.find("'", index + 1)
             if close < 0:
                 raise _Unread("it has an unclosed '")
-            word = (word or []) + [script[index + 1:close]]
-            digits_only = False
+            word.append(script[index + 1:close])
+            begun, digits_only = True, False
             index = close + 1
         elif char == '"':
-            text, index = _double_quoted(script, index + 1)
-            word = (word or []) + [text]
-            digits_only = False
+            text, index = _double_quoted(script, index + 1, 0)
+            word.append(text)
+            begun, digits_only = True, False
         elif char in "$`":
-            close = _expansion_end(script, index)
-            word = (word or []) + [script[index:close]]
-            digits_only = False
+            close = _expansion_end(script, index, 0)
+            word.append(script[index:close])
+            begun, digits_only = True, False
             index = close
         elif char in _BLANKS:
-            if word is not None:
+            if begun:
                 tokens.append("".join(word))
-                word = None
+                word, begun = [], False
             index += 1
-        elif char == "#" and word is None:
+        elif char == "#" and not begun:
             newline = script.find("\n", index)
             index = end if newline < 0 else newline
+        elif char not in _OPERATOR_STARTS:
+            run = _ORDINARY.match(script, index)
+            assert run is not None, "CHAR is ordinary"
+            digits_only = (not begun or digits_only) and run.group().isdigit()
+            word.append(run.group())
+            begun = True
+            index = run.end()
         else:
-            operator = next((op for op in _OPERATORS if script.startswith(op, index)), None)
-            if operator is None:
-                digits_only = (word is None or digits_only) and char.isdigit()
-                word = (word or []) + [char]
-                index += 1
-                continue
-            io_number = word is not None and digits_only and operator in _REDIRECTIONS
-            if word is not None:
+            found = _OPERATOR.match(script, index)
+            assert found is not None, "CHAR starts an operator"
+            operator = found.group()
+            io_number = begun and digits_only and operator in _REDIRECTIONS
+            if begun:
                 tokens.append("".join(word))
-                word = None
+                word, begun = [], False
             tokens.append(_Operator(operator, io_number))
             digits_only = False
             index += len(operator)
             if operator == "\n":
-                index = _past_here_documents(script, index, tokens)
-    if word is not None:
+                index = _past_here_documents(script, index, tokens[line_start:])
+                line_start = len(tokens)
+    if begun:
         tokens.append("".join(word))
     return tokens
 
 
-def _past_here_documents(script: str, index: int, tokens: list[str | _Operator]) -> int:
-    """Past the bodies of the here-documents the line just read opens (``<<EOF``), from INDEX (its line
-    break's end): each runs to a line that is its delimiter alone (tabs before it dropped, for ``<<-``), or
-    to the script's end."""
-    line_start = max((at for at, token in enumerate(tokens[:-1]) if isinstance(token, _Operator)
-                      and token.text == "\n"), default=-1)
-    line = tokens[line_start + 1:]
+def _past_here_documents(script: str, index: int, line: list[str | _Operator]) -> int:
+    """Past the bodies of the here-documents the LINE of tokens just read opens (``<<EOF``), from INDEX (its
+    line break's end): each runs to a line that is its delimiter alone (tabs before it dropped, for
+    ``<<-``), or to the script's end."""
     for operator, delimiter in itertools.pairwise(line):
         if not (isinstance(operator, _Operator) and operator.text in ("<<", "<<-") and isinstance(delimiter, str)):
             continue
@@ -193,9 +203,10 @@ def _past_here_documents(script: str, index: int, tokens: list[str | _Operator])
     return index
 
 
-def _double_quoted(script: str, index: int) -> tuple[str, int]:
+def _double_quoted(script: str, index: int, nesting: int) -> tuple[str, int]:
     """The text of a double-quoted string from INDEX (just past its opening quote), quotes and escapes
-    removed, expansions as written; and the index past its closing quote."""
+    removed, expansions as written; and the index past its closing quote. NESTING: how many expansions
+    it is within."""
     text: list[str] = []
     while index < len(script):
         char = script[index]
@@ -206,7 +217,7 @@ def _double_quoted(script: str, index: int) -> tuple[str, int]:
                 text.append(script[index + 1])
             index += 2
         elif char in "$`":
-            close = _expansion_end(script, index)
+            close = _expansion_end(script, index, nesting)
             text.append(script[index:close])
             index = close
         else:
@@ -215,9 +226,11 @@ def _double_quoted(script: str, index: int) -> tuple[str, int]:
     raise _Unread('it has an unclosed \'"\'')
 
 
-def _expansion_end(script: str, index: int) -> int:
+def _expansion_end(script: str, index: int, nesting: int) -> int:
     """Past the end of the expansion starting at INDEX (``$(…)``, ``$((…))``, ``${…}``, backquotes, or a
-    plain ``$NAME``/``$`` whose end is the word's)."""
+    plain ``$NAME``/``$`` whose end is the word's). NESTING: how many expansions it is within."""
+    if nesting >= MAX_NESTING:
+        raise _Unread(f"it nests substitutions more than {MAX_NESTING} deep")
     if script[index] == "`":
         close = index + 1
         while close < len(script) and script[close] != "`":
@@ -242,10 +255,10 @@ def _expansion_end(script: str, index: int) -> int:
             position = close + 1
             continue
         if char == '"':
-            _, position = _double_quoted(script, position + 1)
+            _, position = _double_quoted(script, position + 1, nesting + 1)
             continue
         if char in "$`" and position > index + 1:
-            position = _expansion_end(script, position)
+            position = _expansion_end(script, position, nesting + 1)
             continue
         if char == opening:
             depth += 1

@@ -42,6 +42,9 @@ INTERESTING: list[Any] = [
     "kind: EndpointPickerConfig\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"b{i}: &b{i} [{', '.join(['*a' if i == 0 else f'*b{i - 1}'] * 9)}]\n" for i in range(8)),
     "kind: EndpointPickerConfig\nplugins: !!int x\n", "kind: [EndpointPickerConfig", "- a\n- b\n",
+    # shell scripts a container may run: substitutions, arithmetic, here-documents, nesting, unclosed forms
+    'exec vllm serve --host $(hostname -i) --port $((8000 + 1)) "$@"', "exec vllm serve $( `x` ${y:-$(z)} ) \"$@\"",
+    "cat <<-E\n\tx )\n\tE\nexec vllm serve \"$@\" 2>&1", "exec vllm $((1+", "exec vllm '", "$(" * 40,
 ]
 TAGS = ["!!int ", "!!bool ", "!!float ", "!!null ", "!!str ", "!!timestamp ", "!!binary ", "!custom ",
         "!!python/name:os.system ", "!!set ", "!!map ", "!!seq ", "! "]
