@@ -17,7 +17,7 @@ from fusion_helm.base.kinds import DEPLOYMENT, POD, SERVICE_ACCOUNT
 from fusion_helm.base.labels import LABEL_COMPONENT_TYPE, LABEL_SERVICE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
-from fusion_helm.expand.names import frontend_name
+from fusion_helm.expand.names import frontend_name, frontend_service_name
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.expand.services import service_object, service_port
 from fusion_helm.expand.serving_port import FRONTED, common_port
@@ -110,7 +110,8 @@ def frontend_objects(service: InferenceService, frontend: Frontend) -> list[dict
                                                                    **labels}},
                      "spec": pod_spec},
     }})
-    objects.append(service_object(service, name, labels, labels, frontend.service, [service_port(service, port, None)]))
+    objects.append(service_object(service, frontend_service_name(service, frontend), labels, labels, frontend.service,
+                                  [service_port(service, port, None)]))
     return objects
 
 

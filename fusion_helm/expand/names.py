@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from fusion_helm.model import Router
+    from fusion_helm.model.exposure import ClientService, Frontend
 
 MAX_NAME = 63
 """Pod names are host names and LWS names are label values: both DNS labels."""
@@ -103,15 +104,23 @@ def disruption_budget_name(service: str, role: str) -> str:
 SERVING_SUFFIX = "-serving"
 
 
-def role_service_name(service: str, role: str) -> str:
-    """The Service over a role's serving pods (``roles[].service``): not ``<service>-<role>``, the headless
-    Service the LWS controller makes for a role's LeaderWorkerSet in layout role."""
-    return f"{service}-{role}{SERVING_SUFFIX}"
+def role_service_name(service: InferenceService, role: Role) -> str:
+    """The Service over a role's serving pods (``roles[].service``): the name it gives, else not
+    ``<service>-<role>``, the headless Service the LWS controller makes for a role's LeaderWorkerSet in
+    layout role."""
+    assert role.service is not None
+    return role.service.name or f"{service.name}-{role.name}{SERVING_SUFFIX}"
 
 
-def service_service_name(service: str) -> str:
-    """The Service over every serving role's serving pods (``spec.service``)."""
-    return f"{service}{SERVING_SUFFIX}"
+def service_service_name(service: InferenceService) -> str:
+    """The Service over every serving role's serving pods (``spec.service``): the name it gives, else this."""
+    assert service.service is not None
+    return service.service.name or f"{service.name}{SERVING_SUFFIX}"
+
+
+def frontend_service_name(service: InferenceService, frontend: Frontend) -> str:
+    """A frontend role's Service: the name it gives, else its Deployment's."""
+    return frontend.service.name or frontend_name(service.name, frontend.name)
 
 
 def certificate_name(service: str) -> str:
@@ -241,12 +250,19 @@ def check_service_names(service: InferenceService) -> None:
         names.setdefault(picker_name(service.name, service.router.name), "the endpoint picker's Service")
     for role in service.roles:
         if role.service is not None:
-            claim(role_service_name(service.name, role.name), role.service.path, f"role {role.name!r}'s Service")
+            claim(role_service_name(service, role), _name_path(role.service), f"role {role.name!r}'s Service")
     if service.service is not None:
-        claim(service_service_name(service.name), service.service.path, "the service's Service")
+        claim(service_service_name(service), _name_path(service.service), "the service's Service")
     for frontend in service.frontends:
         claim(frontend_name(service.name, frontend.name), f"{frontend.path}.name",
-              f"frontend {frontend.name!r}'s Service")
+              f"frontend {frontend.name!r}'s Deployment")
+        if frontend.service.name:
+            claim(frontend.service.name, _name_path(frontend.service), f"frontend {frontend.name!r}'s Service")
+
+
+def _name_path(wanted: ClientService) -> str:
+    """The field a Service's name comes from: its own name where given, else its whole entry's."""
+    return f"{wanted.path}.name" if wanted.name else wanted.path
 
 
 def check_name_lengths(service: InferenceService, role: Role) -> None:

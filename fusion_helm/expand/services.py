@@ -30,13 +30,13 @@ HTTPS = "https"
 
 def client_services(service: InferenceService) -> list[dict[str, Any]]:
     """The Services the roles and the service ask for, in role order, the service's last."""
-    objects = [service_object(service, role_service_name(service.name, role.name), role_labels(service, role),
+    objects = [service_object(service, role_service_name(service, role), role_labels(service, role),
                         {LABEL_SERVICE: service.name, LABEL_ROLE_NAME: role.name, **serving_selector(service)},
                         role.service, _ports(service, role))
                for role in service.roles if role.service is not None]
     if service.service is not None:
         port = common_port(service, EXPOSED, service.service.path, "the service's one Service needs")
-        objects.append(service_object(service, service_service_name(service.name), {LABEL_SERVICE: service.name},
+        objects.append(service_object(service, service_service_name(service), {LABEL_SERVICE: service.name},
                                 {LABEL_SERVICE: service.name, **serving_selector(service)}, service.service,
                                 [service_port(service, port, None)]))
     return objects

@@ -48,9 +48,9 @@ def certificate(service: InferenceService) -> dict[str, Any]:
     reached by — localhost (the sidecar's own engine), 127.0.0.1, and the service's Services."""
     tls = service.tls
     assert tls is not None and tls.cert_manager is not None
-    services = [role_service_name(service.name, role.name) for role in service.roles if role.service is not None]
+    services = [role_service_name(service, role) for role in service.roles if role.service is not None]
     if service.service is not None:
-        services.append(service_service_name(service.name))
+        services.append(service_service_name(service))
     qualified = [f"{name}.{service.namespace}.svc" for name in services] if service.namespace else []
     spec: dict[str, Any] = {
         "secretName": tls.secret_name,

@@ -32,13 +32,16 @@ class ClientService:
     headless: bool = False
     """No cluster IP: DNS answers with the pods' own addresses."""
     annotations: Mapping[str, str] = EMPTY
+    name: str | None = None
+    """Its name, where not the one the expansion gives it."""
 
 
 def parse_client_service(raw: Mapping[str, Any] | None, path: str, where: str) -> ClientService | None:
     if raw is None:
         return None
     service = ClientService(path=path, type=ServiceType(raw.get("type", ServiceType.CLUSTER_IP)),
-                            headless=raw.get("headless", False), annotations=dict(raw.get("annotations") or {}))
+                            headless=raw.get("headless", False), annotations=dict(raw.get("annotations") or {}),
+                            name=raw.get("name"))
     if service.headless and service.type is not ServiceType.CLUSTER_IP:
         raise InvalidSpec(where, f"{path}.headless",
                           f"only applies to type ClusterIP (a headless Service has no cluster IP to expose as "

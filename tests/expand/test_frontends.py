@@ -61,6 +61,13 @@ def test_sglang_s_router_discovers_the_serving_leaders_by_label() -> None:
     assert "PodGroup/svc" not in objects  # a monolithic single-node service, as without the frontend
 
 
+def test_a_frontend_s_service_takes_the_name_its_clients_call() -> None:
+    objects = render(service(role("w", "worker", ports=[{"containerPort": 8000}]),
+                             {**frontend(args=["--port", "8080"]), "service": {"name": "sglang-router"}}))
+    assert "Service/sglang-router" in objects and "Deployment/svc-gateway" in objects
+    assert "Service/svc-gateway" not in objects
+
+
 def test_a_prefill_decode_service_is_discovered_as_prefill_and_decode_pods() -> None:
     objects = render(service(sglang("p", "prefiller", "--disaggregation-mode", "prefill",
                                     "--disaggregation-bootstrap-port", "9000"),

@@ -89,6 +89,10 @@ def test_a_decoder_behind_the_sidecar_is_reached_at_the_sidecar() -> None:
      "role 'a''s Service 'svc-a-serving' is also the name of the headless Service of role 'a-serving''s "
      "LeaderWorkerSet"),
     ([exposed(role("a", "worker"))], {"layout": "role"}, None, None),
+    ([exposed(role("a", "worker"), name="leader"), exposed(role("b", "worker"), name="leader")], {},
+     "spec.roles[1].service.name", "role 'b''s Service 'leader' is also the name of role 'a''s Service"),
+    ([exposed(role("a", "worker"), name="svc-router-epp"), router()], {}, "spec.roles[0].service.name",
+     "role 'a''s Service 'svc-router-epp' is also the name of the endpoint picker's Service"),
 ])
 def test_service_mistakes_are_refused_by_field(roles: list[dict[str, Any]], spec: dict[str, Any], path: str | None,
                                                message: str | None) -> None:
@@ -99,6 +103,15 @@ def test_service_mistakes_are_refused_by_field(roles: list[dict[str, Any]], spec
         served(*roles, **spec)
     assert error.value.path == path
     assert message is not None and message in str(error.value)
+
+
+def test_a_service_takes_the_name_its_clients_call() -> None:
+    """Upstream's multi-node manifests expose the leader as vllm-leader: clients keep calling it."""
+    objects = served(exposed(role("w", "worker", nodes=2, image="vllm/vllm-openai:v0.32.0"), name="vllm-leader"),
+                     service={"name": "llm"}, tls={"certManager": {"issuerRef": {"name": "ca"}}})
+    assert objects["Service/vllm-leader"]["spec"]["selector"]["fusioninfer.io/role-name"] == "w"
+    assert "Service/llm" in objects and "Service/svc-w-serving" not in objects
+    assert {"vllm-leader", "llm"} <= set(objects["Certificate/svc-serving-tls"]["spec"]["dnsNames"])
 
 
 def test_a_router_has_no_service_of_its_own() -> None:

@@ -1235,7 +1235,8 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                        'Gateway, named '
                                                                                        '<service>-<role>-serving '
                                                                                        "(a frontend's: "
-                                                                                       '<service>-<role>): each '
+                                                                                       '<service>-<role>) unless '
+                                                                                       'name says otherwise: each '
                                                                                        "replica's leader, or every "
                                                                                        'pod where every node '
                                                                                        'serves. Its ports are '
@@ -1246,7 +1247,42 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                        'named), else the port the '
                                                                                        'engine serves on; https '
                                                                                        'where spec.tls is set.',
-                                                                        'properties': {'type': {'type': 'string',
+                                                                        'properties': {'name': {'type': 'string',
+                                                                                                'description': 'The '
+                                                                                                               "Service's "
+                                                                                                               'own '
+                                                                                                               'name, '
+                                                                                                               'for '
+                                                                                                               'clients '
+                                                                                                               'that '
+                                                                                                               'already '
+                                                                                                               'call '
+                                                                                                               'one '
+                                                                                                               '(upstream '
+                                                                                                               "manifests' "
+                                                                                                               'vllm-leader, '
+                                                                                                               'for '
+                                                                                                               'instance): '
+                                                                                                               'a '
+                                                                                                               'DNS '
+                                                                                                               'label '
+                                                                                                               'of '
+                                                                                                               'at '
+                                                                                                               'most '
+                                                                                                               '63 '
+                                                                                                               'characters, '
+                                                                                                               'starting '
+                                                                                                               'with '
+                                                                                                               'a '
+                                                                                                               'letter, '
+                                                                                                               'unique '
+                                                                                                               'among '
+                                                                                                               'the '
+                                                                                                               "release's "
+                                                                                                               'objects.',
+                                                                                                'pattern': '^[a-z]([-a-z0-9]*[a-z0-9])?$',
+                                                                                                'maxLength': 63},
+                                                                                       'type': {'type': 'string',
                                                                                                 'description': 'ClusterIP '
                                                                                                                '(the '
                                                                                                                'default), '
@@ -3553,7 +3589,16 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                     '<service>-serving, for clients that call the service without '
                                                     'a Gateway (a monolithic service of several worker roles); the '
                                                     "roles must serve on one port. As a role's service otherwise.",
-                                     'properties': {'type': {'type': 'string',
+                                     'properties': {'name': {'type': 'string',
+                                                             'description': "The Service's own name, for clients "
+                                                                            'that already call one (upstream '
+                                                                            "manifests' vllm-leader, for "
+                                                                            'instance): a DNS label of at most 63 '
+                                                                            'characters, starting with a letter, '
+                                                                            "unique among the release's objects.",
+                                                             'pattern': '^[a-z]([-a-z0-9]*[a-z0-9])?$',
+                                                             'maxLength': 63},
+                                                    'type': {'type': 'string',
                                                              'description': 'ClusterIP (the default), NodePort or '
                                                                             'LoadBalancer.',
                                                              'enum': ['ClusterIP', 'NodePort', 'LoadBalancer']},
@@ -5230,7 +5275,8 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                               'pods, for clients that call them '
                                                                               'without a Gateway, named '
                                                                               '<service>-<role>-serving (a '
-                                                                              "frontend's: <service>-<role>): each "
+                                                                              "frontend's: <service>-<role>) "
+                                                                              'unless name says otherwise: each '
                                                                               "replica's leader, or every pod "
                                                                               'where every node serves. Its ports '
                                                                               'are those the serving container '
@@ -5238,7 +5284,33 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                               'on first, named http unless named), '
                                                                               'else the port the engine serves on; '
                                                                               'https where spec.tls is set.',
-                                                               'properties': {'type': {'type': 'string',
+                                                               'properties': {'name': {'type': 'string',
+                                                                                       'description': 'The '
+                                                                                                      "Service's "
+                                                                                                      'own name, '
+                                                                                                      'for clients '
+                                                                                                      'that '
+                                                                                                      'already '
+                                                                                                      'call one '
+                                                                                                      '(upstream '
+                                                                                                      "manifests' "
+                                                                                                      'vllm-leader, '
+                                                                                                      'for '
+                                                                                                      'instance): '
+                                                                                                      'a DNS label '
+                                                                                                      'of at most '
+                                                                                                      '63 '
+                                                                                                      'characters, '
+                                                                                                      'starting '
+                                                                                                      'with a '
+                                                                                                      'letter, '
+                                                                                                      'unique '
+                                                                                                      'among the '
+                                                                                                      "release's "
+                                                                                                      'objects.',
+                                                                                       'pattern': '^[a-z]([-a-z0-9]*[a-z0-9])?$',
+                                                                                       'maxLength': 63},
+                                                                              'type': {'type': 'string',
                                                                                        'description': 'ClusterIP '
                                                                                                       '(the '
                                                                                                       'default), '
@@ -7332,7 +7404,15 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                            '<service>-serving, for clients that call the service without a Gateway '
                                            '(a monolithic service of several worker roles); the roles must serve '
                                            "on one port. As a role's service otherwise.",
-                            'properties': {'type': {'type': 'string',
+                            'properties': {'name': {'type': 'string',
+                                                    'description': "The Service's own name, for clients that "
+                                                                   "already call one (upstream manifests' "
+                                                                   'vllm-leader, for instance): a DNS label of at '
+                                                                   'most 63 characters, starting with a letter, '
+                                                                   "unique among the release's objects.",
+                                                    'pattern': '^[a-z]([-a-z0-9]*[a-z0-9])?$',
+                                                    'maxLength': 63},
+                                           'type': {'type': 'string',
                                                     'description': 'ClusterIP (the default), NodePort or '
                                                                    'LoadBalancer.',
                                                     'enum': ['ClusterIP', 'NodePort', 'LoadBalancer']},
