@@ -76,7 +76,8 @@ def _plan(args: argparse.Namespace) -> int:
     hyper_nodes = None if args.topology is None else _hyper_nodes(args.topology)
     try:
         cluster, nodes = cluster_of(args.gpus_per_node, hyper_nodes=hyper_nodes, gpus=args.gpus, nodes=args.nodes)
-        plans = place_all([obj for name in args.files for obj in _expanded_objects(name, PLANNED_KINDS)], cluster)
+        plans = place_all([obj for name in args.files for obj in _expanded_objects(name, PLANNED_KINDS)], cluster,
+                          at_maximum=args.autoscaled == "maximum")
     except TopologyError as error:  # the HyperNodes, or a networkTopology they cannot meet: named by their file
         raise InputError(f"{stream_name(args.topology)}: {error}") from None
     except PlanError as error:
@@ -230,6 +231,9 @@ def _file_commands(commands: Commands) -> None:
                            "yaml` prints them; members by exactMatch): their nodes, --gpus-per-node each, placed by "
                            "network topology as Volcano does")
     plan_cmd.add_argument("--gpus-per-node", type=_positive, default=8, metavar="G", help="default 8")
+    plan_cmd.add_argument("--autoscaled", choices=["minimum", "maximum"], default="minimum",
+                          help="plan each autoscaled role at its autoscaler's minimum (what it starts with; the "
+                               "default) or maximum (its peak: whether the cluster holds it)")
     plan_cmd.add_argument("-o", "--output", choices=["tree", "json"], default="tree")
 
 

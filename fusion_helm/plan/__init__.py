@@ -40,8 +40,9 @@ def plan(objects: Iterable[Mapping[str, Any]], nodes: int, gpus_per_node: int) -
     """Play every service in OBJECTS (generated PodGroups and LeaderWorkerSets) onto the cluster."""
     return place_all(objects, Nodes.of(nodes, gpus_per_node))
 
-def place_all(objects: Iterable[Mapping[str, Any]], cluster: Nodes) -> list[ServicePlan]:
-    return [_place(service, cluster) for service in read_services(objects)]
+def place_all(objects: Iterable[Mapping[str, Any]], cluster: Nodes, at_maximum: bool = False) -> list[ServicePlan]:
+    """Each service placed on CLUSTER, its autoscaled roles at their minimum (AT_MAXIMUM: their maximum)."""
+    return [_place(service, cluster) for service in read_services(objects, at_maximum)]
 
 def _place(service: ServicePlan, cluster: Nodes) -> ServicePlan:
     required = [replica for replica in service.replicas if replica.required]

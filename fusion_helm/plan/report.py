@@ -32,7 +32,8 @@ def to_json(plans: list[ServicePlan], nodes: int, gpus_per_node: int) -> dict[st
                 "componentType": role.component_type,
                 "placed": _range(role.placed),
                 **({"autoscaled": {"minReplicas": role.autoscaled.min_replicas,
-                                   "maxReplicas": role.autoscaled.max_replicas}} if role.autoscaled else {}),
+                                   "maxReplicas": role.autoscaled.max_replicas,
+                                   "planned": role.autoscaled.planned}} if role.autoscaled else {}),
                 "replicas": [{
                     "name": replica.name,
                     "outcome": replica.outcome.value,

@@ -7,7 +7,13 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
-from fusion_helm.base.kinds import DISAGGREGATED_SET, HORIZONTAL_POD_AUTOSCALER, LEADER_WORKER_SET, POD_GROUP
+from fusion_helm.base.kinds import (
+    DISAGGREGATED_SET,
+    HORIZONTAL_POD_AUTOSCALER,
+    LEADER_WORKER_SET,
+    POD_GROUP,
+    SCALED_OBJECT,
+)
 from fusion_helm.base.labels import (
     LABEL_COMPONENT_TYPE,
     LABEL_GROUP_INDEX,
@@ -23,8 +29,11 @@ from fusion_helm.kio.keys import latest_by_key
 from fusion_helm.plan.nodes import GPU, Pod
 from fusion_helm.records import record
 
-KINDS = (POD_GROUP.kind, LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind, HORIZONTAL_POD_AUTOSCALER.kind)
-"""What the preview reads (an autoscaled role is planned at its autoscaler's minimum)."""
+KINDS = (POD_GROUP.kind, LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind, HORIZONTAL_POD_AUTOSCALER.kind,
+         SCALED_OBJECT.kind)
+"""What the preview reads (an autoscaled role is planned at its autoscaler's minimum, or maximum)."""
+KEDA_DEFAULT_COUNTS = (0, 100)
+"""A ScaledObject's minReplicaCount and maxReplicaCount where it gives none (KEDA's defaults)."""
 
 
 class Outcome(StrEnum):
@@ -75,19 +84,27 @@ class Replica:
 
 @record
 class Autoscaled:
-    """A role whose LeaderWorkerSet's count an autoscaler owns (layout role): planned at its minimum."""
+    """A role whose LeaderWorkerSet's count an autoscaler owns: planned at its minimum or its maximum."""
 
     min_replicas: int
     max_replicas: int | None
-    """None: no HorizontalPodAutoscaler among the objects read; planned at the count the role starts
-    with, 1 (``first``)."""
+    """None: no autoscaler (HorizontalPodAutoscaler or KEDA ScaledObject) among the objects read; planned at
+    the count the role starts with, 1 (``first``)."""
     first: str = "LWS's default of 1"
+    at_maximum: bool = False
+
+    @property
+    def planned(self) -> int:
+        if self.max_replicas is None:
+            return self.min_replicas
+        return self.max_replicas if self.at_maximum else self.min_replicas
 
     @property
     def note(self) -> str:
         if self.max_replicas is None:
-            return f"autoscaled, no HorizontalPodAutoscaler read: planned at {self.first}"
-        return f"autoscaled {self.min_replicas}-{self.max_replicas}: planned at its minimum"
+            return f"autoscaled, no autoscaler read: planned at {self.first}"
+        return (f"autoscaled {self.min_replicas}-{self.max_replicas}: planned at its "
+                f"{'maximum' if self.at_maximum else 'minimum'}")
 
 ROLE_SCALER_FIRST = "its role scaler's first count, 1"
 
@@ -124,14 +141,15 @@ class ServicePlan:
             return State.FULL
         return State.BLOCKED if outcomes == {Outcome.WAITS} else State.PARTIAL
 
-def read_services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
-    """The services' replicas, unplaced. Later copies of an object replace earlier ones."""
+def read_services(objects: Iterable[Mapping[str, Any]], at_maximum: bool = False) -> list[ServicePlan]:
+    """The services' replicas, unplaced, each autoscaled role's at its minimum (AT_MAXIMUM: its maximum).
+    Later copies of an object replace earlier ones."""
     by_key = latest_by_key(objects, KINDS)
     pod_groups = {obj["metadata"]["name"]: obj["spec"] for obj in by_key.values()
                   if obj["kind"] == POD_GROUP.kind and LABEL_SERVICE in obj["metadata"].get("labels", {})}
     autoscalers = {(obj["metadata"].get("namespace"), obj["spec"]["scaleTargetRef"]["name"]):
-                   Autoscaled(obj["spec"].get("minReplicas", 1), obj["spec"]["maxReplicas"])
-                   for obj in by_key.values() if obj["kind"] == HORIZONTAL_POD_AUTOSCALER.kind}
+                   _autoscaled(obj, at_maximum) for obj in by_key.values()
+                   if obj["kind"] in (HORIZONTAL_POD_AUTOSCALER.kind, SCALED_OBJECT.kind)}
     members: dict[str, list[_Member]] = {}
     autoscaled: dict[str, dict[str, Autoscaled]] = {}
     for obj in by_key.values():
@@ -150,9 +168,18 @@ def read_services(objects: Iterable[Mapping[str, Any]]) -> list[ServicePlan]:
             if replicas is None:  # the autoscaler owns the count
                 scaling = autoscalers.get((obj["metadata"].get("namespace"), target), unscaled)
                 autoscaled.setdefault(service, {})[lws["metadata"]["labels"][LABEL_ROLE_NAME]] = scaling
-                replicas = scaling.min_replicas
+                replicas = scaling.planned
             members.setdefault(service, []).extend(_members(lws, replicas))
     return [_service(name, found, pod_groups.get(name), autoscaled.get(name, {})) for name, found in members.items()]
+
+def _autoscaled(autoscaler: Mapping[str, Any], at_maximum: bool) -> Autoscaled:
+    """The counts a HorizontalPodAutoscaler or a KEDA ScaledObject keeps its target between."""
+    spec = autoscaler["spec"]
+    if autoscaler["kind"] == SCALED_OBJECT.kind:
+        fewest, most = KEDA_DEFAULT_COUNTS
+        return Autoscaled(spec.get("minReplicaCount", fewest), spec.get("maxReplicaCount", most),
+                          at_maximum=at_maximum)
+    return Autoscaled(spec.get("minReplicas", 1), spec["maxReplicas"], at_maximum=at_maximum)
 
 def _revision_leader_worker_sets(disaggregated_set: Mapping[str, Any]
                                  ) -> list[tuple[Mapping[str, Any], str, Autoscaled]]:

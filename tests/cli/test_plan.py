@@ -132,12 +132,36 @@ def test_an_autoscaled_role_is_planned_at_its_autoscaler_s_minimum(renders: Rend
     report = preview(objects, gpus=80)
     assert placed(report) == TABLES["role"][80]
     assert [role.get("autoscaled") for role in report["services"][0]["roles"]] == [
-        None, {"minReplicas": 2, "maxReplicas": 5}]
+        None, {"minReplicas": 2, "maxReplicas": 5, "planned": 2}]
     assert "└── decode (decoder; autoscaled 2-5: planned at its minimum)" in tree(objects, gpus=80)
     # Without its autoscaler the LeaderWorkerSet has LWS's default count, 1, and the tree says so.
     alone = tree([obj for obj in objects if obj["kind"] != "HorizontalPodAutoscaler"], gpus=80)
-    assert "└── decode (decoder; autoscaled, no HorizontalPodAutoscaler read: planned at LWS's default of 1)" in alone
+    assert "└── decode (decoder; autoscaled, no autoscaler read: planned at LWS's default of 1)" in alone
     assert "decode-1" not in alone
+
+
+@pytest.mark.parametrize("keda", [False, True])
+def test_at_its_maximum_an_autoscaled_role_s_peak_is_planned(renders: Renders, tmp_path: Path, keda: bool) -> None:
+    """Whether the cluster holds the peak: 16 GPUs of prefill and five 32-GPU decode replicas need 176."""
+    spec = yaml.safe_load(STORY4.read_text())
+    decode = spec["roles"][1]
+    del decode["replicas"]
+    decode["autoscaling"] = {"minReplicas": 1, "maxReplicas": 5}
+    if keda:  # KEDA scales on the engines' own signals
+        decode["autoscaling"]["prometheus"] = {"serverAddress": "http://prometheus.monitoring:9090"}
+        spec["monitoring"] = {"podMonitor": {"enabled": True}}
+    else:
+        requesting_cpu(decode)
+    values = tmp_path / "autoscaled.yaml"
+    values.write_text(yaml.safe_dump({**spec, "layout": "role"}))
+    stream = yaml.safe_dump_all(renders(values))
+    for gpus, state, placed_decode in ((176, "full", 5), (144, "partial", 4)):
+        result = plan(stream, "--gpus", str(gpus), "--autoscaled", "maximum", "-o", "json")
+        [service] = json.loads(result.stdout)["services"]
+        roles = {role["name"]: role for role in service["roles"]}
+        assert roles["decode"]["autoscaled"] == {"minReplicas": 1, "maxReplicas": 5, "planned": 5}
+        assert (service["state"], roles["decode"]["placed"]) == (state, {"min": placed_decode, "max": placed_decode})
+    assert "autoscaled 1-5: planned at its maximum" in plan(stream, "--gpus", "176", "--autoscaled", "maximum").stdout
 
 
 def test_the_tree(renders: Renders) -> None:

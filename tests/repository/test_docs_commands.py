@@ -75,6 +75,8 @@ RUN = {
     "README.md: helm template qwen charts/fusioninfer -f values/elastic-qwen3-8b.yaml "
     "--post-renderer fusion-postrender",
     "README.md: helm template deepseek charts/fusioninfer -f values/cached-multinode-deepseek-r1.yaml \\",
+    "docs/autoscaling.md: helm template qwen charts/fusioninfer -f values/elastic-qwen3-8b.yaml --post-renderer "
+    "fusion-postrender \\",
     "docs/gang-scheduling.md: helm template ds charts/fusioninfer -f values/topology-racks-deepseek-r1.yaml \\",
     "docs/gang-scheduling.md: helm template ds charts/fusioninfer -f values/story4-pd-multinode-deepseek-r1.yaml "
     "| fusion-helm plan - --gpus 64",
