@@ -5,7 +5,16 @@ llm-d's guides and many users' values carry llm-d's prefill/decode proxy in thei
 llm-d v0.10 ``ghcr.io/llm-d/llm-d-routing-sidecar`` (flags ``--port``, ``--vllm-port``), since then
 ``ghcr.io/llm-d/llm-d-router-disagg-sidecar`` (``--port``, ``--model-server-port``, ``--vllm-port`` kept as
 its deprecated name). Both are Go programs: a flag is ``-name`` or ``--name``, its value after ``=`` or
-in the next word (a switch only after ``=``)."""
+in the next word (a switch only after ``=``).
+
+What each speaks, by release (their sources, cmd/ and internal/proxy/): llm-d-routing-sidecar 0.0.x reads
+the prefill pod from ``x-prefiller-url`` alone and serves plain HTTP; from v0.2.0 it reads
+``x-prefiller-host-port`` too (what llm-d-router's picker sends), serves HTTPS unless ``--secure-proxy=false``
+and dials the engines in TLS with ``--prefiller-use-tls``/``--decoder-use-tls``; its ``--connector``
+defaults to ``nixl`` (llm-d's early vLLM fork's protocol) before v0.3.0, ``nixlv2`` since.
+llm-d-router-disagg-sidecar reads ``x-prefiller-host-port``, serves HTTPS unless ``--secure-proxy=false``,
+dials the engines in TLS for the stages ``--enable-tls`` names, and speaks ``--kv-connector`` (default
+``nixlv2``)."""
 
 from __future__ import annotations
 
@@ -30,17 +39,38 @@ class ProxyKind:
     default_engine_port: int
     pool_flags: tuple[str, ...]
     """The flags naming the InferencePool its SSRF protection allows (``namespace/name`` or ``name``)."""
+    connector_flag: str
+    """The flag naming the KV-transfer protocol it drives the prefill and decode by."""
+    default_connectors: tuple[tuple[Version, str], ...]
+    """That flag's default, by the first release that has it (oldest first)."""
+    host_port_header_since: Version
+    """The first release that reads the prefill pod from ``x-prefiller-host-port``, what the picker sends."""
+    tls_since: Version
+    """The first release that serves HTTPS (by default) and can dial its engines in TLS."""
+    engine_tls_flags: tuple[str, ...]
+    """Its switches for TLS to the prefill and the decode engine; empty: one list flag, ``--enable-tls``."""
     listen_flag: str = "port"
     default_listen_port: int = 8000
 
 
+Version = tuple[int, ...]
+ANY: Version = (0,)
 ROUTING_PROXIES = (
-    ProxyKind("llm-d-router-disagg-sidecar", ("model-server-port", "vllm-port"), 8200, ("inference-pool",)),
-    ProxyKind("llm-d-routing-sidecar", ("vllm-port",), 8001, ("inference-pool-name",)),
+    ProxyKind("llm-d-router-disagg-sidecar", ("model-server-port", "vllm-port"), 8200, ("inference-pool",),
+              "kv-connector", ((ANY, "nixlv2"),), ANY, ANY, ()),
+    ProxyKind("llm-d-routing-sidecar", ("vllm-port",), 8001, ("inference-pool-name",),
+              "connector", ((ANY, "nixl"), ((0, 3, 0), "nixlv2")), (0, 2, 0), (0, 2, 0),
+              ("prefiller-use-tls", "decoder-use-tls")),
 )
 """llm-d's prefill/decode proxies, newest first: each listens where the pool routes and forwards to the
 engine."""
 SSRF_FLAG = "enable-ssrf-protection"
+PREFILL_HEADER = "x-prefiller-host-port"
+"""The header llm-d-router's picker names the prefill pod it chose in (its pkg/common/routing)."""
+SECURE_FLAG = "secure-proxy"
+ENABLE_TLS_FLAG = "enable-tls"
+TLS_STAGES = ("prefiller", "decoder")
+"""The hops a proxy dials in TLS under spec.tls: the prefill engine, and its own decode engine."""
 
 
 @record
@@ -70,7 +100,60 @@ class Proxy:
 
     @property
     def ssrf_protection(self) -> bool:
-        return (go_flag(self.words, SSRF_FLAG) or "false").lower() in ("true", "1", "t")
+        return go_switch(self.words, SSRF_FLAG) is True
+
+    @property
+    def version(self) -> Version | None:
+        """The release its image's tag names (``v0.3.0``, ``0.0.6``, ``v0.2.0-RC1``); None: a digest, latest."""
+        image = str(self.container.get("image") or "").partition("@")[0]
+        tag = image.rpartition("/")[2].partition(":")[2]
+        parts = tag.removeprefix("v").partition("-")[0].split(".")
+        if len(parts) < 2 or not all(part.isdigit() and len(part) <= 6 for part in parts):
+            return None
+        return tuple(int(part) for part in parts)
+
+    def _since(self, first: Version) -> bool | None:
+        """Whether its release is FIRST or later; None where its image names no release."""
+        if first == ANY:
+            return True
+        version = self.version
+        return None if version is None else version >= first
+
+    @property
+    def reads_host_port_header(self) -> bool | None:
+        return self._since(self.kind.host_port_header_since)
+
+    @property
+    def connector(self) -> str | None:
+        """The KV-transfer protocol it drives (its flag, else its release's default); None: unknown."""
+        given = go_flag(self.words, self.kind.connector_flag)
+        if given is not None:
+            return given
+        version = self.version
+        defaults = [mode for first, mode in self.kind.default_connectors
+                    if first == ANY or (version is not None and version >= first)]
+        unsure = version is None and len(self.kind.default_connectors) > 1
+        return None if unsure or not defaults else defaults[-1]
+
+    @property
+    def serves_tls(self) -> bool | None:
+        """It serves HTTPS (None: its release unknown and the flag not given)."""
+        tls = self._since(self.kind.tls_since)
+        if tls is False:
+            return False
+        given = go_switch(self.words, SECURE_FLAG)
+        return given if given is not None else tls
+
+    @property
+    def dials_tls(self) -> tuple[bool, bool] | None:
+        """Whether it dials the prefill engine and its decode engine in TLS (None: its release unknown)."""
+        if not self._since(self.kind.tls_since):
+            return None if self.version is None else (False, False)
+        if self.kind.engine_tls_flags:
+            prefill, decode = (go_switch(self.words, flag) is True for flag in self.kind.engine_tls_flags)
+            return prefill, decode
+        stages = {stage.strip() for value in go_flags(self.words, ENABLE_TLS_FLAG) for stage in value.split(",")}
+        return TLS_STAGES[0] in stages, TLS_STAGES[1] in stages
 
     @property
     def pool(self) -> str | None:
@@ -126,18 +209,35 @@ def words_of(container: Mapping[str, Any]) -> list[str]:
 def go_flag(words: Sequence[str], name: str) -> str | None:
     """The last value WORDS give flag NAME, as Go's flag packages read it (``-name v``, ``--name=v``; a
     flag alone is a switch turned on)."""
-    value = None
+    values = go_flags(words, name)
+    return values[-1] if values else None
+
+
+def go_flags(words: Sequence[str], name: str) -> list[str]:
+    """Every value WORDS give flag NAME, in order (a list flag's, such as ``--enable-tls``, add up)."""
+    values = []
     for index, word in enumerate(words):
         flag, equals, given = word.lstrip("-").partition("=") if word.startswith("-") else ("", "", "")
         if flag != name or word.startswith("---"):
             continue
         if equals:
-            value = given
+            values.append(given)
         elif index + 1 < len(words) and not words[index + 1].startswith("-"):
-            value = words[index + 1]
+            values.append(words[index + 1])
         else:
-            value = "true"
-    return value
+            values.append("true")
+    return values
+
+
+def go_switch(words: Sequence[str], name: str) -> bool | None:
+    """The last setting WORDS give switch NAME, as Go's flag packages read a boolean flag: alone it is on
+    (a word after it is no value of it), ``=false``/``=0``/``=f`` off; None where not given."""
+    setting = None
+    for word in words:
+        flag, equals, given = word.lstrip("-").partition("=") if word.startswith("-") else ("", "", "")
+        if flag == name and not word.startswith("---"):
+            setting = not equals or given.lower() in ("true", "1", "t")
+    return setting
 
 
 def taken_ports(spec: Mapping[str, Any]) -> dict[int, str]:

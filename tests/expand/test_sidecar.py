@@ -209,7 +209,7 @@ def test_decode_pods_that_name_no_account_get_one_of_their_own_never_default() -
     for lws in templates(objects, "p"):  # the prefill pods read nothing
         assert "serviceAccountName" not in lws["workerTemplate"]["spec"]
     adopted = pd(guide_decoder("--port=8000", "--vllm-port=8200", "--enable-ssrf-protection",
-                               "--inference-pool-name=svc-router"))
+                               "--inference-pool-name=svc-router", "--secure-proxy=false"))
     adopted_pod = templates(adopted, "d")[0]["workerTemplate"]["spec"]
     assert adopted_pod["serviceAccountName"] == "svc-router-pd-sidecar"
     # the adopted sidecar reads the pool with a token of its own; the engine has none
@@ -224,7 +224,7 @@ def test_decode_pods_that_name_no_account_get_one_of_their_own_never_default() -
 @pytest.mark.parametrize("where", ["initContainers", "containers"])
 def test_a_user_s_own_sidecar_of_that_image_is_kept_not_doubled(where: str) -> None:
     mine = {"name": "routing-proxy", "image": "mirror.example/llm-d/llm-d-router-disagg-sidecar:v0.10.0",
-            "args": ["--port=8000", "--model-server-port=8100", "--kv-connector=nixlv2"]}
+            "args": ["--port=8000", "--model-server-port=8100", "--kv-connector=nixlv2", "--secure-proxy=false"]}
     decoder = role("d", "decoder", args=["--model", "m", "--port", "8100", *NIXL],
                    ports=[{"containerPort": 8100}])
     spec = decoder["template"]["spec"]
@@ -303,6 +303,66 @@ def test_an_adopted_proxy_that_disagrees_with_the_pod_is_refused_by_field(decode
     assert message in str(error.value)
 
 
+OLD_SIDECAR = "ghcr.io/llm-d/llm-d-routing-sidecar"
+NEW_SIDECAR = "ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"
+PLAIN = {}
+TLS = {"tls": {"secretName": "serving-tls"}}
+
+
+@pytest.mark.parametrize(("decoder", "spec", "field", "message"), [
+    # KServe's llm-d example as written: a release that reads only x-prefiller-url
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--connector=nixlv2", image=f"{OLD_SIDECAR}:0.0.6"), PLAIN,
+     "image", "reads the prefill pod from x-prefiller-url alone, but the llm-d-router picker names it in "
+              "x-prefiller-host-port (read from llm-d-routing-sidecar v0.2.0): every request would decode whole"),
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--connector=lmcache", "--secure-proxy=false"), PLAIN,
+     "args", "drives the prefill and decode by 'lmcache' (--connector), but the engines' KV transfer speaks "
+             "nixlv2: give --connector=nixlv2"),
+    # before v0.3.0 the older proxy's own default is llm-d's early vLLM fork's protocol
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--secure-proxy=false", image=f"{OLD_SIDECAR}:v0.2.0"), PLAIN,
+     "args", "drives the prefill and decode by 'nixl' (--connector)"),
+    (guide_decoder("--port=8000", "--model-server-port=8200", "--kv-connector=mooncake", "--secure-proxy=false",
+                   image=NEW_SIDECAR), PLAIN, "args", "by 'mooncake' (--kv-connector), but the engines' KV"),
+    (guide_decoder("--port=8000", "--model-server-port=8200", image=NEW_SIDECAR), PLAIN,
+     "args", "serves HTTPS (--secure-proxy is on unless set false), but without spec.tls the gateway reaches the "
+             "pool's pods in plain HTTP: give --secure-proxy=false, or set spec.tls"),
+    (guide_decoder("--port=8000", "--model-server-port=8200", "--secure-proxy=false", "--enable-tls=decoder",
+                   image=NEW_SIDECAR), PLAIN, "args", "dials its engines in TLS, but without spec.tls they serve"),
+    (guide_decoder(), TLS, "args", "serves plain HTTP, but spec.tls has the gateway reach the pool's pods in HTTPS: "
+                                   "give --secure-proxy=true"),
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--connector=nixlv2", "--prefiller-use-tls"), TLS, "args",
+     "dials the decoder engine in plain HTTP, but under spec.tls the engines serve HTTPS: give "
+     "--prefiller-use-tls --decoder-use-tls"),
+    (guide_decoder("--port=8000", "--model-server-port=8200", "--secure-proxy", "false", image=NEW_SIDECAR), TLS,
+     "args", "dials the prefiller engine and the decoder engine in plain HTTP, but under spec.tls the engines serve "
+             "HTTPS: give --enable-tls=prefiller,decoder"),
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--connector=nixlv2", image=f"{OLD_SIDECAR}:0.0.8"), TLS,
+     "image", "x-prefiller-url alone"),
+])
+def test_an_adopted_proxy_that_does_not_speak_what_the_service_needs_is_refused(
+        decoder: dict[str, Any], spec: dict[str, Any], field: str, message: str) -> None:
+    with pytest.raises(InvalidSpec) as error:
+        expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder, router(),
+                       **spec))
+    assert error.value.path == f"spec.roles[1].template.spec.initContainers[0].{field}"
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize(("decoder", "spec"), [
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--connector=nixlv2", "--prefiller-use-tls",
+                   "--decoder-use-tls=true"), TLS),
+    (guide_decoder("--port=8000", "--model-server-port=8200", "--enable-tls=prefiller", "--enable-tls", "decoder",
+                   image=NEW_SIDECAR), TLS),
+    # a release its image does not name: taken as its flags write it
+    (guide_decoder("--port=8000", "--vllm-port=8200", "--secure-proxy=false",
+                   image=f"{OLD_SIDECAR}@sha256:" + "0" * 64), PLAIN),
+])
+def test_an_adopted_proxy_that_speaks_it_is_kept(decoder: dict[str, Any], spec: dict[str, Any]) -> None:
+    objects = expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder,
+                             router(), **spec))
+    assert templates(objects, "d")[0]["workerTemplate"]["spec"]["initContainers"] == \
+        decoder["template"]["spec"]["initContainers"]
+
+
 def test_a_proxy_that_listens_off_the_pool_s_port_is_refused() -> None:
     decoder = guide_decoder("--port=9000", "--vllm-port=8200")
     with pytest.raises(InvalidSpec) as error:
@@ -314,7 +374,8 @@ def test_a_proxy_that_listens_off_the_pool_s_port_is_refused() -> None:
 
 def test_an_adopted_proxy_s_ssrf_protection_may_read_its_pool() -> None:
     decoder = guide_decoder("--port=8000", "--vllm-port=8200", "--enable-ssrf-protection",
-                            "--inference-pool=$(POD_NAMESPACE)/svc-router", serviceAccountName="decode",
+                            "--inference-pool=$(POD_NAMESPACE)/svc-router", "--secure-proxy=false",
+                            serviceAccountName="decode",
                             image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0")
     objects = expand(service(role("p", "prefiller", args=["--model", "m", "--port", "8000", *NIXL]), decoder,
                              router()))

@@ -24,7 +24,16 @@ from fusion_helm.expand.generations import Generation, Routing, Sidecar
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import pd_sidecar_name, router_name
 from fusion_helm.expand.pods import Change, Pod, Pods, RoleTemplates
-from fusion_helm.expand.proxies import Proxy, entries, routing_proxy, taken_ports
+from fusion_helm.expand.proxies import (
+    ENABLE_TLS_FLAG,
+    PREFILL_HEADER,
+    SECURE_FLAG,
+    TLS_STAGES,
+    Proxy,
+    entries,
+    routing_proxy,
+    taken_ports,
+)
 from fusion_helm.expand.router.rbac import reader_role, reads_kind
 from fusion_helm.limits import count
 from fusion_helm.model import ComponentType, InferenceService, Role, Router
@@ -45,8 +54,6 @@ RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory"
 """A proxy's share: it holds requests in flight, prompts included, and nothing else."""
 HEALTH_PATH = "/health"
 """The sidecar's own health endpoint: 200 once it listens."""
-TLS_STAGES = ("prefiller", "decoder")
-"""The hops the sidecar dials in TLS under spec.tls: the prefill engine, and its own decode engine."""
 TRUST_VARIABLE = "SSL_CERT_DIR"
 
 VLLM_CONNECTORS: Mapping[str, str] = {
@@ -84,7 +91,7 @@ def decoder_sidecar(service: InferenceService, routing: Routing, role: Role, tem
     proxies = [routing_proxy(pod.template) for pod in templates.pods(Pods.SERVING)]
     if any(proxy is not None for proxy in proxies):
         for proxy in proxies:
-            _check_adopted(service, router, role, port, proxy)
+            _check_adopted(service, routing, role, proxy)
         # The user's own wiring, adopted as written, but for an account and a token of its own to read the pool
         # with.
         return lambda pod: pod.with_template(with_own_account(service, router, _adopted_token(pod.template))
@@ -144,8 +151,10 @@ def _serving_templates(templates: RoleTemplates) -> list[Mapping[str, Any]]:
     return [pod.template for pod in templates.pods(Pods.SERVING)]
 
 
-def _check_adopted(service: InferenceService, router: Router, role: Role, port: int, proxy: Proxy | None) -> None:
-    """A routing proxy of the user's stands in front of the engine as the pool and the engine need it."""
+def _check_adopted(service: InferenceService, routing: Routing, role: Role, proxy: Proxy | None) -> None:
+    """A routing proxy of the user's stands in front of the engine as the pool and the engine need it, and
+    speaks what the picker sends, the engines' KV protocol, and HTTP or HTTPS as spec.tls has them."""
+    router, port = routing.router, routing.port
     spec_path = f"{role.template_path}.spec"
     if proxy is None:
         raise InvalidSpec(service.where, f"{spec_path}.containers",
@@ -171,6 +180,64 @@ def _check_adopted(service: InferenceService, router: Router, role: Role, port: 
             raise InvalidSpec(service.where, field,
                               f"the routing proxy {show(name)} protects against SSRF with the InferencePool "
                               f"{show(pool)}, but the service's pool is {ours}: name it (--{proxy.kind.pool_flags[0]})")
+    _check_adopted_speaks(service, routing, f"{spec_path}.{proxy.field}", proxy)
+
+
+def _check_adopted_speaks(service: InferenceService, routing: Routing, field: str, proxy: Proxy) -> None:
+    """What the proxy's release and flags speak, against what the picker, the engines and spec.tls need
+    (fusion_helm/expand/proxies.py); what its image names no release of is taken as written."""
+    name, kind = show(proxy.container.get("name")), proxy.kind
+    if proxy.reads_host_port_header is False:
+        raise InvalidSpec(service.where, f"{field}.image",
+                          f"the routing proxy {name} ({show(proxy.container.get('image'))}) reads the prefill pod "
+                          f"from x-prefiller-url alone, but the {routing.generation.name} picker names it in "
+                          f"{PREFILL_HEADER} (read from {kind.repository} {_release(kind.host_port_header_since)}): "
+                          "every request would decode whole and the prefill pods idle; use that release or a later "
+                          "one, or remove the proxy (the router then adds its own)")
+    connector = proxy.connector
+    if connector is not None and routing.kv_connector is not None and connector != routing.kv_connector:
+        raise InvalidSpec(service.where, f"{field}.args",
+                          f"the routing proxy {name} drives the prefill and decode by {show(connector)} "
+                          f"(--{kind.connector_flag}), but the engines' KV transfer speaks "
+                          f"{routing.kv_connector}: give --{kind.connector_flag}={routing.kv_connector}")
+    served, dialled = proxy.serves_tls, proxy.dials_tls
+    tls_flags = (" ".join(f"--{flag}" for flag in kind.engine_tls_flags) if kind.engine_tls_flags
+                 else f"--{ENABLE_TLS_FLAG}={','.join(TLS_STAGES)}")
+    if service.tls is not None:
+        if served is False:
+            raise InvalidSpec(service.where, f"{field}.args",
+                              f"the routing proxy {name} serves plain HTTP, but spec.tls has the gateway reach the "
+                              f"pool's pods in HTTPS: {_tls_fix(proxy, SECURE_FLAG + '=true')}")
+        if dialled is not None and not all(dialled):
+            raise InvalidSpec(service.where, f"{field}.args",
+                              f"the routing proxy {name} dials {_plain_stages(dialled)} in plain HTTP, but under "
+                              f"spec.tls the engines serve HTTPS: give {tls_flags}")
+        return
+    if served:
+        raise InvalidSpec(service.where, f"{field}.args",
+                          f"the routing proxy {name} serves HTTPS (--{SECURE_FLAG} is on unless set false), but "
+                          f"without spec.tls the gateway reaches the pool's pods in plain HTTP: give "
+                          f"--{SECURE_FLAG}=false, or set spec.tls")
+    if dialled is not None and any(dialled):
+        raise InvalidSpec(service.where, f"{field}.args",
+                          f"the routing proxy {name} dials its engines in TLS, but without spec.tls they serve plain "
+                          f"HTTP: drop {tls_flags}, or set spec.tls")
+
+
+def _release(version: tuple[int, ...]) -> str:
+    return "v" + ".".join(map(str, version))
+
+
+def _tls_fix(proxy: Proxy, flag: str) -> str:
+    """How to have PROXY serve HTTPS: its flag, or a release that can."""
+    if proxy.version is not None and proxy.version < proxy.kind.tls_since:
+        return f"use {proxy.kind.repository} {_release(proxy.kind.tls_since)} or later, which serves it"
+    return f"give --{flag}"
+
+
+def _plain_stages(dialled: tuple[bool, bool]) -> str:
+    stages = [stage for stage, tls in zip(TLS_STAGES, dialled, strict=True) if not tls]
+    return " and ".join(f"the {stage} engine" for stage in stages)
 
 
 def _engine_listens(service: InferenceService, role: Role, engine: ServerCommand) -> str:
@@ -232,9 +299,9 @@ def _tls_args(service: InferenceService) -> list[str]:
     with it the sidecar serves HTTPS with the pod's certificate and dials both engines in TLS, verifying what
     it can (``_unverified``)."""
     if service.tls is None:
-        return ["--secure-proxy=false"]
+        return [f"--{SECURE_FLAG}=false"]
     unverified = _unverified(service.tls)
-    return ["--secure-proxy=true", f"--cert-path={tls.MOUNT_PATH}", f"--enable-tls={','.join(TLS_STAGES)}",
+    return [f"--{SECURE_FLAG}=true", f"--cert-path={tls.MOUNT_PATH}", f"--{ENABLE_TLS_FLAG}={','.join(TLS_STAGES)}",
             *([f"--tls-insecure-skip-verify={','.join(unverified)}"] if unverified else [])]
 
 
