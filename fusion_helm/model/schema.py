@@ -29,9 +29,11 @@ def draft07_spec(source: dict[str, Any]) -> dict[str, Any]:
     return {"$schema": DRAFT_07, **to_draft07(source["spec"])}
 
 
-RUNTIME_DROPPED = frozenset({"description", "example", "x-kubernetes-validations", "x-kubernetes-map-type"})
-"""What the run-time validator does not read: documentation, and CEL rules (an API server runs those)."""
-RUNTIME_KEPT = frozenset({"x-kubernetes-list-type", "x-kubernetes-list-map-keys"})
+RUNTIME_DROPPED = frozenset({"description", "example", "x-kubernetes-map-type"})
+"""What the run-time validator does not read: documentation."""
+RUNTIME_KEPT = frozenset({"x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-validations"})
+RULE_KEYS = ("rule", "message", "fieldPath")
+"""What the run-time validator reads of a CEL rule (model/cel.py)."""
 RUNTIME_FORMATS = frozenset({"int32", "int64", "date-time", "ipv4", "ipv6"})
 
 
@@ -53,7 +55,13 @@ def to_draft07(node: Any, runtime: bool = False) -> Any:
         if (key.startswith("x-kubernetes-") and not (runtime and key in RUNTIME_KEPT)) \
                 or (runtime and key in RUNTIME_DROPPED):
             continue
-        if key in ("properties", "definitions"):
+        if key == "x-kubernetes-validations":
+            # Transition rules (oldSelf) judge an update against its past: none applies to a render.
+            rules = [{name: rule[name] for name in RULE_KEYS if name in rule} for rule in value
+                     if "oldSelf" not in rule["rule"]]
+            if rules:
+                out[key] = rules
+        elif key in ("properties", "definitions"):
             out[key] = {name: to_draft07(sub, runtime) for name, sub in value.items()}
         elif key == "format" and (value not in RUNTIME_FORMATS if runtime else value in ("int32", "int64")):
             continue

@@ -16,6 +16,7 @@ import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 
 from fusion_helm.errors import InvalidSpec, format_path, show
+from fusion_helm.model.cel import RULES, failed_rule
 from fusion_helm.model.metadata import check_labels_and_annotations, is_dns_label
 from fusion_helm.model.schema import spec_schema
 
@@ -28,7 +29,7 @@ KEYWORDS = frozenset({
     "$schema", "description", "default", "type", "properties", "required", "additionalProperties",
     "items", "enum", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern", "anyOf",
     "oneOf", "not", "minProperties", "maxProperties", "format", "nullable", "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-map-keys", RULES,
 })
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
@@ -161,10 +162,38 @@ def first_error(schema: Mapping[str, Any], value: Any, path: Path = ()) -> tuple
     if expected is not None and not _is_type(value, expected) and not (value is None and schema.get("nullable")):
         return path, f"must be of type {expected}, got {_type_name(value)}"
     if isinstance(value, dict):
-        return _object_error(schema, value, path)
-    if isinstance(value, list):
-        return _array_error(schema, value, path)
-    return _scalar_error(schema, value, path)
+        error = _object_error(schema, value, path)
+    elif isinstance(value, list):
+        error = _array_error(schema, value, path)
+    else:
+        error = _scalar_error(schema, value, path)
+    if error is None and RULES in schema:
+        # The API server runs a field's rules once its own schema holds, on the field as stored: nulls
+        # pruned, defaults applied.
+        failed = failed_rule(schema[RULES], defaulted(schema, value))
+        if failed is not None:
+            return (*path, *failed[0]), failed[1]
+    return error
+
+
+def defaulted(schema: Mapping[str, Any], value: Any) -> Any:
+    """VALUE as the API server stores it: null fields pruned (``prune_nulls``) and every absent field the
+    schema gives a ``default`` set to it, at every depth."""
+    return _with_defaults(schema, prune_nulls(schema, value))
+
+
+def _with_defaults(schema: Mapping[str, Any], value: Any) -> Any:
+    if isinstance(value, dict):
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        result = {name: _with_defaults(properties[name], item) if name in properties else item
+                  for name, item in value.items()}
+        for name, sub in properties.items():
+            if name not in result and "default" in sub:
+                result[name] = _with_defaults(sub, sub["default"])
+        return result
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        return [_with_defaults(schema["items"], item) for item in value]
+    return value
 
 
 def _object_error(schema: Mapping[str, Any], value: dict[str, Any], path: Path) -> tuple[Path, str] | None:

@@ -4,7 +4,9 @@ selects exactly the serving leaders, and the endpoint picker runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -72,3 +74,52 @@ def test_the_api_server_takes_strategy_as_a_word_or_an_object(cluster: Cluster) 
         created = cluster.control_plane.kubectl("create", "--dry-run=server", "--namespace", "default", "-o", "yaml",
                                                 "-f", "-", stdin=yaml.safe_dump(example))
         assert yaml.safe_load(created.stdout)["spec"]["roles"][0]["strategy"] == strategy
+
+
+def _mutated_routes() -> list[tuple[str, dict[str, Any]]]:
+    """The router example's HTTPRoute, as rendered and as each mistake its CRD's CEL rules catch makes it."""
+    from tests.builders import render
+
+    values = yaml.safe_load((VALUES / "router-pd-qwen3-8b.yaml").read_text())
+    spec = {key: value for key, value in values.items() if key != "name"}
+    [route] = [obj for name, obj in render({"apiVersion": "fusioninfer.io/v1alpha1", "kind": "InferenceService",
+                                            "metadata": {"name": "cel", "namespace": "default"},
+                                            "spec": spec}).items() if name.startswith("HTTPRoute/")]
+
+    def changed(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        copy = yaml.safe_load(yaml.safe_dump(route))
+        change(copy["spec"]["rules"][0])
+        return copy
+
+    redirect = {"type": "RequestRedirect", "requestRedirect": {"scheme": "https"}}
+    header = {"type": "RequestHeaderModifier", "requestHeaderModifier": {"set": [{"name": "x", "value": "1"}]}}
+    rewrite = {"type": "URLRewrite", "urlRewrite": {"path": {"type": "ReplacePrefixMatch", "replacePrefixMatch": "/"}}}
+    return [
+        ("as rendered", route),
+        ("a path without its /", changed(lambda rule: rule["matches"][0]["path"].update(value="v1"))),
+        ("a path with //", changed(lambda rule: rule["matches"][0]["path"].update(value="/v1//chat"))),
+        ("an exact path", changed(lambda rule: rule["matches"][0]["path"].update(type="Exact", value="/v1/x"))),
+        ("a redirect beside the pool", changed(lambda rule: rule.update(filters=[redirect]))),
+        ("two header modifiers", changed(lambda rule: rule.update(filters=[header, header]))),
+        ("a prefix rewrite of an exact match", changed(lambda rule: (
+            rule["matches"][0]["path"].update(type="Exact", value="/v1"), rule.update(filters=[rewrite])))),
+        ("a prefix rewrite of one prefix match", changed(lambda rule: rule.update(
+            matches=[{"path": {"type": "PathPrefix", "value": "/v1"}}], filters=[rewrite]))),
+        ("a prefix rewrite of several matches", changed(lambda rule: rule.update(filters=[rewrite]))),
+        ("a filter of another type's field", changed(lambda rule: rule.update(filters=[{**header, "type": "CORS"}]))),
+    ]
+
+
+def test_the_upstream_crds_cel_rules_are_judged_as_the_api_server_judges_them(cluster: Cluster) -> None:
+    """The post-renderer's CEL runtime (fusion_helm/model/cel.py) against the API server's cel-go, on one
+    HTTPRoute the router renders and its mistakes: each refused by both, or by neither."""
+    from fusion_helm.model.upstream import violation
+
+    verdicts = {}
+    for case, route in _mutated_routes():
+        created = cluster.control_plane.kubectl("create", "--dry-run=server", "--namespace", "default", "-o",
+                                                "name", "-f", "-", stdin=yaml.safe_dump(route), check=False)
+        verdicts[case] = (created.returncode == 0, violation(route) is None)
+    assert {case: ours for case, (_, ours) in verdicts.items()} == {
+        case: server for case, (server, _) in verdicts.items()}
+    assert sum(server for server, _ in verdicts.values()) == 3  # as rendered, an exact path, one prefix rewritten

@@ -339,6 +339,14 @@ ERRORS = {
         "a decoder under a router needs its engine's KV transfer for the prefill/decode sidecar to wire: vLLM's "
         "--kv-transfer-config (kv_connector one of NixlConnector, MooncakeConnector, OffloadingConnector, "
         "ExampleConnector, MultiConnector with NixlConnector) or SGLang's --disaggregation-mode"),
+    "an HTTPRoute path without its /, by the HTTPRoute CRD's own CEL rule": (
+        [WORKER, router(httproute={"rules": [{"matches": [{"path": {"value": "v1"}}]}]})],
+        "spec.roles[1].httproute.rules[0].matches[0].path",
+        "value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']"),
+    "a redirect beside the pool, by the HTTPRoute CRD's own CEL rule": (
+        [WORKER, router(httproute={"rules": [{"filters": [{"type": "RequestRedirect",
+                                                          "requestRedirect": {"scheme": "https"}}]}]})],
+        "spec.roles[1].httproute.rules[0]", "RequestRedirect filter must not be used together with backendRefs"),
     "a decoder whose script cannot be read for its KV transfer": (
         [role("p", "prefiller"), role("d", "decoder", command=["sh", "-c", "exec vllm serve m | tee /log"], args=[]),
          router()],

@@ -43,6 +43,43 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
                                                                                                      'type': 'integer'}},
                                                                            'required': ['roles'],
                                                                            'type': 'object',
+                                                                           'x-kubernetes-validations': [{'rule': 'self.roles.filter(r, '
+                                                                                                                 '!has(r.scaling) '
+                                                                                                                 '|| '
+                                                                                                                 'r.scaling.mode '
+                                                                                                                 '!= '
+                                                                                                                 "'External').all(r, "
+                                                                                                                 '!has(r.spec.replicas) '
+                                                                                                                 '|| '
+                                                                                                                 'r.spec.replicas '
+                                                                                                                 '== '
+                                                                                                                 '0) '
+                                                                                                                 '|| '
+                                                                                                                 'self.roles.filter(r, '
+                                                                                                                 '!has(r.scaling) '
+                                                                                                                 '|| '
+                                                                                                                 'r.scaling.mode '
+                                                                                                                 '!= '
+                                                                                                                 "'External').all(r, "
+                                                                                                                 'has(r.spec.replicas) '
+                                                                                                                 '&& '
+                                                                                                                 'r.spec.replicas '
+                                                                                                                 '> '
+                                                                                                                 '0)',
+                                                                                                         'message': 'replicas '
+                                                                                                                    'must '
+                                                                                                                    'be '
+                                                                                                                    'zero '
+                                                                                                                    'for '
+                                                                                                                    'all '
+                                                                                                                    'non-External '
+                                                                                                                    'roles '
+                                                                                                                    'or '
+                                                                                                                    'non-zero '
+                                                                                                                    'for '
+                                                                                                                    'all '
+                                                                                                                    'non-External '
+                                                                                                                    'roles'}],
                                                                            'additionalProperties': False}},
                                                    'required': ['spec'],
                                                    'type': 'object',
@@ -50,15 +87,24 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
  'gateway.networking.k8s.io/v1 Gateway': {'properties': {'apiVersion': {'type': 'string'},
                                                          'kind': {'type': 'string'},
                                                          'metadata': {'type': 'object'},
-                                                         'spec': {'properties': {'$ref': '16'},
+                                                         'spec': {'properties': {'$ref': '17'},
                                                                   'required': ['gatewayClassName', 'listeners'],
                                                                   'type': 'object',
                                                                   'additionalProperties': False}},
                                           'required': ['spec'],
                                           'type': 'object',
                                           'additionalProperties': False},
- 'gateway.networking.k8s.io/v1 HTTPRoute': {'$ref': '19'},
- 'inference.networking.k8s.io/v1 InferencePool': {'properties': {'$ref': '20'},
+ 'gateway.networking.k8s.io/v1 HTTPRoute': {'properties': {'$ref': '25'},
+                                            'required': ['spec'],
+                                            'type': 'object',
+                                            'additionalProperties': False},
+ 'inference.networking.k8s.io/v1 InferencePool': {'properties': {'apiVersion': {'type': 'string'},
+                                                                 'kind': {'type': 'string'},
+                                                                 'metadata': {'type': 'object'},
+                                                                 'spec': {'properties': {'$ref': '26'},
+                                                                          'required': ['selector', 'targetPorts'],
+                                                                          'type': 'object',
+                                                                          'additionalProperties': False}},
                                                   'required': ['spec'],
                                                   'type': 'object',
                                                   'additionalProperties': False},
@@ -96,7 +142,24 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
                                                                                                                              'type': 'object',
                                                                                                                              'additionalProperties': False},
                                                                                                                    'maxItems': 10,
-                                                                                                                   'type': 'array'}},
+                                                                                                                   'type': 'array',
+                                                                                                                   'x-kubernetes-validations': [{'rule': 'self.all(model, '
+                                                                                                                                                         'has(model.weight)) '
+                                                                                                                                                         '|| '
+                                                                                                                                                         'self.all(model, '
+                                                                                                                                                         '!has(model.weight))',
+                                                                                                                                                 'message': 'Weights '
+                                                                                                                                                            'should '
+                                                                                                                                                            'be '
+                                                                                                                                                            'set '
+                                                                                                                                                            'for '
+                                                                                                                                                            'all '
+                                                                                                                                                            'models, '
+                                                                                                                                                            'or '
+                                                                                                                                                            'none '
+                                                                                                                                                            'of '
+                                                                                                                                                            'the '
+                                                                                                                                                            'models.'}]}},
                                                                                    'required': ['modelName',
                                                                                                 'poolRef'],
                                                                                    'type': 'object',
@@ -221,9 +284,22 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
  'keda.sh/v1alpha1 ScaledObject': {'properties': {'apiVersion': {'type': 'string'},
                                                   'kind': {'type': 'string'},
                                                   'metadata': {'type': 'object'},
-                                                  'spec': {'properties': {'$ref': '22'},
+                                                  'spec': {'properties': {'$ref': '28'},
                                                            'required': ['scaleTargetRef', 'triggers'],
                                                            'type': 'object',
+                                                           'x-kubernetes-validations': [{'rule': '!has(self.minReplicaCount) '
+                                                                                                 '|| '
+                                                                                                 'self.minReplicaCount '
+                                                                                                 '<= '
+                                                                                                 '(has(self.maxReplicaCount) '
+                                                                                                 '? '
+                                                                                                 'self.maxReplicaCount '
+                                                                                                 ': 100)',
+                                                                                         'message': 'minReplicaCount '
+                                                                                                    'must be less '
+                                                                                                    'than or equal '
+                                                                                                    'to '
+                                                                                                    'maxReplicaCount'}],
                                                            'additionalProperties': False}},
                                    'required': ['spec'],
                                    'type': 'object',
@@ -231,7 +307,7 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
  'keda.sh/v1alpha1 TriggerAuthentication': {'properties': {'apiVersion': {'type': 'string'},
                                                            'kind': {'type': 'string'},
                                                            'metadata': {'type': 'object'},
-                                                           'spec': {'properties': {'$ref': '25'},
+                                                           'spec': {'properties': {'$ref': '31'},
                                                                     'type': 'object',
                                                                     'additionalProperties': False}},
                                             'required': ['spec'],
@@ -357,7 +433,7 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
  'monitoring.coreos.com/v1 PodMonitor': {'properties': {'apiVersion': {'type': 'string'},
                                                         'kind': {'type': 'string'},
                                                         'metadata': {'type': 'object'},
-                                                        'spec': {'properties': {'$ref': '28'},
+                                                        'spec': {'properties': {'$ref': '34'},
                                                                  'required': ['selector'],
                                                                  'type': 'object',
                                                                  'additionalProperties': False}},
@@ -367,7 +443,7 @@ SCHEMAS: dict[str, Any] = {'cert-manager.io/v1 Certificate': {'properties': {'ap
  'scheduling.volcano.sh/v1beta1 PodGroup': {'properties': {'apiVersion': {'type': 'string'},
                                                            'kind': {'type': 'string'},
                                                            'metadata': {'type': 'object'},
-                                                           'spec': {'properties': {'$ref': '29'},
+                                                           'spec': {'properties': {'$ref': '35'},
                                                                     'type': 'object',
                                                                     'additionalProperties': False}},
                                             'type': 'object',
@@ -2111,7 +2187,43 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
               'required': ['leaderWorkerTemplate'],
               'type': 'object',
               'additionalProperties': False}},
-    '14': lambda: {'allowedRoutes': {'default': {'namespaces': {'from': 'Same'}},
+    '14': lambda: {'annotations': {'additionalProperties': {'maxLength': 4096, 'minLength': 0, 'type': 'string'},
+                     'maxProperties': 16,
+                     'type': 'object',
+                     'x-kubernetes-validations': [{'rule': 'self.all(key, '
+                                                           'key.matches(r"""^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$"""))',
+                                                   'message': 'Annotation keys must be in the form of an optional DNS '
+                                                              'subdomain prefix followed by a required name segment of '
+                                                              'up to 63 characters.'},
+                                                  {'rule': 'self.all(key, key.split("/")[0].size() < 253)',
+                                                   'message': "If specified, the annotation key's prefix must be a DNS "
+                                                              'subdomain not longer than 253 characters in total.'}]},
+     'labels': {'additionalProperties': {'maxLength': 63,
+                                         'minLength': 0,
+                                         'pattern': '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
+                                         'type': 'string'},
+                'maxProperties': 8,
+                'type': 'object',
+                'x-kubernetes-validations': [{'rule': 'self.all(key, '
+                                                      'key.matches(r"""^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$"""))',
+                                              'message': 'Label keys must be in the form of an optional DNS subdomain '
+                                                         'prefix followed by a required name segment of up to 63 '
+                                                         'characters.'},
+                                             {'rule': 'self.all(key, key.split("/")[0].size() < 253)',
+                                              'message': "If specified, the label key's prefix must be a DNS subdomain "
+                                                         'not longer than 253 characters in total.'}]},
+     'parametersRef': {'properties': {'group': {'maxLength': 253,
+                                                'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                                                'type': 'string'},
+                                      'kind': {'maxLength': 63,
+                                               'minLength': 1,
+                                               'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
+                                               'type': 'string'},
+                                      'name': {'maxLength': 253, 'minLength': 1, 'type': 'string'}},
+                       'required': ['group', 'kind', 'name'],
+                       'type': 'object',
+                       'additionalProperties': False}},
+    '15': lambda: {'allowedRoutes': {'default': {'namespaces': {'from': 'Same'}},
                        'properties': {'kinds': {'items': {'properties': {'group': {'default': 'gateway.networking.k8s.io',
                                                                                    'maxLength': 253,
                                                                                    'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
@@ -2189,8 +2301,12 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                         'maxProperties': 16,
                                         'type': 'object'}},
              'type': 'object',
+             'x-kubernetes-validations': [{'rule': "self.mode == 'Terminate' ? size(self.certificateRefs) > 0 || "
+                                                   'size(self.options) > 0 : true',
+                                           'message': 'certificateRefs or options must be specified when mode is '
+                                                      'Terminate'}],
              'additionalProperties': False}},
-    '15': lambda: {'default': {'properties': {'validation': {'properties': {'caCertificateRefs': {'items': {'properties': {'group': {'maxLength': 253,
+    '16': lambda: {'default': {'properties': {'validation': {'properties': {'caCertificateRefs': {'items': {'properties': {'group': {'maxLength': 253,
                                                                                                                        'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
                                                                                                                        'type': 'string'},
                                                                                                              'kind': {'maxLength': 63,
@@ -2264,8 +2380,11 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                  'maxItems': 64,
                  'type': 'array',
                  'x-kubernetes-list-map-keys': ['port'],
-                 'x-kubernetes-list-type': 'map'}},
-    '16': lambda: {'addresses': {'items': {'oneOf': [{'properties': {'type': {'enum': ['IPAddress']},
+                 'x-kubernetes-list-type': 'map',
+                 'x-kubernetes-validations': [{'rule': 'self.all(t1, self.exists_one(t2, t1.port == t2.port))',
+                                               'message': 'Port for TLS configuration must be unique within the '
+                                                          'Gateway'}]}},
+    '17': lambda: {'addresses': {'items': {'oneOf': [{'properties': {'type': {'enum': ['IPAddress']},
                                                        'value': {'anyOf': [{'format': 'ipv4'}, {'format': 'ipv6'}]}}},
                                        {'properties': {'type': {'not': {'enum': ['IPAddress']}}}}],
                              'properties': {'type': {'default': 'IPAddress',
@@ -2275,10 +2394,24 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                      'type': 'string'},
                                             'value': {'maxLength': 253, 'type': 'string'}},
                              'type': 'object',
+                             'x-kubernetes-validations': [{'rule': "self.type == 'Hostname' ? (!has(self.value) || "
+                                                                   'self.value.matches(r"""^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$""")): '
+                                                                   'true',
+                                                           'message': 'Hostname value must be empty or contain only '
+                                                                      'valid characters (matching '
+                                                                      '^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$)'}],
                              'additionalProperties': False},
                    'maxItems': 16,
                    'type': 'array',
-                   'x-kubernetes-list-type': 'atomic'},
+                   'x-kubernetes-list-type': 'atomic',
+                   'x-kubernetes-validations': [{'rule': "self.all(a1, a1.type == 'IPAddress' && has(a1.value) ? "
+                                                         'self.exists_one(a2, a2.type == a1.type && has(a2.value) && '
+                                                         'a2.value == a1.value) : true )',
+                                                 'message': 'IPAddress values must be unique'},
+                                                {'rule': "self.all(a1, a1.type == 'Hostname'  && has(a1.value) ? "
+                                                         'self.exists_one(a2, a2.type == a1.type && has(a2.value) && '
+                                                         'a2.value == a1.value) : true )',
+                                                 'message': 'Hostname values must be unique'}]},
      'allowedListeners': {'properties': {'namespaces': {'default': {'from': 'None'},
                                                         'properties': {'from': {'default': 'None',
                                                                                 'enum': ['All',
@@ -2306,33 +2439,8 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                           'type': 'object',
                           'additionalProperties': False},
      'gatewayClassName': {'maxLength': 253, 'minLength': 1, 'type': 'string'},
-     'infrastructure': {'properties': {'annotations': {'additionalProperties': {'maxLength': 4096,
-                                                                                'minLength': 0,
-                                                                                'type': 'string'},
-                                                       'maxProperties': 16,
-                                                       'type': 'object'},
-                                       'labels': {'additionalProperties': {'maxLength': 63,
-                                                                           'minLength': 0,
-                                                                           'pattern': '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
-                                                                           'type': 'string'},
-                                                  'maxProperties': 8,
-                                                  'type': 'object'},
-                                       'parametersRef': {'properties': {'group': {'maxLength': 253,
-                                                                                  'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-                                                                                  'type': 'string'},
-                                                                        'kind': {'maxLength': 63,
-                                                                                 'minLength': 1,
-                                                                                 'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
-                                                                                 'type': 'string'},
-                                                                        'name': {'maxLength': 253,
-                                                                                 'minLength': 1,
-                                                                                 'type': 'string'}},
-                                                         'required': ['group', 'kind', 'name'],
-                                                         'type': 'object',
-                                                         'additionalProperties': False}},
-                        'type': 'object',
-                        'additionalProperties': False},
-     'listeners': {'items': {'properties': {'$ref': '14'},
+     'infrastructure': {'properties': {'$ref': '14'}, 'type': 'object', 'additionalProperties': False},
+     'listeners': {'items': {'properties': {'$ref': '15'},
                              'required': ['name', 'port', 'protocol'],
                              'type': 'object',
                              'additionalProperties': False},
@@ -2340,7 +2448,29 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                    'minItems': 1,
                    'type': 'array',
                    'x-kubernetes-list-map-keys': ['name'],
-                   'x-kubernetes-list-type': 'map'},
+                   'x-kubernetes-list-type': 'map',
+                   'x-kubernetes-validations': [{'rule': "self.all(l, l.protocol in ['HTTP', 'TCP', 'UDP'] ? "
+                                                         '!has(l.tls) : true)',
+                                                 'message': "tls must not be specified for protocols ['HTTP', 'TCP', "
+                                                            "'UDP']"},
+                                                {'rule': "self.all(l, (l.protocol == 'HTTPS' && has(l.tls)) ? "
+                                                         "(l.tls.mode == '' || l.tls.mode == 'Terminate') : true)",
+                                                 'message': 'tls mode must be Terminate for protocol HTTPS'},
+                                                {'rule': "self.all(l, (l.protocol == 'TLS' ? has(l.tls) && "
+                                                         "has(l.tls.mode) && l.tls.mode != '' : true))",
+                                                 'message': 'tls mode must be set for protocol TLS'},
+                                                {'rule': "self.all(l, l.protocol in ['TCP', 'UDP']  ? "
+                                                         "(!has(l.hostname) || l.hostname == '') : true)",
+                                                 'message': "hostname must not be specified for protocols ['TCP', "
+                                                            "'UDP']"},
+                                                {'rule': 'self.all(l1, self.exists_one(l2, l1.name == l2.name))',
+                                                 'message': 'Listener name must be unique within the Gateway'},
+                                                {'rule': 'self.all(l1, self.exists_one(l2, l1.port == l2.port && '
+                                                         'l1.protocol == l2.protocol && (has(l1.hostname) && '
+                                                         'has(l2.hostname) ? l1.hostname == l2.hostname : '
+                                                         '!has(l1.hostname) && !has(l2.hostname))))',
+                                                 'message': 'Combination of port, protocol and hostname must be unique '
+                                                            'for each listener'}]},
      'tls': {'properties': {'backend': {'properties': {'clientCertificateRef': {'properties': {'group': {'default': '',
                                                                                                          'maxLength': 253,
                                                                                                          'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
@@ -2362,20 +2492,66 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                                                 'additionalProperties': False}},
                                         'type': 'object',
                                         'additionalProperties': False},
-                            'frontend': {'properties': {'$ref': '15'},
+                            'frontend': {'properties': {'$ref': '16'},
                                          'required': ['default'],
                                          'type': 'object',
                                          'additionalProperties': False}},
              'type': 'object',
              'additionalProperties': False}},
-    '17': lambda: {'cors': {'properties': {'allowCredentials': {'type': 'boolean'},
+    '18': lambda: {'items': {'properties': {'group': {'default': 'gateway.networking.k8s.io',
+                                        'maxLength': 253,
+                                        'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                                        'type': 'string'},
+                              'kind': {'default': 'Gateway',
+                                       'maxLength': 63,
+                                       'minLength': 1,
+                                       'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
+                                       'type': 'string'},
+                              'name': {'maxLength': 253, 'minLength': 1, 'type': 'string'},
+                              'namespace': {'maxLength': 63,
+                                            'minLength': 1,
+                                            'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+                                            'type': 'string'},
+                              'port': {'format': 'int32', 'maximum': 65535, 'minimum': 1, 'type': 'integer'},
+                              'sectionName': {'maxLength': 253,
+                                              'minLength': 1,
+                                              'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                                              'type': 'string'}},
+               'required': ['name'],
+               'type': 'object',
+               'additionalProperties': False},
+     'maxItems': 32,
+     'type': 'array',
+     'x-kubernetes-list-type': 'atomic',
+     'x-kubernetes-validations': [{'rule': 'self.all(p1, self.all(p2, p1.group == p2.group && p1.kind == p2.kind && '
+                                           "p1.name == p2.name && (((!has(p1.__namespace__) || p1.__namespace__ == '') "
+                                           "&& (!has(p2.__namespace__) || p2.__namespace__ == '')) || "
+                                           '(has(p1.__namespace__) && has(p2.__namespace__) && p1.__namespace__ == '
+                                           "p2.__namespace__ )) ? ((!has(p1.sectionName) || p1.sectionName == '') == "
+                                           "(!has(p2.sectionName) || p2.sectionName == '')) : true))",
+                                   'message': 'sectionName must be specified when parentRefs includes 2 or more '
+                                              'references to the same parent'},
+                                  {'rule': 'self.all(p1, self.exists_one(p2, p1.group == p2.group && p1.kind == '
+                                           'p2.kind && p1.name == p2.name && (((!has(p1.__namespace__) || '
+                                           "p1.__namespace__ == '') && (!has(p2.__namespace__) || p2.__namespace__ == "
+                                           "'')) || (has(p1.__namespace__) && has(p2.__namespace__) && "
+                                           'p1.__namespace__ == p2.__namespace__ )) && (((!has(p1.sectionName) || '
+                                           "p1.sectionName == '') && (!has(p2.sectionName) || p2.sectionName == '')) "
+                                           '|| (has(p1.sectionName) && has(p2.sectionName) && p1.sectionName == '
+                                           'p2.sectionName))))',
+                                   'message': 'sectionName must be unique when parentRefs includes 2 or more '
+                                              'references to the same parent'}]},
+    '19': lambda: {'cors': {'properties': {'allowCredentials': {'type': 'boolean'},
                              'allowHeaders': {'items': {'maxLength': 256,
                                                         'minLength': 1,
                                                         'pattern': "^[A-Za-z0-9!#$%&'*+\\-.^_\\x60|~]+$",
                                                         'type': 'string'},
                                               'maxItems': 64,
                                               'type': 'array',
-                                              'x-kubernetes-list-type': 'set'},
+                                              'x-kubernetes-list-type': 'set',
+                                              'x-kubernetes-validations': [{'rule': "!('*' in self && self.size() > 1)",
+                                                                            'message': 'AllowHeaders cannot contain '
+                                                                                       "'*' alongside other methods"}]},
                              'allowMethods': {'items': {'enum': ['GET',
                                                                  'HEAD',
                                                                  'POST',
@@ -2389,14 +2565,20 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                         'type': 'string'},
                                               'maxItems': 9,
                                               'type': 'array',
-                                              'x-kubernetes-list-type': 'set'},
+                                              'x-kubernetes-list-type': 'set',
+                                              'x-kubernetes-validations': [{'rule': "!('*' in self && self.size() > 1)",
+                                                                            'message': 'AllowMethods cannot contain '
+                                                                                       "'*' alongside other methods"}]},
                              'allowOrigins': {'items': {'maxLength': 253,
                                                         'minLength': 1,
                                                         'pattern': '(^\\*$)|(^(http(s)?):\\/\\/(((\\*\\.)?([a-zA-Z0-9\\-]+\\.)*[a-zA-Z0-9-]+|\\*)(:([0-9]{1,5}))?)$)',
                                                         'type': 'string'},
                                               'maxItems': 64,
                                               'type': 'array',
-                                              'x-kubernetes-list-type': 'set'},
+                                              'x-kubernetes-list-type': 'set',
+                                              'x-kubernetes-validations': [{'rule': "!('*' in self && self.size() > 1)",
+                                                                            'message': 'AllowOrigins cannot contain '
+                                                                                       "'*' alongside other origins"}]},
                              'exposeHeaders': {'items': {'maxLength': 256,
                                                          'minLength': 1,
                                                          'pattern': "^[A-Za-z0-9!#$%&'*+\\-.^_\\x60|~]+$",
@@ -2474,6 +2656,11 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                                              'type': 'integer'}},
                                                      'required': ['name'],
                                                      'type': 'object',
+                                                     'x-kubernetes-validations': [{'rule': '(size(self.group) == 0 && '
+                                                                                           "self.kind == 'Service') ? "
+                                                                                           'has(self.port) : true',
+                                                                                   'message': 'Must have port for '
+                                                                                              'Service reference'}],
                                                      'additionalProperties': False},
                                       'fraction': {'properties': {'denominator': {'default': 100,
                                                                                   'format': 'int32',
@@ -2484,10 +2671,18 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                                                 'type': 'integer'}},
                                                    'required': ['numerator'],
                                                    'type': 'object',
+                                                   'x-kubernetes-validations': [{'rule': 'self.numerator <= '
+                                                                                         'self.denominator',
+                                                                                 'message': 'numerator must be less '
+                                                                                            'than or equal to '
+                                                                                            'denominator'}],
                                                    'additionalProperties': False},
                                       'percent': {'format': 'int32', 'maximum': 100, 'minimum': 0, 'type': 'integer'}},
                        'required': ['backendRef'],
                        'type': 'object',
+                       'x-kubernetes-validations': [{'rule': '!(has(self.percent) && has(self.fraction))',
+                                                     'message': 'Only one of percent or fraction may be specified in '
+                                                                'HTTPRequestMirrorFilter'}],
                        'additionalProperties': False},
      'requestRedirect': {'properties': {'hostname': {'maxLength': 253,
                                                      'minLength': 1,
@@ -2502,6 +2697,31 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                                          'type': 'string'}},
                                                  'required': ['type'],
                                                  'type': 'object',
+                                                 'x-kubernetes-validations': [{'rule': "self.type == 'ReplaceFullPath' "
+                                                                                       '? has(self.replaceFullPath) : '
+                                                                                       'true',
+                                                                               'message': 'replaceFullPath must be '
+                                                                                          'specified when type is set '
+                                                                                          "to 'ReplaceFullPath'"},
+                                                                              {'rule': 'has(self.replaceFullPath) ? '
+                                                                                       "self.type == 'ReplaceFullPath' "
+                                                                                       ': true',
+                                                                               'message': 'type must be '
+                                                                                          "'ReplaceFullPath' when "
+                                                                                          'replaceFullPath is set'},
+                                                                              {'rule': 'self.type == '
+                                                                                       "'ReplacePrefixMatch' ? "
+                                                                                       'has(self.replacePrefixMatch) : '
+                                                                                       'true',
+                                                                               'message': 'replacePrefixMatch must be '
+                                                                                          'specified when type is set '
+                                                                                          "to 'ReplacePrefixMatch'"},
+                                                                              {'rule': 'has(self.replacePrefixMatch) ? '
+                                                                                       'self.type == '
+                                                                                       "'ReplacePrefixMatch' : true",
+                                                                               'message': 'type must be '
+                                                                                          "'ReplacePrefixMatch' when "
+                                                                                          'replacePrefixMatch is set'}],
                                                  'additionalProperties': False},
                                         'port': {'format': 'int32', 'maximum': 65535, 'minimum': 1, 'type': 'integer'},
                                         'scheme': {'enum': ['http', 'https'], 'type': 'string'},
@@ -2562,52 +2782,166 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                                     'type': 'string'}},
                                             'required': ['type'],
                                             'type': 'object',
+                                            'x-kubernetes-validations': [{'rule': "self.type == 'ReplaceFullPath' ? "
+                                                                                  'has(self.replaceFullPath) : true',
+                                                                          'message': 'replaceFullPath must be '
+                                                                                     'specified when type is set to '
+                                                                                     "'ReplaceFullPath'"},
+                                                                         {'rule': 'has(self.replaceFullPath) ? '
+                                                                                  "self.type == 'ReplaceFullPath' : "
+                                                                                  'true',
+                                                                          'message': "type must be 'ReplaceFullPath' "
+                                                                                     'when replaceFullPath is set'},
+                                                                         {'rule': "self.type == 'ReplacePrefixMatch' ? "
+                                                                                  'has(self.replacePrefixMatch) : true',
+                                                                          'message': 'replacePrefixMatch must be '
+                                                                                     'specified when type is set to '
+                                                                                     "'ReplacePrefixMatch'"},
+                                                                         {'rule': 'has(self.replacePrefixMatch) ? '
+                                                                                  "self.type == 'ReplacePrefixMatch' : "
+                                                                                  'true',
+                                                                          'message': 'type must be '
+                                                                                     "'ReplacePrefixMatch' when "
+                                                                                     'replacePrefixMatch is set'}],
                                             'additionalProperties': False}},
                     'type': 'object',
                     'additionalProperties': False}},
-    '18': lambda: {'backendRefs': {'items': {'properties': {'filters': {'items': {'properties': {'$ref': '17'},
-                                                                    'required': ['type'],
-                                                                    'type': 'object',
-                                                                    'additionalProperties': False},
-                                                          'maxItems': 16,
-                                                          'type': 'array',
-                                                          'x-kubernetes-list-type': 'atomic'},
-                                              'group': {'default': '',
-                                                        'maxLength': 253,
-                                                        'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-                                                        'type': 'string'},
-                                              'kind': {'default': 'Service',
-                                                       'maxLength': 63,
-                                                       'minLength': 1,
-                                                       'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
-                                                       'type': 'string'},
-                                              'name': {'maxLength': 253, 'minLength': 1, 'type': 'string'},
-                                              'namespace': {'maxLength': 63,
-                                                            'minLength': 1,
-                                                            'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-                                                            'type': 'string'},
-                                              'port': {'format': 'int32',
-                                                       'maximum': 65535,
-                                                       'minimum': 1,
-                                                       'type': 'integer'},
-                                              'weight': {'default': 1,
-                                                         'format': 'int32',
-                                                         'maximum': 1000000,
-                                                         'minimum': 0,
-                                                         'type': 'integer'}},
+    '20': lambda: {'properties': {'$ref': '19'},
+     'required': ['type'],
+     'type': 'object',
+     'x-kubernetes-validations': [{'rule': "!(has(self.cors) && self.type != 'CORS')",
+                                   'message': 'filter.cors must be nil if the filter.type is not CORS'},
+                                  {'rule': "!(!has(self.cors) && self.type == 'CORS')",
+                                   'message': 'filter.cors must be specified for CORS filter.type'},
+                                  {'rule': "!(has(self.requestHeaderModifier) && self.type != 'RequestHeaderModifier')",
+                                   'message': 'filter.requestHeaderModifier must be nil if the filter.type is not '
+                                              'RequestHeaderModifier'},
+                                  {'rule': '!(!has(self.requestHeaderModifier) && self.type == '
+                                           "'RequestHeaderModifier')",
+                                   'message': 'filter.requestHeaderModifier must be specified for '
+                                              'RequestHeaderModifier filter.type'},
+                                  {'rule': '!(has(self.responseHeaderModifier) && self.type != '
+                                           "'ResponseHeaderModifier')",
+                                   'message': 'filter.responseHeaderModifier must be nil if the filter.type is not '
+                                              'ResponseHeaderModifier'},
+                                  {'rule': '!(!has(self.responseHeaderModifier) && self.type == '
+                                           "'ResponseHeaderModifier')",
+                                   'message': 'filter.responseHeaderModifier must be specified for '
+                                              'ResponseHeaderModifier filter.type'},
+                                  {'rule': "!(has(self.requestMirror) && self.type != 'RequestMirror')",
+                                   'message': 'filter.requestMirror must be nil if the filter.type is not '
+                                              'RequestMirror'},
+                                  {'rule': "!(!has(self.requestMirror) && self.type == 'RequestMirror')",
+                                   'message': 'filter.requestMirror must be specified for RequestMirror filter.type'},
+                                  {'rule': "!(has(self.requestRedirect) && self.type != 'RequestRedirect')",
+                                   'message': 'filter.requestRedirect must be nil if the filter.type is not '
+                                              'RequestRedirect'},
+                                  {'rule': "!(!has(self.requestRedirect) && self.type == 'RequestRedirect')",
+                                   'message': 'filter.requestRedirect must be specified for RequestRedirect '
+                                              'filter.type'},
+                                  {'rule': "!(has(self.urlRewrite) && self.type != 'URLRewrite')",
+                                   'message': 'filter.urlRewrite must be nil if the filter.type is not URLRewrite'},
+                                  {'rule': "!(!has(self.urlRewrite) && self.type == 'URLRewrite')",
+                                   'message': 'filter.urlRewrite must be specified for URLRewrite filter.type'},
+                                  {'rule': "!(has(self.extensionRef) && self.type != 'ExtensionRef')",
+                                   'message': 'filter.extensionRef must be nil if the filter.type is not ExtensionRef'},
+                                  {'rule': "!(!has(self.extensionRef) && self.type == 'ExtensionRef')",
+                                   'message': 'filter.extensionRef must be specified for ExtensionRef filter.type'}],
+     'additionalProperties': False},
+    '21': lambda: {'filters': {'items': {'$ref': '20'},
+                 'maxItems': 16,
+                 'type': 'array',
+                 'x-kubernetes-list-type': 'atomic',
+                 'x-kubernetes-validations': [{'rule': "!(self.exists(f, f.type == 'RequestRedirect') && "
+                                                       "self.exists(f, f.type == 'URLRewrite'))",
+                                               'message': 'May specify either httpRouteFilterRequestRedirect or '
+                                                          'httpRouteFilterRequestRewrite, but not both'},
+                                              {'rule': "self.filter(f, f.type == 'CORS').size() <= 1",
+                                               'message': 'CORS filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'RequestHeaderModifier').size() <= 1",
+                                               'message': 'RequestHeaderModifier filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'ResponseHeaderModifier').size() <= 1",
+                                               'message': 'ResponseHeaderModifier filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'RequestRedirect').size() <= 1",
+                                               'message': 'RequestRedirect filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'URLRewrite').size() <= 1",
+                                               'message': 'URLRewrite filter cannot be repeated'}]},
+     'group': {'default': '',
+               'maxLength': 253,
+               'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+               'type': 'string'},
+     'kind': {'default': 'Service',
+              'maxLength': 63,
+              'minLength': 1,
+              'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
+              'type': 'string'},
+     'name': {'maxLength': 253, 'minLength': 1, 'type': 'string'},
+     'namespace': {'maxLength': 63, 'minLength': 1, 'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', 'type': 'string'},
+     'port': {'format': 'int32', 'maximum': 65535, 'minimum': 1, 'type': 'integer'},
+     'weight': {'default': 1, 'format': 'int32', 'maximum': 1000000, 'minimum': 0, 'type': 'integer'}},
+    '22': lambda: {'default': {'type': 'PathPrefix', 'value': '/'},
+     'properties': {'type': {'default': 'PathPrefix',
+                             'enum': ['Exact', 'PathPrefix', 'RegularExpression'],
+                             'type': 'string'},
+                    'value': {'default': '/', 'maxLength': 1024, 'type': 'string'}},
+     'type': 'object',
+     'x-kubernetes-validations': [{'rule': "(self.type in ['Exact','PathPrefix']) ? self.value.startsWith('/') : true",
+                                   'message': "value must be an absolute path and start with '/' when type one of "
+                                              "['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('//') : true",
+                                   'message': "must not contain '//' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('/./') : true",
+                                   'message': "must not contain '/./' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('/../') : "
+                                           'true',
+                                   'message': "must not contain '/../' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('%2f') : true",
+                                   'message': "must not contain '%2f' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('%2F') : true",
+                                   'message': "must not contain '%2F' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.contains('#') : true",
+                                   'message': "must not contain '#' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.endsWith('/..') : true",
+                                   'message': "must not end with '/..' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? !self.value.endsWith('/.') : true",
+                                   'message': "must not end with '/.' when type one of ['Exact', 'PathPrefix']"},
+                                  {'rule': "self.type in ['Exact','PathPrefix'] || self.type == 'RegularExpression'",
+                                   'message': "type must be one of ['Exact', 'PathPrefix', 'RegularExpression']"},
+                                  {'rule': "(self.type in ['Exact','PathPrefix']) ? "
+                                           'self.value.matches(r"""^(?:[-A-Za-z0-9/._~!$&\'()*+,;=:@]|[%][0-9a-fA-F]{2})+$""") '
+                                           ': true',
+                                   'message': 'must only contain valid characters (matching '
+                                              "^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$) for types "
+                                              "['Exact', 'PathPrefix']"}],
+     'additionalProperties': False},
+    '23': lambda: {'backendRefs': {'items': {'properties': {'$ref': '21'},
                                'required': ['name'],
                                'type': 'object',
+                               'x-kubernetes-validations': [{'rule': '(size(self.group) == 0 && self.kind == '
+                                                                     "'Service') ? has(self.port) : true",
+                                                             'message': 'Must have port for Service reference'}],
                                'additionalProperties': False},
                      'maxItems': 16,
                      'type': 'array',
                      'x-kubernetes-list-type': 'atomic'},
-     'filters': {'items': {'properties': {'$ref': '17'},
-                           'required': ['type'],
-                           'type': 'object',
-                           'additionalProperties': False},
+     'filters': {'items': {'$ref': '20'},
                  'maxItems': 16,
                  'type': 'array',
-                 'x-kubernetes-list-type': 'atomic'},
+                 'x-kubernetes-list-type': 'atomic',
+                 'x-kubernetes-validations': [{'rule': "!(self.exists(f, f.type == 'RequestRedirect') && "
+                                                       "self.exists(f, f.type == 'URLRewrite'))",
+                                               'message': 'May specify either httpRouteFilterRequestRedirect or '
+                                                          'httpRouteFilterRequestRewrite, but not both'},
+                                              {'rule': "self.filter(f, f.type == 'CORS').size() <= 1",
+                                               'message': 'CORS filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'RequestHeaderModifier').size() <= 1",
+                                               'message': 'RequestHeaderModifier filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'ResponseHeaderModifier').size() <= 1",
+                                               'message': 'ResponseHeaderModifier filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'RequestRedirect').size() <= 1",
+                                               'message': 'RequestRedirect filter cannot be repeated'},
+                                              {'rule': "self.filter(f, f.type == 'URLRewrite').size() <= 1",
+                                               'message': 'URLRewrite filter cannot be repeated'}]},
      'matches': {'default': [{'path': {'type': 'PathPrefix', 'value': '/'}}],
                  'items': {'properties': {'headers': {'items': {'properties': {'name': {'maxLength': 256,
                                                                                         'minLength': 1,
@@ -2637,17 +2971,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                                               'TRACE',
                                                               'PATCH'],
                                                      'type': 'string'},
-                                          'path': {'default': {'type': 'PathPrefix', 'value': '/'},
-                                                   'properties': {'type': {'default': 'PathPrefix',
-                                                                           'enum': ['Exact',
-                                                                                    'PathPrefix',
-                                                                                    'RegularExpression'],
-                                                                           'type': 'string'},
-                                                                  'value': {'default': '/',
-                                                                            'maxLength': 1024,
-                                                                            'type': 'string'}},
-                                                   'type': 'object',
-                                                   'additionalProperties': False},
+                                          'path': {'$ref': '22'},
                                           'queryParams': {'items': {'properties': {'name': {'maxLength': 256,
                                                                                             'minLength': 1,
                                                                                             'pattern': "^[A-Za-z0-9!#$%&'*+\\-.^_\\x60|~]+$",
@@ -2678,118 +3002,157 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
      'timeouts': {'properties': {'backendRequest': {'pattern': '^([0-9]{1,5}(h|m|s|ms)){1,4}$', 'type': 'string'},
                                  'request': {'pattern': '^([0-9]{1,5}(h|m|s|ms)){1,4}$', 'type': 'string'}},
                   'type': 'object',
+                  'x-kubernetes-validations': [{'rule': '!(has(self.request) && has(self.backendRequest) && '
+                                                        "duration(self.request) != duration('0s') && "
+                                                        'duration(self.backendRequest) > duration(self.request))',
+                                                'message': 'backendRequest timeout cannot be longer than request '
+                                                           'timeout'}],
                   'additionalProperties': False}},
-    '19': lambda: {'properties': {'apiVersion': {'type': 'string'},
-                    'kind': {'type': 'string'},
-                    'metadata': {'type': 'object'},
-                    'spec': {'properties': {'hostnames': {'items': {'maxLength': 253,
-                                                                    'minLength': 1,
-                                                                    'pattern': '^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-                                                                    'type': 'string'},
-                                                          'maxItems': 16,
-                                                          'type': 'array',
-                                                          'x-kubernetes-list-type': 'atomic'},
-                                            'parentRefs': {'items': {'properties': {'group': {'default': 'gateway.networking.k8s.io',
-                                                                                              'maxLength': 253,
-                                                                                              'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-                                                                                              'type': 'string'},
-                                                                                    'kind': {'default': 'Gateway',
-                                                                                             'maxLength': 63,
-                                                                                             'minLength': 1,
-                                                                                             'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
-                                                                                             'type': 'string'},
-                                                                                    'name': {'maxLength': 253,
-                                                                                             'minLength': 1,
-                                                                                             'type': 'string'},
-                                                                                    'namespace': {'maxLength': 63,
-                                                                                                  'minLength': 1,
-                                                                                                  'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
-                                                                                                  'type': 'string'},
-                                                                                    'port': {'format': 'int32',
-                                                                                             'maximum': 65535,
-                                                                                             'minimum': 1,
-                                                                                             'type': 'integer'},
-                                                                                    'sectionName': {'maxLength': 253,
-                                                                                                    'minLength': 1,
-                                                                                                    'pattern': '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-                                                                                                    'type': 'string'}},
-                                                                     'required': ['name'],
-                                                                     'type': 'object',
-                                                                     'additionalProperties': False},
-                                                           'maxItems': 32,
-                                                           'type': 'array',
-                                                           'x-kubernetes-list-type': 'atomic'},
-                                            'rules': {'default': [{'matches': [{'path': {'type': 'PathPrefix',
-                                                                                         'value': '/'}}]}],
-                                                      'items': {'properties': {'$ref': '18'},
-                                                                'type': 'object',
-                                                                'additionalProperties': False},
-                                                      'maxItems': 16,
-                                                      'minItems': 1,
-                                                      'type': 'array',
-                                                      'x-kubernetes-list-type': 'atomic'}},
-                             'type': 'object',
-                             'additionalProperties': False}},
-     'required': ['spec'],
+    '24': lambda: {'properties': {'$ref': '23'},
      'type': 'object',
+     'x-kubernetes-validations': [{'rule': '(has(self.backendRefs) && size(self.backendRefs) > 0) ? '
+                                           '(!has(self.filters) || self.filters.all(f, !has(f.requestRedirect))): true',
+                                   'message': 'RequestRedirect filter must not be used together with backendRefs'},
+                                  {'rule': '(has(self.filters) && self.filters.exists_one(f, has(f.requestRedirect) && '
+                                           'has(f.requestRedirect.path) && f.requestRedirect.path.type == '
+                                           "'ReplacePrefixMatch' && has(f.requestRedirect.path.replacePrefixMatch))) ? "
+                                           '((size(self.matches) != 1 || !has(self.matches[0].path) || '
+                                           "self.matches[0].path.type != 'PathPrefix') ? false : true) : true",
+                                   'message': 'When using RequestRedirect filter with path.replacePrefixMatch, exactly '
+                                              'one PathPrefix match must be specified'},
+                                  {'rule': '(has(self.filters) && self.filters.exists_one(f, has(f.urlRewrite) && '
+                                           "has(f.urlRewrite.path) && f.urlRewrite.path.type == 'ReplacePrefixMatch' "
+                                           '&& has(f.urlRewrite.path.replacePrefixMatch))) ? ((size(self.matches) != 1 '
+                                           '|| !has(self.matches[0].path) || self.matches[0].path.type != '
+                                           "'PathPrefix') ? false : true) : true",
+                                   'message': 'When using URLRewrite filter with path.replacePrefixMatch, exactly one '
+                                              'PathPrefix match must be specified'},
+                                  {'rule': '(has(self.backendRefs) && self.backendRefs.exists_one(b, (has(b.filters) '
+                                           '&& b.filters.exists_one(f, has(f.requestRedirect) && '
+                                           'has(f.requestRedirect.path) && f.requestRedirect.path.type == '
+                                           "'ReplacePrefixMatch' && has(f.requestRedirect.path.replacePrefixMatch))) "
+                                           ')) ? ((size(self.matches) != 1 || !has(self.matches[0].path) || '
+                                           "self.matches[0].path.type != 'PathPrefix') ? false : true) : true",
+                                   'message': 'Within backendRefs, when using RequestRedirect filter with '
+                                              'path.replacePrefixMatch, exactly one PathPrefix match must be '
+                                              'specified'},
+                                  {'rule': '(has(self.backendRefs) && self.backendRefs.exists_one(b, (has(b.filters) '
+                                           '&& b.filters.exists_one(f, has(f.urlRewrite) && has(f.urlRewrite.path) && '
+                                           "f.urlRewrite.path.type == 'ReplacePrefixMatch' && "
+                                           'has(f.urlRewrite.path.replacePrefixMatch))) )) ? ((size(self.matches) != 1 '
+                                           '|| !has(self.matches[0].path) || self.matches[0].path.type != '
+                                           "'PathPrefix') ? false : true) : true",
+                                   'message': 'Within backendRefs, When using URLRewrite filter with '
+                                              'path.replacePrefixMatch, exactly one PathPrefix match must be '
+                                              'specified'}],
      'additionalProperties': False},
-    '20': lambda: {'apiVersion': {'type': 'string'},
+    '25': lambda: {'apiVersion': {'type': 'string'},
      'kind': {'type': 'string'},
      'metadata': {'type': 'object'},
-     'spec': {'properties': {'appProtocol': {'default': 'http',
-                                             'enum': ['http', 'kubernetes.io/h2c'],
-                                             'type': 'string'},
-                             'endpointPickerRef': {'properties': {'failureMode': {'default': 'FailClose',
-                                                                                  'enum': ['FailOpen', 'FailClose'],
-                                                                                  'type': 'string'},
-                                                                  'group': {'default': '',
-                                                                            'maxLength': 253,
-                                                                            'minLength': 0,
-                                                                            'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
-                                                                            'type': 'string'},
-                                                                  'kind': {'default': 'Service',
-                                                                           'maxLength': 63,
-                                                                           'minLength': 1,
-                                                                           'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
-                                                                           'type': 'string'},
-                                                                  'name': {'maxLength': 253,
-                                                                           'minLength': 1,
-                                                                           'type': 'string'},
-                                                                  'port': {'properties': {'number': {'format': 'int32',
-                                                                                                     'maximum': 65535,
-                                                                                                     'minimum': 1,
-                                                                                                     'type': 'integer'}},
-                                                                           'required': ['number'],
-                                                                           'type': 'object',
-                                                                           'additionalProperties': False}},
-                                                   'required': ['name'],
-                                                   'type': 'object',
-                                                   'additionalProperties': False},
-                             'selector': {'properties': {'matchLabels': {'additionalProperties': {'maxLength': 63,
-                                                                                                  'minLength': 0,
-                                                                                                  'pattern': '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
-                                                                                                  'type': 'string'},
-                                                                         'maxProperties': 64,
-                                                                         'minProperties': 1,
-                                                                         'type': 'object'}},
-                                          'required': ['matchLabels'],
-                                          'type': 'object',
-                                          'additionalProperties': False},
-                             'targetPorts': {'items': {'properties': {'number': {'format': 'int32',
-                                                                                 'maximum': 65535,
-                                                                                 'minimum': 1,
-                                                                                 'type': 'integer'}},
-                                                       'required': ['number'],
-                                                       'type': 'object',
-                                                       'additionalProperties': False},
-                                             'maxItems': 8,
-                                             'minItems': 1,
-                                             'type': 'array',
-                                             'x-kubernetes-list-type': 'atomic'}},
-              'required': ['selector', 'targetPorts'],
+     'spec': {'properties': {'hostnames': {'items': {'maxLength': 253,
+                                                     'minLength': 1,
+                                                     'pattern': '^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                                                     'type': 'string'},
+                                           'maxItems': 16,
+                                           'type': 'array',
+                                           'x-kubernetes-list-type': 'atomic'},
+                             'parentRefs': {'$ref': '18'},
+                             'rules': {'default': [{'matches': [{'path': {'type': 'PathPrefix', 'value': '/'}}]}],
+                                       'items': {'$ref': '24'},
+                                       'maxItems': 16,
+                                       'minItems': 1,
+                                       'type': 'array',
+                                       'x-kubernetes-list-type': 'atomic',
+                                       'x-kubernetes-validations': [{'rule': '(self.size() > 0 ? '
+                                                                             'self[0].matches.size() : 0) + '
+                                                                             '(self.size() > 1 ? '
+                                                                             'self[1].matches.size() : 0) + '
+                                                                             '(self.size() > 2 ? '
+                                                                             'self[2].matches.size() : 0) + '
+                                                                             '(self.size() > 3 ? '
+                                                                             'self[3].matches.size() : 0) + '
+                                                                             '(self.size() > 4 ? '
+                                                                             'self[4].matches.size() : 0) + '
+                                                                             '(self.size() > 5 ? '
+                                                                             'self[5].matches.size() : 0) + '
+                                                                             '(self.size() > 6 ? '
+                                                                             'self[6].matches.size() : 0) + '
+                                                                             '(self.size() > 7 ? '
+                                                                             'self[7].matches.size() : 0) + '
+                                                                             '(self.size() > 8 ? '
+                                                                             'self[8].matches.size() : 0) + '
+                                                                             '(self.size() > 9 ? '
+                                                                             'self[9].matches.size() : 0) + '
+                                                                             '(self.size() > 10 ? '
+                                                                             'self[10].matches.size() : 0) + '
+                                                                             '(self.size() > 11 ? '
+                                                                             'self[11].matches.size() : 0) + '
+                                                                             '(self.size() > 12 ? '
+                                                                             'self[12].matches.size() : 0) + '
+                                                                             '(self.size() > 13 ? '
+                                                                             'self[13].matches.size() : 0) + '
+                                                                             '(self.size() > 14 ? '
+                                                                             'self[14].matches.size() : 0) + '
+                                                                             '(self.size() > 15 ? '
+                                                                             'self[15].matches.size() : 0) <= 128',
+                                                                     'message': 'While 16 rules and 64 matches per '
+                                                                                'rule are allowed, the total number of '
+                                                                                'matches across all rules in a route '
+                                                                                'must be less than 128'}]}},
               'type': 'object',
               'additionalProperties': False}},
-    '21': lambda: {'horizontalPodAutoscalerConfig': {'properties': {'behavior': {'properties': {'scaleDown': {'properties': {'policies': {'items': {'properties': {'periodSeconds': {'format': 'int32',
+    '26': lambda: {'appProtocol': {'default': 'http', 'enum': ['http', 'kubernetes.io/h2c'], 'type': 'string'},
+     'endpointPickerRef': {'properties': {'failureMode': {'default': 'FailClose',
+                                                          'enum': ['FailOpen', 'FailClose'],
+                                                          'type': 'string'},
+                                          'group': {'default': '',
+                                                    'maxLength': 253,
+                                                    'minLength': 0,
+                                                    'pattern': '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                                                    'type': 'string'},
+                                          'kind': {'default': 'Service',
+                                                   'maxLength': 63,
+                                                   'minLength': 1,
+                                                   'pattern': '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$',
+                                                   'type': 'string'},
+                                          'name': {'maxLength': 253, 'minLength': 1, 'type': 'string'},
+                                          'port': {'properties': {'number': {'format': 'int32',
+                                                                             'maximum': 65535,
+                                                                             'minimum': 1,
+                                                                             'type': 'integer'}},
+                                                   'required': ['number'],
+                                                   'type': 'object',
+                                                   'additionalProperties': False}},
+                           'required': ['name'],
+                           'type': 'object',
+                           'x-kubernetes-validations': [{'rule': "self.kind != 'Service' || has(self.port)",
+                                                         'message': "port is required when kind is 'Service' or "
+                                                                    "unspecified (defaults to 'Service')"}],
+                           'additionalProperties': False},
+     'selector': {'properties': {'matchLabels': {'additionalProperties': {'maxLength': 63,
+                                                                          'minLength': 0,
+                                                                          'pattern': '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
+                                                                          'type': 'string'},
+                                                 'maxProperties': 64,
+                                                 'minProperties': 1,
+                                                 'type': 'object'}},
+                  'required': ['matchLabels'],
+                  'type': 'object',
+                  'additionalProperties': False},
+     'targetPorts': {'items': {'properties': {'number': {'format': 'int32',
+                                                         'maximum': 65535,
+                                                         'minimum': 1,
+                                                         'type': 'integer'}},
+                               'required': ['number'],
+                               'type': 'object',
+                               'additionalProperties': False},
+                     'maxItems': 8,
+                     'minItems': 1,
+                     'type': 'array',
+                     'x-kubernetes-list-type': 'atomic',
+                     'x-kubernetes-validations': [{'rule': 'self.all(p1, self.exists_one(p2, p1.number==p2.number))',
+                                                   'message': 'port number must be unique'}]}},
+    '27': lambda: {'horizontalPodAutoscalerConfig': {'properties': {'behavior': {'properties': {'scaleDown': {'properties': {'policies': {'items': {'properties': {'periodSeconds': {'format': 'int32',
                                                                                                                                                                        'type': 'integer'},
                                                                                                                                                      'type': {'type': 'string'},
                                                                                                                                                      'value': {'format': 'int32',
@@ -2841,7 +3204,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                          'target': {'type': 'string'}},
                           'type': 'object',
                           'additionalProperties': False}},
-    '22': lambda: {'advanced': {'properties': {'$ref': '21'}, 'type': 'object', 'additionalProperties': False},
+    '28': lambda: {'advanced': {'properties': {'$ref': '27'}, 'type': 'object', 'additionalProperties': False},
      'cooldownPeriod': {'format': 'int32', 'minimum': 0, 'type': 'integer'},
      'fallback': {'properties': {'behavior': {'default': 'static',
                                               'enum': ['static',
@@ -2884,7 +3247,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                             'additionalProperties': False},
                   'minItems': 1,
                   'type': 'array'}},
-    '23': lambda: {'credentials': {'properties': {'accessKey': {'properties': {'valueFrom': {'properties': {'secretKeyRef': {'properties': {'key': {'type': 'string'},
+    '29': lambda: {'credentials': {'properties': {'accessKey': {'properties': {'valueFrom': {'properties': {'secretKeyRef': {'properties': {'key': {'type': 'string'},
                                                                                                                               'name': {'type': 'string'}},
                                                                                                                'required': ['key',
                                                                                                                             'name'],
@@ -2945,7 +3308,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                            'additionalProperties': False},
                  'minItems': 1,
                  'type': 'array'}},
-    '24': lambda: {'properties': {'cloud': {'properties': {'activeDirectoryEndpoint': {'type': 'string'},
+    '30': lambda: {'properties': {'cloud': {'properties': {'activeDirectoryEndpoint': {'type': 'string'},
                                              'keyVaultResourceURL': {'type': 'string'},
                                              'type': {'type': 'string'}},
                               'required': ['type'],
@@ -2995,11 +3358,11 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
      'required': ['secrets', 'vaultUri'],
      'type': 'object',
      'additionalProperties': False},
-    '25': lambda: {'awsSecretManager': {'properties': {'$ref': '23'},
+    '31': lambda: {'awsSecretManager': {'properties': {'$ref': '29'},
                           'required': ['secrets'],
                           'type': 'object',
                           'additionalProperties': False},
-     'azureKeyVault': {'$ref': '24'},
+     'azureKeyVault': {'$ref': '30'},
      'azureServicePrincipal': {'properties': {'activeDirectoryEndpoint': {'type': 'string'},
                                               'clientCertificate': {'properties': {'valueFrom': {'properties': {'secretKeyRef': {'properties': {'key': {'type': 'string'},
                                                                                                                                                 'name': {'type': 'string'}},
@@ -3181,7 +3544,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                    'type': 'object',
                                    'additionalProperties': False},
                          'type': 'array'}},
-    '26': lambda: {'clientId': {'properties': {'configMap': {'properties': {'key': {'type': 'string'},
+    '32': lambda: {'clientId': {'properties': {'configMap': {'properties': {'key': {'type': 'string'},
                                                               'name': {'default': '', 'type': 'string'},
                                                               'optional': {'type': 'boolean'}},
                                                'required': ['key'],
@@ -3259,7 +3622,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                    'type': 'object',
                    'additionalProperties': False},
      'tokenUrl': {'pattern': '^(http|https)://.+$', 'type': 'string'}},
-    '27': lambda: {'authorization': {'properties': {'credentials': {'properties': {'key': {'type': 'string'},
+    '33': lambda: {'authorization': {'properties': {'credentials': {'properties': {'key': {'type': 'string'},
                                                                      'name': {'default': '', 'type': 'string'},
                                                                      'optional': {'type': 'boolean'}},
                                                       'required': ['key'],
@@ -3329,7 +3692,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                                      'additionalProperties': False},
                            'type': 'array'},
      'noProxy': {'type': 'string'},
-     'oauth2': {'properties': {'$ref': '26'},
+     'oauth2': {'properties': {'$ref': '32'},
                 'required': ['clientId', 'clientSecret', 'tokenUrl'],
                 'type': 'object',
                 'additionalProperties': False},
@@ -3429,7 +3792,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                    'type': 'object',
                    'additionalProperties': False},
      'trackTimestampsStaleness': {'type': 'boolean'}},
-    '28': lambda: {'attachMetadata': {'properties': {'node': {'type': 'boolean'}}, 'type': 'object', 'additionalProperties': False},
+    '34': lambda: {'attachMetadata': {'properties': {'node': {'type': 'boolean'}}, 'type': 'object', 'additionalProperties': False},
      'bodySizeLimit': {'pattern': '(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$', 'type': 'string'},
      'convertClassicHistogramsToNHCB': {'type': 'boolean'},
      'fallbackScrapeProtocol': {'enum': ['PrometheusProto',
@@ -3450,7 +3813,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
      'nativeHistogramBucketLimit': {'format': 'int64', 'minimum': 0, 'type': 'integer'},
      'nativeHistogramMinBucketFactor': {'anyOf': [{'type': 'integer'}, {'type': 'string'}],
                                         'pattern': '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$'},
-     'podMetricsEndpoints': {'items': {'properties': {'$ref': '27'}, 'type': 'object', 'additionalProperties': False},
+     'podMetricsEndpoints': {'items': {'properties': {'$ref': '33'}, 'type': 'object', 'additionalProperties': False},
                              'type': 'array'},
      'podTargetLabels': {'items': {'type': 'string'}, 'type': 'array'},
      'sampleLimit': {'format': 'int64', 'minimum': 0, 'type': 'integer'},
@@ -3480,7 +3843,7 @@ PIECES: dict[str, Callable[[], dict[str, Any]]] = {
                   'additionalProperties': False},
      'selectorMechanism': {'enum': ['RelabelConfig', 'RoleSelector'], 'type': 'string'},
      'targetLimit': {'format': 'int64', 'minimum': 0, 'type': 'integer'}},
-    '29': lambda: {'minMember': {'format': 'int32', 'minimum': 0, 'type': 'integer'},
+    '35': lambda: {'minMember': {'format': 'int32', 'minimum': 0, 'type': 'integer'},
      'minResources': {'additionalProperties': {'anyOf': [{'type': 'integer'}, {'type': 'string'}],
                                                'pattern': '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$'},
                       'type': 'object'},
