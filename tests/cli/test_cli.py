@@ -208,3 +208,40 @@ def test_shell_completion_offers_commands_flags_and_choices(tmp_path: Path) -> N
     assert completed("fusion-helm", "validate", "--take-over-layout", "r") == ["replica", "role"]
     assert completed("fusion-helm", "completion", "") == ["bash", "zsh"]
     assert run("fusion-helm", "completion", "zsh").stdout.startswith("autoload -U +X bashcompinit")
+
+
+def _said(result: subprocess.CompletedProcess[str], command: str) -> list[str]:
+    """What a command printed on standard error, its own prefixes left out."""
+    prefixes = (f"{command}: warning: standard input: ", f"{command}: standard input: ", f"{command}: warning: ",
+                f"{command}: ")
+    return [next((line.removeprefix(p) for p in prefixes if line.startswith(p)), line)
+            for line in result.stderr.splitlines()]
+
+
+def test_validate_and_the_post_renderer_agree_on_every_example_and_mistake(helm4: Helm) -> None:
+    """`fusion-helm validate` is how a user reads a refusal (and the warnings) without installing: on each
+    example of values/ (as helm renders it), each bad input the post-renderer refuses and each routing
+    mistake the expansion refuses, it says what the post-renderer says, and exits as it does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.expand.test_router import ERRORS
+    from tests.model.test_bad_input import CASES
+
+    streams = {f"example {path.stem}": helm4.template(path, post_render=False).stdout
+               for path in sorted(VALUES.glob("*.yaml"))}
+    streams |= {f"bad input: {case}": text for case, (text, _) in CASES.items()}
+    streams |= {f"routing: {case}": yaml.safe_dump(builders.service(*roles)) for case, (roles, _, _) in ERRORS.items()}
+
+    def both(text: str) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+        return run("fusion-helm", "validate", "-", stdin=text), postrender(stdin=text)
+
+    with ThreadPoolExecutor(2) as pool:
+        results = dict(zip(streams, pool.map(both, streams.values()), strict=True))
+    disagreements = {case: (_said(validated, "fusion-helm"), _said(rendered, "fusion-postrender"))
+                     for case, (validated, rendered) in results.items()
+                     if validated.returncode != rendered.returncode
+                     or _said(validated, "fusion-helm") != _said(rendered, "fusion-postrender")}
+    assert not disagreements, disagreements
+    refused = sum(rendered.returncode != 0 for _, rendered in results.values())
+    warned = sum(validated.returncode == 0 and bool(validated.stderr) for validated, _ in results.values())
+    assert refused >= len(CASES) + len(ERRORS) and warned >= 1  # every mistake refused; an example warned of
