@@ -159,46 +159,45 @@ def without_rules(name: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return change
 
 
-def refused_claim(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
-    """A release of B's namespace whose engines serve A's model: its check, run for real, refuses it naming A's
-    route, and nothing of it is applied."""
-    thief = Release(cluster, helm, "thief", "shared-b")
-    values = with_real_hooks(service_values(tmp_path, "thief", GATEWAYS, ["--model", MODEL_A]))
+def refused_by_its_check(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, name: str, namespace: str,
+                         values: Path, reasons: tuple[str, ...], routes: list[str]) -> None:
+    """Installing release NAME of VALUES fails on its pre-install check, run for real, whose error gives each of
+    REASONS; nothing of it is applied (the namespace's HTTPRoutes stay ROUTES)."""
+    release = Release(cluster, helm, name, namespace)
     try:
-        done = helm.run("install", "thief", CHART, "-f", values, "--post-renderer", "fusion-postrender", "--namespace",
-                        "shared-b", "--kubeconfig", cluster.kubeconfig, check=False)
+        done = helm.run("install", name, CHART, "-f", values, "--post-renderer", "fusion-postrender", "--namespace",
+                        namespace, "--kubeconfig", cluster.kubeconfig, check=False)
         assert done.returncode != 0, done.stdout
-        [run] = [run for run in hook_kubelet.outputs("shared-b")
+        [run] = [run for run in hook_kubelet.outputs(namespace)
                  if "fusion_helm.programs.check" in map(str, run.args) and run.returncode]
-        assert (f"check_prerequisites: model name {MODEL_A} is already matched on Gateway {GATEWAYS}/{GATEWAY} by "
-                "HTTPRoute shared-a/a-router, another service's: requests for it would reach whichever route ranks "
-                "first") in run.stderr, run.stderr
-        routes = cluster.custom(("gateway.networking.k8s.io", "v1", "httproutes"), "shared-b")
-        assert [route["metadata"]["name"] for route in routes] == ["b-router"], "nothing of the thief applied"
+        assert all(reason in run.stderr for reason in reasons), run.stderr
+        found = cluster.custom(("gateway.networking.k8s.io", "v1", "httproutes"), namespace)
+        assert [route["metadata"]["name"] for route in found] == routes, f"nothing of {name} applied"
     finally:
-        if thief.exists():
-            thief.uninstall()
+        if release.exists():
+            release.uninstall()
+
+
+def refused_claim(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
+    """A release of B's namespace whose engines serve A's model: its check refuses it naming A's route."""
+    refused_by_its_check(
+        cluster, helm, hook_kubelet, "thief", "shared-b",
+        with_real_hooks(service_values(tmp_path, "thief", GATEWAYS, ["--model", MODEL_A])),
+        (f"check_prerequisites: model name {MODEL_A} is already matched on Gateway {GATEWAYS}/{GATEWAY} by "
+         "HTTPRoute shared-a/a-router, another service's: requests for it would reach whichever route ranks first",),
+        ["b-router"])
 
 
 def refused_canary_typo(cluster: Cluster, helm: Helm, hook_kubelet: HookKubelet, tmp_path: Path) -> None:
-    """A canary of A naming A's service where its pool belongs (`a`, not `a-router`): its check, run for real,
-    refuses it naming the pools there; its route would have sent 90 % of A's requests to no pool."""
-    values = with_real_hooks(service_values(tmp_path, "typo", GATEWAYS, ["--model", MODEL_A],
-                                            canaryOf={"inferencePool": "a", "weight": CANARY_WEIGHT}))
-    typo = Release(cluster, helm, "typo", "shared-a")
-    try:
-        done = helm.run("install", "typo", CHART, "-f", values, "--post-renderer", "fusion-postrender", "--namespace",
-                        "shared-a", "--kubeconfig", cluster.kubeconfig, check=False)
-        assert done.returncode != 0, done.stdout
-        [run] = [run for run in hook_kubelet.outputs("shared-a")
-                 if "fusion_helm.programs.check" in map(str, run.args) and run.returncode]
-        assert ("check_prerequisites: InferencePool a does not exist in namespace shared-a, and "
-                "canaryOf.inferencePool names it") in run.stderr and "(pools there: a-router)" in run.stderr, run.stderr
-        routes = cluster.custom(("gateway.networking.k8s.io", "v1", "httproutes"), "shared-a")
-        assert [route["metadata"]["name"] for route in routes] == ["a-router"], "nothing of the canary applied"
-    finally:
-        if typo.exists():
-            typo.uninstall()
+    """A canary of A naming A's service where its pool belongs (`a`, not `a-router`): its check refuses it
+    naming the pools there; its route would have sent 90 % of A's requests to no pool."""
+    refused_by_its_check(
+        cluster, helm, hook_kubelet, "typo", "shared-a",
+        with_real_hooks(service_values(tmp_path, "typo", GATEWAYS, ["--model", MODEL_A],
+                                       canaryOf={"inferencePool": "a", "weight": CANARY_WEIGHT})),
+        ("check_prerequisites: InferencePool a does not exist in namespace shared-a, and canaryOf.inferencePool "
+         "names it", "(pools there: a-router)"),
+        ["a-router"])
 
 
 def test_services_share_one_gateway_routed_by_model(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
