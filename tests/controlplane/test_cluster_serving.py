@@ -27,6 +27,7 @@ import pytest
 import yaml
 
 from fusion_helm.expand.generations import GENERATIONS
+from fusion_helm.expand.tls import MOUNT_PATH as TLS_MOUNT  # where this machine's pods share the Secret's files
 from tests.controlplane.clients import completion, metrics, total
 from tests.controlplane.cluster import ONE_HELM, Cluster, eventually
 from tests.controlplane.components import ca_signed_cert
@@ -420,20 +421,36 @@ def serving_secret(cluster: Cluster, namespace: str, workdir: Path) -> str:
     return "serving-tls"
 
 
+@pytest.mark.parametrize("sidecar", ["ours", "own"])
 def test_prefill_decode_in_tls_as_kserve_runs_it(cluster: Cluster, helm: Helm, serving_kubelet: ServingKubelet,
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path, sidecar: str) -> None:
     """spec.tls: the gateway calls the decode pod's sidecar in HTTPS, the sidecar the prefill engine and its
     own engine in HTTPS, the picker scrapes them in HTTPS; the engines serve nothing in plain HTTP. The
     engines' KV transfer is given in vLLM's other spelling (--kv_transfer_config, as KServe's and llm-d's
-    wide-EP manifests write it): the sidecar's connector follows it all the same."""
-    namespace = f"serving-tls-helm{helm.major}"
+    wide-EP manifests write it): the sidecar's connector follows it all the same. Or the decode pods carry
+    a routing sidecar of their OWN, as KServe's manifests do, written for TLS (HTTPS served, both engines
+    dialled in TLS, the certificate mounted): adopted, it serves as ours does."""
+    namespace = f"serving-tls-{sidecar}-helm{helm.major}"
     values = yaml.safe_load(pd_values(tmp_path).read_text())
     values["tls"] = {"secretName": serving_secret(cluster, namespace, tmp_path)}
+    own = sidecar == "own"
     for role in values["roles"]:
         if role["componentType"] != "router":
             role["replicas"] = 1 if role["componentType"] == "prefiller" else 2
             args = role["template"]["spec"]["containers"][0]["args"]
             args[args.index("--kv-transfer-config")] = "--kv_transfer_config"
+        if role["componentType"] == "decoder" and own:
+            spec = role["template"]["spec"]
+            spec["containers"][0]["args"] += ["--port", "8200"]
+            spec["volumes"] = [{"name": "proxy-tls", "secret": {"secretName": "serving-tls"}}]
+            spec["initContainers"] = [{
+                "name": "routing-proxy", "image": "ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0",
+                "restartPolicy": "Always",
+                "args": ["--port=8000", "--model-server-port=8200", "--kv-connector=nixlv2", "--secure-proxy=true",
+                         f"--cert-path={TLS_MOUNT}", "--enable-tls=prefiller,decoder",
+                         "--tls-insecure-skip-verify=prefiller,decoder"],
+                "volumeMounts": [{"name": "proxy-tls", "mountPath": TLS_MOUNT, "readOnly": True}],
+                "ports": [{"containerPort": 8000, "name": "http"}]}]
     path = tmp_path / "tls-values.yaml"
     path.write_text(yaml.safe_dump(values))
     with served(cluster, helm, serving_kubelet, path, namespace, tmp_path, backends="https") as service:
@@ -445,7 +462,8 @@ def test_prefill_decode_in_tls_as_kserve_runs_it(cluster: Cluster, helm: Helm, s
         assert total(metrics(prefill.address, engine_port(prefill), "https"), SUCCESS) == before + 1
         decoder = headers["x-stand-in-destination"]
         [sidecar_pod] = [p for p in service.pods("decode") if f"{p.address}:{service.port()}" == decoder]
-        assert "--kv-connector=nixlv2" in sidecar_pod.argv["pd-sidecar"]
+        assert "--kv-connector=nixlv2" in sidecar_pod.argv["routing-proxy" if own else "pd-sidecar"]
+        assert sorted(sidecar_pod.argv) == sorted(["vllm", "routing-proxy" if own else "pd-sidecar"])
         # The engines serve HTTPS alone: a plain HTTP request to either gets no metrics.
         for pod in (prefill, sidecar_pod):
             assert not answers_plain_http(pod.address, engine_port(pod))
