@@ -142,7 +142,7 @@ def test_a_role_at_zero_whose_signals_nobody_scrapes_wakes_to_its_fallback_and_s
     """A Prometheus that scrapes none of the service's pods (a PodMonitor its selector does not select): the
     signals are errors, not zeros, and KEDA's fallback wakes the worker to its fallback count, which serves;
     the status names the signals KEDA cannot read. Without the fallback the same role, put back at zero,
-    stays there; with it back, it wakes again."""
+    stays there past the polls a fallback (of three, for a shorter test) waits; with that one, it wakes."""
     namespace, port = "elastic-unscraped", free_port()
     values = elastic_values(tmp_path, f"http://127.0.0.1:{port}", minReplicas=0)
     with pod_monitors(keda), release(keda, helm4, SERVICE, namespace) as installed:
@@ -169,11 +169,11 @@ def test_a_role_at_zero_whose_signals_nobody_scrapes_wakes_to_its_fallback_and_s
                 "-p", json.dumps([{"op": "remove", "path": "/spec/fallback"}]))
         time.sleep(3 * 5)  # three of KEDA's polls, by the scale loop it restarts on a change
         kubectl("scale", "leaderworkerset", lws, "-n", namespace, "--replicas", "0")
-        time.sleep(90)  # eighteen of KEDA's polls: past the minute of failures a fallback would wait
+        time.sleep(8 * 5)  # eight of KEDA's polls: past the three failures the fallback below waits
         assert lws_replicas(keda, namespace, lws) == 0
         kubectl("patch", "scaledobject", name, "-n", namespace, "--type", "merge",
-                "-p", json.dumps({"spec": {"fallback": scaled["spec"]["fallback"]}}))
-        eventually("the worker woken again", lambda: lws_replicas(keda, namespace, lws) == 1, timeout=240)
+                "-p", json.dumps({"spec": {"fallback": {**scaled["spec"]["fallback"], "failureThreshold": 3}}}))
+        eventually("the worker woken again", lambda: lws_replicas(keda, namespace, lws) == 1, timeout=120)
 
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
