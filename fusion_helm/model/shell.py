@@ -66,12 +66,17 @@ def last_exec(script: str) -> LastExec:
     except _Unread as error:
         return LastExec(None, False, str(error))
     commands: list[list[str | _Operator]] = [[]]
+    background: set[int] = set()  # the commands a '&' ends: the shell runs them and goes on
     for token in tokens:
-        if isinstance(token, _Operator) and token.text in _SEPARATORS:
+        if isinstance(token, _Operator) and token.text in (*_SEPARATORS, "&"):
+            if token.text == "&":
+                background.add(len(commands) - 1)
             commands.append([])
         else:
             commands[-1].append(token)
-    last = next((command for command in reversed(commands) if command), [])
+    at, last = next(((at, command) for at, command in reversed(list(enumerate(commands))) if command), (0, []))
+    if at in background:
+        return LastExec(None, False, "its last command runs in the background ('&')")
     words, unread = _simple_command(last)
     if words is None:
         return LastExec(None, False, unread)
@@ -106,8 +111,6 @@ def _simple_command(tokens: list[str | _Operator]) -> tuple[list[str] | None, st
                 words.pop()
             index += 2  # the operator and its target
             continue
-        if token.text == "&":
-            return None, "its last command runs in the background ('&')"
         if token.text == "|":
             return None, "its last command is a pipeline ('|')"
         return None, f"its last command is a subshell or compound command ({token.text!r})"

@@ -429,7 +429,9 @@ def test_prefill_decode_in_tls_as_kserve_runs_it(cluster: Cluster, helm: Helm, s
     engines' KV transfer is given in vLLM's other spelling (--kv_transfer_config, as KServe's and llm-d's
     wide-EP manifests write it): the sidecar's connector follows it all the same. Or the decode pods carry
     a routing sidecar of their OWN, as KServe's manifests do, written for TLS (HTTPS served, both engines
-    dialled in TLS, the certificate mounted): adopted, it serves as ours does."""
+    dialled in TLS, the certificate mounted): adopted, it serves as ours does. Without one, the decode engine
+    is written as KServe writes it, on 8001 behind a pool on 8000, probed there by number: ours moves it,
+    its port and its probes, which pass (the pods are Ready)."""
     namespace = f"serving-tls-{sidecar}-helm{helm.major}"
     values = yaml.safe_load(pd_values(tmp_path).read_text())
     values["tls"] = {"secretName": serving_secret(cluster, namespace, tmp_path)}
@@ -439,6 +441,14 @@ def test_prefill_decode_in_tls_as_kserve_runs_it(cluster: Cluster, helm: Helm, s
             role["replicas"] = 1 if role["componentType"] == "prefiller" else 2
             args = role["template"]["spec"]["containers"][0]["args"]
             args[args.index("--kv-transfer-config")] = "--kv_transfer_config"
+        if role["componentType"] == "router":
+            role["targetPort"] = 8000
+        if role["componentType"] == "decoder" and not own:
+            engine = role["template"]["spec"]["containers"][0]
+            engine["args"] += ["--port", "8001"]
+            engine["ports"] = [{"containerPort": 8001, "name": "http"}]
+            for probe in ("readinessProbe", "startupProbe"):
+                engine[probe] = {**engine[probe], "httpGet": {**engine[probe]["httpGet"], "port": 8001}}
         if role["componentType"] == "decoder" and own:
             spec = role["template"]["spec"]
             spec["containers"][0]["args"] += ["--port", "8200"]

@@ -42,6 +42,7 @@ READABLE = [
     ('cat >/dev/null <<-EOF\n\texec nothing )\n\tEOF\nexec vllm serve "a\\"b" \'c\\d\' "$@"',
      ("vllm", "serve", 'a"b', "c\\d"), True, {}),
     ('exec vllm serve m "$@" <<EOF\n(\nEOF\n', ("vllm", "serve", "m"), True, {}),
+    ('sleep 0 & exec vllm serve m "$@"', ("vllm", "serve", "m"), True, {}),
 ]
 
 UNREADABLE = [
