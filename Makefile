@@ -44,11 +44,13 @@ test-fast: test-setup lint
 ## out of upstream Go modules fetched, the wheel's dependencies downloaded for the test that installs it
 ## into a fresh virtualenv
 WHEELS := $(FUSION_CACHE)/wheels
-test-setup: setup $(WHEELS)/.downloaded
+# Keyed on pyproject.toml's content, not its time: clones of other commits share the cache.
+WHEELS_DOWNLOADED := $(WHEELS)/.downloaded-$(shell sha256sum pyproject.toml | cut -c1-16)
+test-setup: setup $(WHEELS_DOWNLOADED)
 	$(BIN)/python -m tests.goyaml
 	$(BIN)/python -m tests.modules
 
-$(WHEELS)/.downloaded: pyproject.toml | $(VENV)/.installed
+$(WHEELS_DOWNLOADED): | $(VENV)/.installed
 	$(BIN)/pip download --quiet --dest $(WHEELS) .
 	touch $@
 
