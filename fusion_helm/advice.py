@@ -20,7 +20,19 @@ from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER
 from fusion_helm.base.needs import PREFILL_DECODE
 from fusion_helm.errors import format_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from fusion_helm.kio.document import Document
+
 WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)
+
+
+def stream_warnings(documents: Sequence[Document]) -> list[str]:
+    """``warnings`` of an expanded stream: of its InferenceServices and what the expansion wrote. A document
+    of anyone else's is passed through as written and never read here: advice must not refuse a stream the
+    expansion takes."""
+    return warnings([doc.obj for doc in documents if (doc.generated or doc.could_be(INFERENCE_SERVICE.kind))
+                     and isinstance(doc.obj, dict)])
 
 
 def warnings(objects: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -58,6 +58,6 @@ def render_advised(text: str, options: "Options | None" = None, advise: bool = T
             documents = step(documents)
         if not advise:
             return write_documents(documents), []
-        from fusion_helm.advice import warnings
+        from fusion_helm.advice import stream_warnings
 
-        return write_documents(documents), warnings([doc.obj for doc in documents if isinstance(doc.obj, dict)])
+        return write_documents(documents), stream_warnings(documents)

@@ -66,7 +66,7 @@ def _validate(args: argparse.Namespace) -> int:
         services = sum(1 for doc in documents if doc.could_be(KIND) and is_inference_service(doc.head))
         reports.append(f"{stream_name(name)}: valid ({services} InferenceService(s), "
                        f"{sum(1 for doc in expanded if doc.generated)} generated object(s))")
-        for line in advice.warnings([doc.obj for doc in expanded if isinstance(doc.obj, dict)]):
+        for line in advice.stream_warnings(expanded):
             print(f"{PROG}: warning: {stream_name(name)}: {line}", file=sys.stderr)
     print("\n".join(reports))
     return 0

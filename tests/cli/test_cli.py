@@ -245,3 +245,15 @@ def test_validate_and_the_post_renderer_agree_on_every_example_and_mistake(helm4
     refused = sum(rendered.returncode != 0 for _, rendered in results.values())
     warned = sum(validated.returncode == 0 and bool(validated.stderr) for validated, _ in results.values())
     assert refused >= len(CASES) + len(ERRORS) and warned >= 1  # every mistake refused; an example warned of
+
+
+def test_a_document_of_someone_else_s_is_passed_through_unread_by_the_commands_too() -> None:
+    """The advice the commands add reads the services and what the expansion wrote, never another
+    document: one YAML would nest without end (a self-referencing anchor) passes through as written, as
+    the library passes it, rather than refusing the stream once every service in it is expanded."""
+    foreign = "---\nkey: &a [x, *a]\n"
+    stream = yaml.safe_dump(builders.service(builders.role("w", "worker"))) + foreign
+    rendered = postrender(stdin=stream)
+    assert rendered.returncode == 0, rendered.stderr
+    assert rendered.stdout.endswith(foreign)
+    assert run("fusion-helm", "validate", "-", stdin=stream).returncode == 0
