@@ -217,8 +217,8 @@ def go_flags(words: Sequence[str], name: str) -> list[str]:
     """Every value WORDS give flag NAME, in order (a list flag's, such as ``--enable-tls``, add up)."""
     values = []
     for index, word in enumerate(words):
-        flag, equals, given = word.lstrip("-").partition("=") if word.startswith("-") else ("", "", "")
-        if flag != name or word.startswith("---"):
+        flag, equals, given = _go_flag_word(word)
+        if flag != name:
             continue
         if equals:
             values.append(given)
@@ -234,10 +234,18 @@ def go_switch(words: Sequence[str], name: str) -> bool | None:
     (a word after it is no value of it), ``=false``/``=0``/``=f`` off; None where not given."""
     setting = None
     for word in words:
-        flag, equals, given = word.lstrip("-").partition("=") if word.startswith("-") else ("", "", "")
-        if flag == name and not word.startswith("---"):
+        flag, equals, given = _go_flag_word(word)
+        if flag == name:
             setting = not equals or given.lower() in ("true", "1", "t")
     return setting
+
+
+def _go_flag_word(word: str) -> tuple[str, str, str]:
+    """A word as Go's flag packages read it: (the flag's name, "=" where its value follows, that value);
+    ("", "", "") for a word that is no flag (no leading dash, or three)."""
+    if not word.startswith("-") or word.startswith("---"):
+        return "", "", ""
+    return word.lstrip("-").partition("=")
 
 
 def taken_ports(spec: Mapping[str, Any]) -> dict[int, str]:
