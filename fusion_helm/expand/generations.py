@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from fusion_helm.base import needs
 from fusion_helm.base.kinds import INFERENCE_POOL
 from fusion_helm.errors import InvalidSpec
-from fusion_helm.model import InferenceService, Layout, PoolAPI, Router, Scorer
+from fusion_helm.model import InferenceService, Layout, PoolAPI, Router, Scorer, WeightedScorer
 from fusion_helm.model.engine_flags import ENGINE_METRICS, Engine, EngineMetric
 from fusion_helm.model.scaling import Signal
 from fusion_helm.records import EMPTY, record
@@ -217,7 +217,9 @@ GENERATIONS: Mapping[str, Generation] = {
         # As its own chart: no trace exporter unless asked for.
         default_flags={"tracing": "false"},
         config_api_version="llm-d.ai/v1alpha1",
-        scorer_plugins=V1_SCORERS,
+        # The precise scorer: the same prefix-cache-scorer, fed by the precise-prefix-cache-producer
+        # (router.precise).
+        scorer_plugins={**V1_SCORERS, Scorer.PRECISE_PREFIX_CACHE: "prefix-cache-scorer"},
         pd_sidecar=Sidecar(image="ghcr.io/llm-d/llm-d-router-disagg-sidecar:v0.10.0"),
         # Its defaults are today's names; it refuses the metric flags (deprecated for engineConfigs).
         engine_metrics=ENGINE_CONFIG_METRICS,
@@ -290,9 +292,14 @@ class Routing:
     """The picker generation it runs (``generation_of``)."""
     port: int
     """Where its InferencePool sends requests on the serving pods."""
+    scorers: tuple[WeightedScorer, ...]
+    """How its picker scores pods: the router's, else the default for its engines (picker_config.scorers_for)."""
     kv_connector: str | None = None
     """A prefill/decode service's: the prefill/decode sidecar's mode for the KV connector its engines speak;
     None where no role moves KV."""
+    precise_model: str | None = None
+    """Where the picker scores by the engines' KV-cache events: the model name their requests target (its
+    render server tokenizes for it); None: it does not."""
 
 
 def backend_ref(pool_api: PoolAPI, pool: str) -> dict[str, str]:

@@ -26,6 +26,7 @@ from fusion_helm.expand.names import (
 )
 from fusion_helm.expand.router.picker import METRICS_PORT as PICKER_METRICS_PORT
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
+from fusion_helm.expand.router.precise import EVENTS_PORT, REPLAY_PORT
 from fusion_helm.expand.serving_port import ADMITTED, FRONTED, SCRAPED, serving_port
 from fusion_helm.model import ComponentType, InferenceService, Role
 from fusion_helm.model.network import PATH, Egress, Endpoint, NetworkPolicies, Peer
@@ -81,6 +82,8 @@ def _serving_policy(service: InferenceService, policies: NetworkPolicies, role: 
     if routing is not None:
         ingress.append(_rule([_gateway(service, policies, routing.router), _pods(role_labels(service, routing.router))],
                              routing.port))
+        if routing.precise_model is not None:
+            ingress.append({"from": [_pods(role_labels(service, routing.router))], "ports": _kv_event_ports()})
     if routing is None or service.service is not None or role.service is not None:
         ingress.append(_rule([_clients(service, policies)], _known_port(service, role)))
     if service.frontends:
@@ -133,7 +136,9 @@ def _picker_policy(service: InferenceService, policies: NetworkPolicies | None, 
                                                    if scrapers else [])]
     egress = []
     if policies is not None and policies.egress is not None:
-        egress = [_rule_to([_pods({LABEL_SERVICE: service.name})], routing.port),
+        serving = _pods({LABEL_SERVICE: service.name})
+        egress = [_rule_to([serving], routing.port),
+                  *([{"to": [serving], "ports": _kv_event_ports()}] if routing.precise_model is not None else []),
                   *_api_server(service, policies, "the endpoint picker")]
     return _policy(service, picker_name(service.name, router.name), role_labels(service, router), ingress,
                    None if policies is None else _egress(policies.egress, egress))
@@ -231,6 +236,11 @@ def _rule_to(destinations: list[dict[str, Any]], port: int) -> Rule:
 
 def _ports(port: int) -> list[dict[str, Any]]:
     return [{"port": port, "protocol": "TCP"}]
+
+
+def _kv_event_ports() -> list[dict[str, Any]]:
+    """Where the pickers subscribe to the engines' KV-cache events, and ask for those they missed."""
+    return [*_ports(EVENTS_PORT), *_ports(REPLAY_PORT)]
 
 
 def _pods(labels: Mapping[str, str]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from fusion_helm.expand.conformance import check_objects
 from fusion_helm.expand.lws import RoleBlueprint, check_sizes, role_blueprint
 from fusion_helm.expand.names import check_names, check_unique_names
 from fusion_helm.expand.pods import Change, Pods, RoleTemplates, role_templates
-from fusion_helm.model import InferenceService, Layout, Role
+from fusion_helm.model import InferenceService, Layout, Role, Scorer
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -153,6 +153,17 @@ def _router() -> Steps:
                      {name: blueprint.templates for name, blueprint in blueprints.items()}))
 
 
+def _precise() -> Steps:
+    from fusion_helm.expand.router import precise
+
+    def publishing(facts: Facts, role: Role, _: RoleTemplates) -> Change | None:
+        if facts.routing is None or facts.routing.precise_model is None:
+            return None
+        return precise.publishing(facts.service, role)
+
+    return Steps(pods=PodStep(Pods.SERVING, publishing))
+
+
 def _drain() -> Steps:
     from fusion_helm.expand import autoscaling
 
@@ -209,6 +220,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("disruption", "a role's disruption budget",
           lambda service: any(role.disruption_budget is not None for role in service.roles), _disruption),
     Stage("router", "a router role", lambda service: service.router is not None, _router),
+    Stage("precise", "a router's precise-prefix-cache scorer",
+          lambda service: service.router is not None and any(
+              scorer.type is Scorer.PRECISE_PREFIX_CACHE for scorer in service.router.scorers), _precise),
     Stage("drain", "a role's autoscaling", lambda service: any(role.autoscaling for role in service.roles), _drain),
     Stage("frontends", "a frontend role", lambda service: bool(service.frontends), _frontends),
     Stage("services", "spec.service or a role's service",
@@ -231,9 +245,9 @@ def expand(service: InferenceService) -> list[dict[str, Any]]:
 
 def _expand(service: InferenceService) -> list[dict[str, Any]]:
     check_names(service)
-    facts = facts_of(service)
-    steps = [stage.load() for stage in STAGES if stage.applies(service)]
     templates = {role.name: role_templates(service, role) for role in service.roles}
+    facts = facts_of(service, templates)
+    steps = [stage.load() for stage in STAGES if stage.applies(service)]
     for step in steps:
         if step.pods is not None:
             templates = _changed(facts, step.pods, templates)
@@ -245,8 +259,8 @@ def _expand(service: InferenceService) -> list[dict[str, Any]]:
     return objects
 
 
-def facts_of(service: InferenceService) -> Facts:
-    """SERVICE's facts, each decided by its feature's own module."""
+def facts_of(service: InferenceService, templates: Mapping[str, RoleTemplates]) -> Facts:
+    """SERVICE's facts, for its roles' pod TEMPLATES as given, each decided by its feature's own module."""
     plan = gang.plan_gang(service)
     fetch_jobs: tuple[FetchJob, ...] = ()
     if service.model_cache is not None:
@@ -257,7 +271,7 @@ def facts_of(service: InferenceService) -> Facts:
     if service.router is not None:
         from fusion_helm.expand.router import routing as routing_of
 
-        routing = routing_of(service, service.router)
+        routing = routing_of(service, service.router, templates)
         if any(role.autoscaling for role in service.roles):
             from fusion_helm.expand.autoscaling import queue_seconds as queue_seconds_of
 

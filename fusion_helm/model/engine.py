@@ -199,6 +199,10 @@ class ServerCommand:
         index = self._positional_model()
         if index is not None:
             return self.words[index], self._field_of(index)
+        if self.script is not None and self.script.tail is not None:
+            in_script = _serve_model_index(self.script.tail)
+            if in_script is not None:
+                return self.script.tail[in_script], self.script_field
         value, occurrence = self.value(MODEL)
         return value, None if occurrence is None else self.field(occurrence)
 

@@ -45,6 +45,9 @@ class PoolAPI(StrEnum):
 
 class Scorer(StrEnum):
     PREFIX_CACHE = "prefix-cache"
+    """Where the picker sent earlier requests: the prefix each engine likely holds (approximate)."""
+    PRECISE_PREFIX_CACHE = "precise-prefix-cache"
+    """What each engine reports it holds, block by block (its KV-cache events)."""
     KV_CACHE_UTILIZATION = "kv-cache-utilization"
     QUEUE_SIZE = "queue-size"
     LORA_AFFINITY = "lora-affinity"
@@ -70,10 +73,15 @@ DEFAULT_SCORERS = (WeightedScorer(Scorer.QUEUE_SIZE, 2), WeightedScorer(Scorer.K
 PD_DISAGGREGATION = "pd-disaggregation"
 
 
+PREFIX_SCORERS = (Scorer.PREFIX_CACHE, Scorer.PRECISE_PREFIX_CACHE)
+"""Two readings of one signal, of which a router scores by one."""
+
+
 def _led_by(scorer: Scorer) -> tuple[WeightedScorer, ...]:
     """The default scoring with SCORER leading. The load scorers stay: one signal alone would send
     every request to the same pod (the longest prefix, the emptiest cache) until it is overloaded."""
-    others = [default.type for default in DEFAULT_SCORERS if default.type != scorer]
+    replaced = PREFIX_SCORERS if scorer in PREFIX_SCORERS else (scorer,)
+    others = [default.type for default in DEFAULT_SCORERS if default.type not in replaced]
     return (WeightedScorer(scorer, 3), *(WeightedScorer(other, 2) for other in others))
 
 
@@ -306,7 +314,12 @@ def _pod_annotations(raw: Mapping[str, str] | None, path: str, where: str) -> Ma
 def _scorers(raw: list[Mapping[str, Any]] | None, path: str, where: str) -> tuple[WeightedScorer, ...]:
     if raw is None:
         return DEFAULT_SCORERS
-    check_unique(where, path, [item["type"] for item in raw], "type", "scorer")
+    types = [item["type"] for item in raw]
+    check_unique(where, path, types, "type", "scorer")
+    if all(str(scorer) in types for scorer in PREFIX_SCORERS):
+        raise InvalidSpec(where, f"{path}[{types.index(Scorer.PRECISE_PREFIX_CACHE)}].type",
+                          f"{Scorer.PRECISE_PREFIX_CACHE} and {Scorer.PREFIX_CACHE} score one signal, what each engine "
+                          f"holds of the prompt, read from the engines or guessed; keep one")
     return tuple(WeightedScorer(Scorer(item["type"]), item.get("weight", 1), item.get("parameters"))
                  for item in raw)
 

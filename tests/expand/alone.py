@@ -8,6 +8,7 @@ from typing import Any
 
 from fusion_helm import parse_inference_service
 from fusion_helm.expand.gang import GangPlan
+from fusion_helm.expand.generations import Routing
 from fusion_helm.expand.lws import role_blueprint
 from fusion_helm.expand.pods import RoleTemplates, role_templates
 from fusion_helm.expand.stages import STAGES, Facts, Steps
@@ -25,6 +26,18 @@ def model(obj: Mapping[str, Any]) -> InferenceService:
     return parse_inference_service(obj)
 
 
+def given_templates(service: InferenceService) -> dict[str, RoleTemplates]:
+    """Each role's pod templates as the role gives them."""
+    return {role.name: role_templates(service, role) for role in service.roles}
+
+
+def routing(service: InferenceService) -> Routing | None:
+    """SERVICE's routing facts, as the expansion decides them; None without a router."""
+    from fusion_helm.expand.router import routing as routing_of
+
+    return None if service.router is None else routing_of(service, service.router, given_templates(service))
+
+
 def facts(service: InferenceService, **given: Any) -> Facts:
     """SERVICE's facts as GIVEN, else none: not gang-scheduled, no router, no queue, no fetch Jobs."""
     return Facts(**{"service": service, "gang": NO_GANG, "routing": None, "queue_seconds": None, "fetch_jobs": (),
@@ -37,8 +50,7 @@ def pods(name: str, facts: Facts, templates: Mapping[str, RoleTemplates] | None 
     step = steps(name).pods
     assert step is not None, f"stage {name} has no pod step"
     service = facts.service
-    current = dict(templates) if templates is not None else {
-        role.name: role_templates(service, role) for role in service.roles}
+    current = dict(templates) if templates is not None else given_templates(service)
     for role in service.roles:
         change = step.change(facts, role, current[role.name])
         if change is not None:
@@ -51,7 +63,7 @@ def objects(name: str, facts: Facts, templates: Mapping[str, RoleTemplates] | No
     """Stage NAME's objects alone (its service's, then each role's), for TEMPLATES (else the roles' own)."""
     found = steps(name)
     service = facts.service
-    given = templates or {role.name: role_templates(service, role) for role in service.roles}
+    given = templates or given_templates(service)
     blueprints = {role.name: role_blueprint(service, role, given[role.name], facts.gang) for role in service.roles}
     made = found.objects(facts, blueprints) if found.objects is not None else []
     if found.role_objects is not None:

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from fusion_helm import InvalidSpec
-from fusion_helm.expand import router as routing_of
 from tests.builders import render, role, service
 from tests.expand import alone
 from tests.support import router
@@ -23,8 +22,7 @@ SERVICE = {"fusioninfer.io/service": "svc"}
 def policies(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The stage's policies alone, by name."""
     model = alone.model(spec)
-    routing = None if model.router is None else routing_of.routing(model, model.router)
-    made = alone.objects("network", alone.facts(model, routing=routing))
+    made = alone.objects("network", alone.facts(model, routing=alone.routing(model)))
     return {obj["metadata"]["name"]: obj["spec"] for obj in made}
 
 

@@ -651,7 +651,7 @@ def test_the_stage_alone_puts_the_sidecar_on_decoders_and_routes_on_the_port_it_
     service_model = alone.model(service(role("p", "prefiller"), role("d", "decoder"), router()))
     assert service_model.router is not None
     routing = Routing(router=service_model.router, generation=GENERATIONS["llm-d-router"], port=8123,
-                      kv_connector="nixlv2")
+                      scorers=service_model.router.scorers, kv_connector="nixlv2")
     facts = alone.facts(service_model, routing=routing)
     changed = alone.pods("router", facts)
     [sidecar] = changed["d"].worker.template["spec"]["initContainers"]

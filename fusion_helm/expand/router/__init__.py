@@ -10,10 +10,11 @@ configuration, RBAC and model kind.
 from __future__ import annotations
 
 from fusion_helm.expand.generations import Routing, generation_of
+from fusion_helm.expand.router import precise
 from fusion_helm.expand.router.model_names import adapters_by_model, routed_model_names, serves_adapters
 from fusion_helm.expand.router.models import model_objects
 from fusion_helm.expand.router.picker import picker_image, picker_objects
-from fusion_helm.expand.router.picker_config import picker_config
+from fusion_helm.expand.router.picker_config import picker_config, scorers_for
 from fusion_helm.expand.router.pool import inference_pool, target_port
 from fusion_helm.expand.router.routes import gateway, http_route
 from fusion_helm.expand.router.sidecar import kv_connector, sidecar_rbac
@@ -29,12 +30,16 @@ if TYPE_CHECKING:
 __all__ = ["router_objects", "routing"]
 
 
-def routing(service: InferenceService, router: Router) -> Routing:
-    """What the expansion reads of ROUTER: its picker generation, the port its pool routes to, and on a
-    prefill/decode service the sidecar's KV connector."""
+def routing(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]) -> Routing:
+    """What the expansion reads of ROUTER, for the serving roles' TEMPLATES as given: its picker generation,
+    the port its pool routes to, how its picker scores (and, where by the engines' KV-cache events, the
+    model their requests target), and on a prefill/decode service the sidecar's KV connector."""
     generation = generation_of(service, router)
     connector = kv_connector(service, generation) if service.disaggregated else None
-    return Routing(router=router, generation=generation, port=target_port(service, router), kv_connector=connector)
+    scorers = scorers_for(router, generation, serves_adapters(service, templates))
+    model = precise.published_model(service, router, templates) if precise.is_precise(scorers) else None
+    return Routing(router=router, generation=generation, port=target_port(service, router), scorers=scorers,
+                   kv_connector=connector, precise_model=model)
 
 
 def router_objects(service: InferenceService, routing: Routing, queue_seconds: int | None,
@@ -42,9 +47,11 @@ def router_objects(service: InferenceService, routing: Routing, queue_seconds: i
     """The router's objects, for the serving pods of TEMPLATES; QUEUE_SECONDS: how long its picker holds a
     request (None: it does not queue)."""
     router, generation, port = routing.router, routing.generation, routing.port
-    config = picker_config(service, router, generation, service.disaggregated, queue_seconds,
-                           serves_adapters(service, templates))
-    objects = picker_objects(service, router, generation, picker_image(router, generation), config)
+    config = picker_config(service, routing, queue_seconds)
+    render = None
+    if routing.precise_model is not None:
+        render = templates[service.roles[0].name].leading
+    objects = picker_objects(service, router, generation, picker_image(router, generation), config, render)
     objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))
     objects += model_objects(service, router, generation, adapters_by_model(service, templates))

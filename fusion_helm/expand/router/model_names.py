@@ -46,7 +46,7 @@ def adapters_by_model(service: InferenceService, templates: Mapping[str, RoleTem
         if server is None:
             continue
         adapters = (*(adapter.name for adapter in role.adapters), *_adapter_names(server))
-        for name in _model_names(server) if adapters else ():
+        for name in model_names(server) if adapters else ():
             found[name] = tuple(dict.fromkeys([*found.get(name, ()), *adapters]))
     return found
 
@@ -58,11 +58,11 @@ def serves_adapters(service: InferenceService, templates: Mapping[str, RoleTempl
 
 def _served_names(server: ServerCommand) -> tuple[str, ...]:
     """The names the engine answers to: its model's (below), then the adapters it loads at start."""
-    named = _model_names(server)
+    named = model_names(server)
     return (*named, *_adapter_names(server)) if named else ()
 
 
-def _model_names(server: ServerCommand) -> tuple[str, ...]:
+def model_names(server: ServerCommand) -> tuple[str, ...]:
     """The names the engine serves its model under: vLLM's and SGLang's ``--served-model-name NAME…``, else
     the model; none where its command line names neither."""
     named = _values(server, SERVED_MODEL_NAME)

@@ -21,6 +21,7 @@ from fusion_helm.expand.digest import short_hash
 from fusion_helm.expand.generations import EXPERIMENTAL_FLAG, GENERATIONS, Generation
 from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import picker_name, router_name
+from fusion_helm.expand.router import precise
 from fusion_helm.expand.router.picker_config import screens_revisions
 from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
 from fusion_helm.expand.router.rbac import reader_role, reads, reads_kind
@@ -30,6 +31,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
+
+    from fusion_helm.expand.pods import Pod
 
 GRPC_HEALTH_PORT = 9003
 METRICS_PORT = 9090
@@ -93,7 +96,8 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
 
 
 def picker_objects(service: InferenceService, router: Router, generation: Generation, image: str,
-                   config: str) -> list[dict[str, Any]]:
+                   config: str, render: Pod | None = None) -> list[dict[str, Any]]:
+    """RENDER: the serving pod whose model the picker's render server tokenizes for (precise routing)."""
     name = picker_name(service.name, router.name)
     labels = role_labels(service, router)
 
@@ -128,10 +132,12 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                     # Requests in flight finish before the picker stops.
                     "terminationGracePeriodSeconds": 130,
                     "topologySpreadConstraints": [_spread(key, labels) for key in SPREAD_KEYS],
+                    **({} if render is None else {"initContainers": [precise.render_container(render)]}),
                     "containers": [_container(service, router, generation, image)],
                     "volumes": [{"name": "config", "configMap": {"name": name}},
                                 {"name": "tmp", "emptyDir": {"sizeLimit": SCRATCH_LIMIT}},
-                                *([tls.volume(service.tls)] if service.tls and service.tls.verify_peers else [])],
+                                *([tls.volume(service.tls)] if service.tls and service.tls.verify_peers else []),
+                                *([] if render is None else precise.render_volumes(render))],
                 },
             },
         }},

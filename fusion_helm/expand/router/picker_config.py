@@ -14,7 +14,8 @@ from fusion_helm.base.labels import LABEL_REVISION, LABEL_SET_NAME, LABEL_SET_RO
 from fusion_helm.base.needs import PREFILL_DECODE
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand import tls
-from fusion_helm.expand.generations import ROLLOUT_SCREENER, Generation
+from fusion_helm.expand.generations import ROLLOUT_SCREENER, Generation, Routing
+from fusion_helm.expand.router import precise
 from fusion_helm.kio.construct import load
 from fusion_helm.kio.write import dump
 from fusion_helm.model import InferenceService, Layout, Router, Scorer, WeightedScorer
@@ -33,16 +34,16 @@ METRICS_SOURCE = "metrics-data-source"
 source (llm-d-router; the Inference Extension since v1.5)."""
 
 
-def picker_config(service: InferenceService, router: Router, generation: Generation,
-                  disaggregated: bool, queue_seconds: int | None = None, adapters: bool = False) -> str:
-    """QUEUE_SECONDS: flow control on, each request held at most that long (``defaultRequestTTL``).
-    ADAPTERS: the engines serve LoRA adapters (``scorers_for``)."""
+def picker_config(service: InferenceService, routing: Routing, queue_seconds: int | None = None) -> str:
+    """QUEUE_SECONDS: flow control on, each request held at most that long (``defaultRequestTTL``)."""
+    router, generation, disaggregated = routing.router, routing.generation, service.disaggregated
     if router.endpoint_picker_config is not None:
         _check_verbatim(service, router, generation, queue_seconds)
         return router.endpoint_picker_config
     screener = [rollout_screener(service)] if screens_revisions(service) else []
-    scorers = _scorer_plugins(service, router, generation, scorers_for(router, generation, adapters))
-    plugins: list[dict[str, Any]] = [plugin for plugin, _ in scorers]
+    scorers = _scorer_plugins(service, router, generation, routing.scorers)
+    producers = [] if routing.precise_model is None else precise.producer_plugins(routing.precise_model)
+    plugins: list[dict[str, Any]] = [*producers, *(plugin for plugin, _ in scorers)]
     refs = [{"pluginRef": plugin["type"], "weight": weight} for plugin, weight in scorers]
     if disaggregated:
         profiles = [{"name": name, "plugins": [{"pluginRef": f"{name}-filter"}, *refs, {"pluginRef": PICKER}]}
@@ -57,6 +58,8 @@ def picker_config(service: InferenceService, router: Router, generation: Generat
         config["featureGates"] = [FLOW_CONTROL]
         config["flowControl"] = {"defaultRequestTTL": f"{queue_seconds}s"}
     config["plugins"] = [*screener, *plugins, *_metrics_source(service, generation)]
+    if producers:
+        config["dataLayer"] = precise.DATA_LAYER
     config["schedulingProfiles"] = profiles
     return dump(config)
 
@@ -111,8 +114,10 @@ def _scorer_plugins(service: InferenceService, router: Router, generation: Gener
                               f"the {generation.name} endpoint picker has no {scorer.type} scorer; choose another "
                               "endpointPicker.generation (docs/router.md) or give endpointPickerConfig")
         plugin: dict[str, Any] = {"type": plugin_type}
-        if scorer.parameters:
-            plugin["parameters"] = dict(scorer.parameters)
+        parameters = {**(precise.SCORER_PARAMETERS if scorer.type is Scorer.PRECISE_PREFIX_CACHE else {}),
+                      **(scorer.parameters or {})}
+        if parameters:
+            plugin["parameters"] = parameters
         out.append((plugin, scorer.weight))
     return out
 

@@ -1961,6 +1961,7 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                         'only); becomes its '
                                                                                         'EndpointPickerConfig. One '
                                                                                         'word (prefix-cache, '
+                                                                                        'precise-prefix-cache, '
                                                                                         'kv-cache-utilization, '
                                                                                         'queue-size, '
                                                                                         'lora-affinity: that '
@@ -1974,7 +1975,24 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                         'weights. A prefill/decode '
                                                                                         'service gets a prefill '
                                                                                         'and a decode profile '
-                                                                                        'scored alike. Default: '
+                                                                                        'scored alike. '
+                                                                                        'prefix-cache guesses what '
+                                                                                        'each engine holds from '
+                                                                                        'where the picker sent '
+                                                                                        'earlier requests; '
+                                                                                        'precise-prefix-cache '
+                                                                                        'reads it from the '
+                                                                                        "engines' KV-cache events "
+                                                                                        "(vLLM's; llm-d-router "
+                                                                                        'pickers), and has each '
+                                                                                        'picker tokenize as the '
+                                                                                        'engines do '
+                                                                                        '(docs/router.md). '
+                                                                                        'Default: where the picker '
+                                                                                        'and every serving engine '
+                                                                                        'can, '
+                                                                                        "precise-prefix-cache's "
+                                                                                        'weighting; else '
                                                                                         'queue-size 2, '
                                                                                         'kv-cache-utilization 2, '
                                                                                         'prefix-cache 3; where the '
@@ -1983,6 +2001,7 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                         'weighting.',
                                                                          'anyOf': [{'type': 'string',
                                                                                     'enum': ['prefix-cache',
+                                                                                             'precise-prefix-cache',
                                                                                              'kv-cache-utilization',
                                                                                              'queue-size',
                                                                                              'lora-affinity',
@@ -2005,6 +2024,7 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                                                          'required': ['type'],
                                                                                                                          'properties': {'type': {'type': 'string',
                                                                                                                                                  'enum': ['prefix-cache',
+                                                                                                                                                          'precise-prefix-cache',
                                                                                                                                                           'kv-cache-utilization',
                                                                                                                                                           'queue-size',
                                                                                                                                                           'lora-affinity']},
@@ -5919,6 +5939,7 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                'pods (router only); becomes its '
                                                                                'EndpointPickerConfig. One word '
                                                                                '(prefix-cache, '
+                                                                               'precise-prefix-cache, '
                                                                                'kv-cache-utilization, queue-size, '
                                                                                'lora-affinity: that scorer leads '
                                                                                'the default weighting; '
@@ -5928,13 +5949,25 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                'or the scorers and their weights. '
                                                                                'A prefill/decode service gets a '
                                                                                'prefill and a decode profile '
-                                                                               'scored alike. Default: queue-size '
-                                                                               '2, kv-cache-utilization 2, '
+                                                                               'scored alike. prefix-cache guesses '
+                                                                               'what each engine holds from where '
+                                                                               'the picker sent earlier requests; '
+                                                                               'precise-prefix-cache reads it from '
+                                                                               "the engines' KV-cache events "
+                                                                               "(vLLM's; llm-d-router pickers), "
+                                                                               'and has each picker tokenize as '
+                                                                               'the engines do (docs/router.md). '
+                                                                               'Default: where the picker and '
+                                                                               'every serving engine can, '
+                                                                               "precise-prefix-cache's weighting; "
+                                                                               'else queue-size 2, '
+                                                                               'kv-cache-utilization 2, '
                                                                                'prefix-cache 3; where the engines '
                                                                                'serve LoRA adapters, '
                                                                                "lora-affinity's weighting.",
                                                                 'anyOf': [{'type': 'string',
                                                                            'enum': ['prefix-cache',
+                                                                                    'precise-prefix-cache',
                                                                                     'kv-cache-utilization',
                                                                                     'queue-size',
                                                                                     'lora-affinity',
@@ -5957,6 +5990,7 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                                                 'required': ['type'],
                                                                                                                 'properties': {'type': {'type': 'string',
                                                                                                                                         'enum': ['prefix-cache',
+                                                                                                                                                 'precise-prefix-cache',
                                                                                                                                                  'kv-cache-utilization',
                                                                                                                                                  'queue-size',
                                                                                                                                                  'lora-affinity']},
