@@ -85,6 +85,11 @@ REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET
 SIMULATOR_BASE = ("--force-dummy-tokenizer",)
 """The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
 
+KV_RELAY = Path(__file__).resolve().parent / "kv_relay.py"
+RELAY_IN, REPLAY_IN = "tcp://127.0.0.1:15557", "tcp://127.0.0.1:15558"
+"""Where a simulator publishing its KV-cache events dials its relay, and binds its replay socket for it, on
+its pod's own loopback."""
+
 NETWORK_ONLY = ("fusioninfer.test/network-only", "true")
 """A pod annotation: the pod gets its network and turns Ready, and none of its containers runs (a test's
 client, tests/controlplane/network_policies.py)."""
@@ -283,11 +288,26 @@ class ServingKubelet(threading.Thread):
             env |= {**REAL_ENGINE_ENV, "HOME": str(served.workdir)}
         else:
             model, flags = _engine(container, env, self.simulator_flags)
-            argv = [str(binary("llm-d-inference-sim")), "--model", model, *flags, *SIMULATOR_BASE,
-                    *self.engine_options.get(served.role, [])]
             # What llm-d's manifests give the simulator from the downward API (its KV cache needs POD_IP).
             env |= {"POD_NAME": pod.metadata.name, "POD_NAMESPACE": pod.metadata.namespace, "POD_IP": served.address}
+            flags += self._publishing(served, container, env)
+            argv = [str(binary("llm-d-inference-sim")), "--model", model, *flags, *SIMULATOR_BASE,
+                    *self.engine_options.get(served.role, [])]
         _spawn(served, container["name"], self._in_volumes(pod, served, container, argv), env)
+
+    def _publishing(self, served: ServedPod, container: dict[str, Any], env: dict[str, str]) -> list[str]:
+        """Where the engine's command line has vLLM publish its KV-cache events (``--kv-events-config``), the
+        simulator's flags that do so, its own KV cache on, through a relay that binds and numbers as vLLM
+        does (kv_relay.py); none otherwise."""
+        config = _events_config(container, env)
+        if not config.get("enable_kv_cache_events"):
+            return []
+        replay = config.get("replay_endpoint")
+        _spawn(served, f"{container['name']}-events", [sys.executable, str(KV_RELAY), RELAY_IN,
+                                                       str(config["endpoint"]), REPLAY_IN, str(replay or "")], env)
+        # vLLM publishes each engine step's events as it ends; the simulator batches 16 unless told otherwise.
+        return ["--enable-kvcache", f"--zmq-endpoint={RELAY_IN}", "--event-batch-size=1",
+                *([f"--kv-events-replay-endpoint={REPLAY_IN}"] if replay else [])]
 
     def _run_to_completion(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any]) -> None:
         """An init container: run to its end before the next starts (a shell script runs by this machine's
@@ -337,7 +357,17 @@ class ServingKubelet(threading.Thread):
 
     def _run_picker(self, pod: kubernetes.client.V1Pod, served: ServedPod) -> None:
         """An endpoint picker's pod: its container as tests.controlplane.pickers runs a picker, in the pod's network,
-        with its ConfigMap as the API server has it now and its ServiceAccount's credentials."""
+        with its ConfigMap as the API server has it now and its ServiceAccount's credentials; its render server
+        (``vllm launch render MODEL``, precise routing's tokenizer) first, as llm-d's simulator, which renders
+        prompts with the tokenizer the simulated engines use."""
+        for sidecar in served.sidecars():
+            words = [str(word) for word in sidecar.get("command") or []]
+            if words[:3] != ["vllm", "launch", "render"]:
+                raise RuntimeError(f"no runner here for the picker's sidecar {sidecar['name']}: {words[:3]}")
+            flags = {words[index]: words[index + 1] for index in range(4, len(words) - 1, 2)}
+            _spawn(served, sidecar["name"], [str(binary("llm-d-inference-sim")), "--model", words[3], "--port",
+                                             flags["--port"], "--served-model-name", flags["--served-model-name"],
+                                             *SIMULATOR_BASE], {})
         [configmap] = [volume["configMap"]["name"] for volume in served.spec["volumes"] if "configMap" in volume]
         data = self.cluster.core.read_namespaced_config_map(configmap, pod.metadata.namespace).data
         argv, env = command(served.spec, {"data": data}, pod.metadata.namespace, served.workdir)
@@ -460,6 +490,18 @@ def _engine(container: dict[str, Any], env: dict[str, str], simulator: frozenset
     if model is None:
         raise RuntimeError(f"no model in {words}")
     return model, flags
+
+def _events_config(container: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    """The engine's ``--kv-events-config`` (vLLM's JSON), or {} where it gives none."""
+    words = [kubelet.expand(str(word), env) for word in [*(container.get("command") or []),
+                                                         *(container.get("args") or [])]]
+    for index, word in enumerate(words):
+        name, equals, value = word.partition("=")
+        if name == "--kv-events-config":
+            config: dict[str, Any] = json.loads(value if equals else words[index + 1])
+            return config
+    return {}
+
 
 def _simulator_flags() -> frozenset[str]:
     """The flags llm-d-inference-sim takes, as its --help lists them."""

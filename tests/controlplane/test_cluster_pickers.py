@@ -277,7 +277,8 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
                             "strategy": strategy, "endpointPicker": {"generation": str(generation)},
                             "httproute": {"parentRefs": [{"name": "gw"}]}}, **layout))
                     except InvalidSpec as refused:  # a scorer the release has not: refused, not rendered
-                        assert "has no lora-affinity scorer" in refused.message
+                        assert any(f"has no {scorer} scorer" in refused.message
+                                   for scorer in ("lora-affinity", "precise-prefix-cache")), refused.message
                         continue
                     if layout:
                         assert "disaggregatedset-rollout-screener" in objects["ConfigMap/svc-router-epp"]["data"][

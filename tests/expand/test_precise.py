@@ -75,7 +75,7 @@ def test_the_picker_tokenizes_beside_itself_and_subscribes_to_every_serving_pod(
     [render_server] = pod["initContainers"]
     assert render_server["restartPolicy"] == "Always"  # a native sidecar: up before the picker asks it
     assert render_server["image"] == "vllm/vllm-openai:v0.11.0"
-    assert render_server["command"][:4] == ["vllm", "launch", "render", "m"]
+    assert render_server["command"][:6] == ["vllm", "launch", "render", "m", "--served-model-name", "m"]
     assert render_server["securityContext"]["runAsNonRoot"] is True
     assert render_server["securityContext"]["readOnlyRootFilesystem"] is True
 

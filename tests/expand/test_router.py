@@ -461,8 +461,8 @@ ERRORS = {
         "duplicate scorer 'queue-size' (also spec.roles[1].strategy.scorers[0])"),
     "an unknown strategy word": (
         [WORKER, router(strategy="round-robin")], "spec.roles[1].strategy",
-        "must be one of prefix-cache, kv-cache-utilization, queue-size, lora-affinity, pd-disaggregation, "
-        "got 'round-robin'"),
+        "must be one of prefix-cache, precise-prefix-cache, kv-cache-utilization, queue-size, lora-affinity, "
+        "pd-disaggregation, got 'round-robin'"),
     "pd-disaggregation without prefill and decode roles": (
         [WORKER, router(strategy="pd-disaggregation")], "spec.roles[1].strategy",
         "pd-disaggregation routes between prefiller and decoder roles, and the service has none"),

@@ -50,7 +50,7 @@ def router_objects(service: InferenceService, routing: Routing, queue_seconds: i
     config = picker_config(service, routing, queue_seconds)
     render = None
     if routing.precise_model is not None:
-        render = templates[service.roles[0].name].leading
+        render = (templates[service.roles[0].name].leading, routing.precise_model)
     objects = picker_objects(service, router, generation, picker_image(router, generation), config, render)
     objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))

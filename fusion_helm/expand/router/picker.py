@@ -96,8 +96,9 @@ def picker_args(service: InferenceService, router: Router, generation: Generatio
 
 
 def picker_objects(service: InferenceService, router: Router, generation: Generation, image: str,
-                   config: str, render: Pod | None = None) -> list[dict[str, Any]]:
-    """RENDER: the serving pod whose model the picker's render server tokenizes for (precise routing)."""
+                   config: str, render: tuple[Pod, str] | None = None) -> list[dict[str, Any]]:
+    """RENDER: the serving pod whose model the picker's render server tokenizes for (precise routing), and
+    the name it serves that model under."""
     name = picker_name(service.name, router.name)
     labels = role_labels(service, router)
 
@@ -132,12 +133,12 @@ def picker_objects(service: InferenceService, router: Router, generation: Genera
                     # Requests in flight finish before the picker stops.
                     "terminationGracePeriodSeconds": 130,
                     "topologySpreadConstraints": [_spread(key, labels) for key in SPREAD_KEYS],
-                    **({} if render is None else {"initContainers": [precise.render_container(render)]}),
+                    **({} if render is None else {"initContainers": [precise.render_container(*render)]}),
                     "containers": [_container(service, router, generation, image)],
                     "volumes": [{"name": "config", "configMap": {"name": name}},
                                 {"name": "tmp", "emptyDir": {"sizeLimit": SCRATCH_LIMIT}},
                                 *([tls.volume(service.tls)] if service.tls and service.tls.verify_peers else []),
-                                *([] if render is None else precise.render_volumes(render))],
+                                *([] if render is None else precise.render_volumes(render[0]))],
                 },
             },
         }},

@@ -89,7 +89,11 @@ def publishing(service: InferenceService, role: Role) -> Change:
     """ROLE's serving pods publish their KV-cache events where the pickers subscribe."""
     def change(pod: Pod) -> Pod:
         server = pod.server
-        assert server is not None and server.engine is Engine.VLLM, "published_model"
+        if server is None or server.engine is not Engine.VLLM or not model_names(server):
+            raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0]",
+                              f"runs no vLLM naming its model that its command line shows, and every serving pod "
+                              f"publishes its KV-cache events for {Scorer.PRECISE_PREFIX_CACHE}; choose "
+                              f"{Scorer.PREFIX_CACHE}")
         for occurrence in server.occurrences(KV_EVENTS_CONFIG):
             raise InvalidSpec(service.where, server.field(occurrence),
                               f"{occurrence.written} is the router's where its picker routes by the engines' KV-cache "
@@ -132,9 +136,10 @@ DATA_LAYER = {"sources": [{"pluginRef": NOTIFICATIONS, "extractors": [{"pluginRe
 """The pods the picker discovers feed its producer, which subscribes to each one's events."""
 
 
-def render_container(pod: Pod) -> dict[str, Any]:
+def render_container(pod: Pod, served: str) -> dict[str, Any]:
     """The render server beside the picker: the serving image, reading the model where POD's engine does
-    (the model cache's volume, read-only, where it reads the cache)."""
+    (the model cache's volume, read-only, where it reads the cache), answering for SERVED, the name the
+    picker's requests to it carry."""
     server = pod.server
     assert server is not None
     engine = pod.serving_container
@@ -148,7 +153,8 @@ def render_container(pod: Pod) -> dict[str, Any]:
     return {
         "name": RENDER_CONTAINER,
         "image": engine["image"],
-        "command": ["vllm", "launch", "render", str(model), "--host", "127.0.0.1", "--port", str(RENDER_PORT)],
+        "command": ["vllm", "launch", "render", str(model), "--served-model-name", served, "--host", "127.0.0.1",
+                    "--port", str(RENDER_PORT)],
         "env": env,
         "ports": [{"name": "render", "containerPort": RENDER_PORT}],
         "restartPolicy": "Always",
