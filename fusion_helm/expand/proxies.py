@@ -104,13 +104,7 @@ class Proxy:
 
     @property
     def version(self) -> Version | None:
-        """The release its image's tag names (``v0.3.0``, ``0.0.6``, ``v0.2.0-RC1``); None: a digest, latest."""
-        image = str(self.container.get("image") or "").partition("@")[0]
-        tag = image.rpartition("/")[2].partition(":")[2]
-        parts = tag.removeprefix("v").partition("-")[0].split(".")
-        if len(parts) < 2 or not all(part.isdigit() and len(part) <= 6 for part in parts):
-            return None
-        return tuple(int(part) for part in parts)
+        return image_version(str(self.container.get("image") or ""))
 
     def _since(self, first: Version) -> bool | None:
         """Whether its release is FIRST or later; None where its image names no release."""
@@ -180,6 +174,15 @@ def routing_proxy(template: Mapping[str, Any]) -> Proxy | None:
             if repository == kind.repository:
                 return Proxy(kind, container, field)
     return None
+
+
+def image_version(image: str) -> Version | None:
+    """The release an image's tag names (``v0.3.0``, ``0.0.6``, ``v0.2.0-RC1``); None: a digest, latest."""
+    tag = image.partition("@")[0].rpartition("/")[2].partition(":")[2]
+    parts = tag.removeprefix("v").partition("-")[0].split(".")
+    if len(parts) < 2 or not all(part.isdigit() and len(part) <= 6 for part in parts):
+        return None
+    return tuple(int(part) for part in parts)
 
 
 def image_repository(image: str) -> str:

@@ -26,6 +26,7 @@ from tests.controlplane.builds import picker, shared_crd
 from tests.controlplane.cluster import PICKERS, Cluster, eventually, ready_pods, release
 from tests.controlplane.hook_kubelet import run_check
 from tests.controlplane.pickers import CONFIG_LOADED, kubeconfig_for, running, serving
+from tests.engines import VERSIONS
 from tests.helm import VALUES, Helm
 from tests.support import EXAMPLE, documented_request, monolithic_v1alpha2
 
@@ -253,10 +254,12 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
     llm-d-router the prefill/decode service in layout disaggregated, with the rollout screener); and for each
     generation its engines' metrics scraped in HTTPS (spec.tls) and, where it has flow control, a role at
     zero behind it (its queue)."""
-    ports = [{"containerPort": 8000, "name": "http"}]
-    pd_roles = [role("p", "prefiller", ports=ports), role("d", "decoder", ports=ports)]
+    # A vLLM with a render server, which precise-prefix-cache's pickers tokenize with.
+    engine = {"ports": [{"containerPort": 8000, "name": "http"}],
+              "image": f"vllm/vllm-openai:v{VERSIONS['VLLM_VERSION']}"}
+    pd_roles = [role("p", "prefiller", **engine), role("d", "decoder", **engine)]
     shapes: dict[str, tuple[list[dict[str, Any]], dict[str, str]]] = {
-        "monolithic": ([role("w", "worker", ports=ports)], {}), "pd": (pd_roles, {}),
+        "monolithic": ([role("w", "worker", **engine)], {}), "pd": (pd_roles, {}),
         "pd-disaggregated": (pd_roles, {"layout": "disaggregated"})}
     for generation in needs.PICKERS:
         for api in GENERATIONS[generation].pool_apis:
@@ -287,10 +290,10 @@ def configurations() -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
         router = {"name": "router", "componentType": "router",
                   "poolAPIVersion": GENERATIONS[generation].pool_apis[0].value,
                   "endpointPicker": {"generation": str(generation)}, "httproute": {"parentRefs": [{"name": "gw"}]}}
-        yield f"{generation} tls", render(service(role("w", "worker", ports=ports), copy.deepcopy(router),
+        yield f"{generation} tls", render(service(role("w", "worker", **engine), copy.deepcopy(router),
                                                   tls={"secretName": "tls"}))
         if GENERATIONS[generation].flow_control:
-            idle = role("w", "worker", ports=ports)
+            idle = role("w", "worker", **engine)
             del idle["replicas"]
             idle["autoscaling"] = {"minReplicas": 0, "maxReplicas": 2,
                                    "prometheus": {"serverAddress": "http://127.0.0.1:9"}}

@@ -25,6 +25,7 @@ from tests.controlplane.cluster import Cluster, ready, ready_pods, release
 from tests.controlplane.pickers import GRPC_PORT, kubeconfig_for, running, serving
 from tests.controlplane.scenarios import serving_values
 from tests.controlplane.serving import SERVING, ServedPod, ServingKubelet
+from tests.engines import VERSIONS
 from tests.helm import VALUES, Helm
 
 ENGINES = 3
@@ -83,6 +84,7 @@ def test_every_picker_follows_what_each_engine_reports_it_holds(
     spec: dict[str, Any] = yaml.safe_load(values.read_text())
     worker = spec["roles"][0]
     worker["replicas"] = ENGINES
+    worker["template"]["spec"]["containers"][0]["image"] = f"vllm/vllm-openai:v{VERSIONS['VLLM_VERSION']}"
     serving_kubelet.engine_options[worker["name"]] = [f"--kv-cache-size={CACHE_BLOCKS}", "--block-size=16"]
     values.write_text(yaml.safe_dump(spec))
     args = worker["template"]["spec"]["containers"][0]["args"]

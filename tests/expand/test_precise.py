@@ -20,11 +20,17 @@ from tests.support import router
 
 PORTS = [{"containerPort": 8000, "name": "http"}]
 PRECISE = "precise-prefix-cache"
+VLLM = "vllm/vllm-openai:v0.19.0"
+"""The first vLLM with a render server."""
 
 
 def pd(*roles: dict[str, Any], **router_fields: Any) -> dict[str, Any]:
-    return service(*(roles or (role("p", "prefiller", ports=PORTS), role("d", "decoder", ports=PORTS))),
-                   router(strategy=PRECISE, **router_fields))
+    roles = roles or (role("p", "prefiller", ports=PORTS), role("d", "decoder", ports=PORTS))
+    for given in roles:
+        engine = given["template"]["spec"]["containers"][0]
+        if engine["image"].startswith("vllm/"):
+            engine["image"] = VLLM
+    return service(*roles, router(strategy=PRECISE, **router_fields))
 
 
 def events_config(container: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +80,7 @@ def test_the_picker_tokenizes_beside_itself_and_subscribes_to_every_serving_pod(
     pod = objects["Deployment/svc-router-epp"]["spec"]["template"]["spec"]
     [render_server] = pod["initContainers"]
     assert render_server["restartPolicy"] == "Always"  # a native sidecar: up before the picker asks it
-    assert render_server["image"] == "vllm/vllm-openai:v0.11.0"
+    assert render_server["image"] == VLLM
     assert render_server["command"][:6] == ["vllm", "launch", "render", "m", "--served-model-name", "m"]
     assert render_server["securityContext"]["runAsNonRoot"] is True
     assert render_server["securityContext"]["readOnlyRootFilesystem"] is True
@@ -105,7 +111,11 @@ def test_without_it_nothing_publishes_and_the_picker_runs_alone() -> None:
         "python3", "-m", "sglang.launch_server", "--model-path", "m", "--port", "8000"], args=[]),
         endpointPicker={"generation": "llm-d-router"}),
      "spec.roles[1].strategy", "role w runs SGLang (the picker reads vLLM's); choose prefix-cache"),
-    (service(role("w", "worker", ports=PORTS), router(strategy=PRECISE)),
+    (service(role("w", "worker", ports=PORTS, image="vllm/vllm-openai:v0.18.1"),
+             router(strategy=PRECISE, endpointPicker={"generation": "llm-d-router"})),
+     "spec.roles[0].template.spec.containers[0].image",
+     "vllm/vllm-openai:v0.18.1 has no render server (vllm launch render, since vLLM v0.19.0)"),
+    (service(role("w", "worker", ports=PORTS, image=VLLM), router(strategy=PRECISE)),
      "spec.roles[1].strategy", "the gie-v1.0 endpoint picker has no precise-prefix-cache scorer"),
     (pd(role("p", "prefiller", ports=PORTS, args=["--model", "m", "--kv-events-config", "{}", *NIXL]),
         role("d", "decoder", ports=PORTS)),

@@ -23,6 +23,7 @@ import json
 
 from fusion_helm.errors import InvalidSpec
 from fusion_helm.expand.cache import RESTRICTED_CONTAINER, WEIGHTS_VOLUME
+from fusion_helm.expand.proxies import image_repository, image_version
 from fusion_helm.expand.router.model_names import model_names
 from fusion_helm.expand.weights import HUB_TOKEN_VOLUME
 from fusion_helm.model import InferenceService, Role, Router, Scorer, WeightedScorer
@@ -46,6 +47,8 @@ BLOCK_TOKENS = 16
 """The picker's canonical block, in tokens: vLLM's default block size, and a divisor of every block size
 vLLM takes (the producer maps an engine's larger blocks onto several of its own)."""
 RENDER_PORT = 8200
+RENDER_SINCE = (0, 19, 0)
+"""The vLLM release that has the render server (``vllm launch render``)."""
 RENDER_CONTAINER = "render"
 RENDER_RESOURCES = {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}}
 """A tokenizer and a chat template in one process: what a render server of a large model's tokenizer takes."""
@@ -75,6 +78,13 @@ def published_model(service: InferenceService, router: Router, templates: Mappin
             raise InvalidSpec(service.where, f"{router.path}.strategy",
                               f"{Scorer.PRECISE_PREFIX_CACHE} reads the engines' KV-cache events, and role {role.name} "
                               f"{runs} (the picker reads vLLM's); choose {Scorer.PREFIX_CACHE}")
+        image = str(templates[role.name].leading.serving_container.get("image") or "")
+        release = image_version(image)
+        if "vllm" in image_repository(image) and release is not None and release < RENDER_SINCE:
+            raise InvalidSpec(service.where, f"{role.template_path}.spec.containers[0].image",
+                              f"{image} has no render server (vllm launch render, since vLLM "
+                              f"v{'.'.join(map(str, RENDER_SINCE))}), which each picker tokenizes with for "
+                              f"{Scorer.PRECISE_PREFIX_CACHE}; serve a later vLLM, or choose {Scorer.PREFIX_CACHE}")
         named = model_names(server)
         if not named:
             raise InvalidSpec(service.where, f"{router.path}.strategy",
