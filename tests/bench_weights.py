@@ -13,6 +13,12 @@ writes for it — its init container, command line and env:
 
 Time to Ready runs from the replica's start to vLLM's /health answering. Loopback moves bytes at memory
 speed: a real hub or store is slower, so the gap grows with the distance to the weights.
+
+Beside it, on the same hub in the same run, each client fetches the same revision into an empty folder:
+the fetch Job's program (its WORKERS files at once, each verified) and one file at a time, against the hub's
+own parallel download (``huggingface_hub.snapshot_download``, 8 files at once, which verifies nothing) and
+its command line (``hf download``). The weights come in shards of BENCH_WEIGHTS_SHARD (default 500MB), as a
+hub model's do.
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ from tests import engines, model_sources
 from tests.builders import render, role, service
 from tests.controlplane import kubelet
 from tests.controlplane.serving import REAL_ENGINE_ENV
+from tests.engines import SOURCES, built
 
-WEIGHTS_GB = float(os.environ.get("BENCH_WEIGHTS_GB", "1"))
+WEIGHTS_GB = float(os.environ.get("BENCH_WEIGHTS_GB", "4"))
+SHARD = os.environ.get("BENCH_WEIGHTS_SHARD", "500MB")
 HIDDEN = 1024
 LAYER_BYTES = (4 * HIDDEN * HIDDEN + 3 * HIDDEN * 4 * HIDDEN) * 4
 """A layer's float32 weights: attention's four projections and the MLP's three, 4 times as wide."""
@@ -91,6 +99,40 @@ def time_to_ready(spec: dict[str, Any], folders: dict[str, Path], workdir: Path)
         kubelet.remove_mount_points()
 
 
+SNAPSHOT = "snapshot_download (8 at once, unverified)"
+
+
+def client_seconds(hub: model_sources.Hub, commit: str, workdir: Path) -> dict[str, float]:
+    """Seconds each client takes to fetch NAME at COMMIT from HUB into a folder of its own (removed after)."""
+    python = str(built(SOURCES) / "bin" / "python")
+    # The hub on loopback and nothing else: hf's command line would otherwise ask PyPI for a newer release.
+    env = {"PATH": os.environ["PATH"], "HF_ENDPOINT": hub.endpoint, "HF_HUB_DISABLE_XET": "1",
+           "HF_HUB_DISABLE_UPDATE_CHECK": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+    clients: dict[str, Any] = {
+        "fetch Job's program (8 at once, verified)": lambda folder: model_sources.fetch(
+            f"hf://{NAME}", commit, folder, "model", {**env, "HOME": str(folder)}, timeout=1800),
+        "fetch Job's program, one at a time, verified": lambda folder: model_sources.fetch(
+            f"hf://{NAME}", commit, folder, "model", {**env, "HOME": str(folder)}, "--workers", "1", timeout=1800),
+        SNAPSHOT: lambda folder: subprocess.run(
+            [python, "-c", "import sys, huggingface_hub; huggingface_hub.snapshot_download(sys.argv[1], "
+             "revision=sys.argv[2], local_dir=sys.argv[3], max_workers=8)", NAME, commit, str(folder / "model")],
+            capture_output=True, text=True, timeout=1800, env={**env, "HOME": str(folder)}),
+        "hf download (8 at once, unverified)": lambda folder: subprocess.run(
+            [str(built(engines.VLLM) / "bin" / "hf"), "download", NAME, "--revision", commit, "--local-dir",
+             str(folder / "model")], capture_output=True, text=True, timeout=1800, env={**env, "HOME": str(folder)}),
+    }
+    seconds = {}
+    for index, (client, run) in enumerate(clients.items()):
+        folder = workdir / str(index)
+        folder.mkdir(parents=True)
+        began = time.monotonic()
+        done = run(folder)
+        seconds[client] = time.monotonic() - began
+        assert done.returncode == 0, (client, done.stderr[-2000:])
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+    return seconds
+
+
 def _peak_rss(session: int) -> int:
     """The peak RSS (VmHWM) summed over the processes of SESSION."""
     total = 0
@@ -107,7 +149,7 @@ def _peak_rss(session: int) -> int:
 
 def test_time_to_ready_from_the_cache_against_fetching_at_start(tmp_path: Path) -> None:
     layers = max(1, round(WEIGHTS_GB * 1e9 / LAYER_BYTES))
-    made = engines.tiny_model(tmp_path / "big", layers=layers, hidden=HIDDEN)
+    made = engines.tiny_model(tmp_path / "big", layers=layers, hidden=HIDDEN, shard=SHARD)
     files = model_sources.files_of(made)
     weights = sum(len(content) for name, content in files.items() if name.endswith(".safetensors"))
     with model_sources.hub(tmp_path / "hub") as hub:
@@ -125,6 +167,7 @@ def test_time_to_ready_from_the_cache_against_fetching_at_start(tmp_path: Path) 
                                       {"HF_ENDPOINT": hub.endpoint}, timeout=1800)
         fetch_seconds = time.monotonic() - began
         assert fetched.returncode == 0, fetched.stderr
+        rates = client_seconds(hub, commit, tmp_path / "clients")
     # The hub is gone: the cached replica never asks it.
     cached = replica(model, {"claimName": "cache"})
     waited, cached_ready, cached_rss = time_to_ready(cached, {"fusioninfer-weights": cache}, tmp_path / "cached")
@@ -137,3 +180,9 @@ def test_time_to_ready_from_the_cache_against_fetching_at_start(tmp_path: Path) 
     print(f"from the cache / fetches at start: {cached_ready / fetching_ready:.2f}")
     print(f"the fetch Job's program, once per service and revision: {fetch_seconds:.1f} s "
           f"({weights / 1e9 / fetch_seconds:.2f} GB/s, every file verified)")
+    shards = sum(name.endswith(".safetensors") for name in model_sources.files_of(cache / f"hf/{NAME}/{commit}"))
+    print(f"\neach client on the same hub, {weights / 1e9:.2f} GB in {shards} shards, into an empty folder")
+    print(f"{'client':<44}{'seconds':>9}{'GB/s':>8}{'of snapshot_download':>22}")
+    for client, seconds in rates.items():
+        print(f"{client:<44}{seconds:>9.1f}{weights / 1e9 / seconds:>8.2f}"
+              f"{rates[SNAPSHOT] / seconds:>21.2f}x")

@@ -60,10 +60,12 @@ def options(venv: Path, engine: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-def tiny_model(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
-    """A Llama with random weights (by default 2 layers) and a word-level tokenizer, made here (no model hub)."""
+def tiny_model(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None = None) -> Path:
+    """A Llama with random weights (by default 2 layers) and a word-level tokenizer, made here (no model hub);
+    SHARD: its weights' largest shard (transformers' max_shard_size)."""
+    sized = (str(layers), str(hidden), *((shard,) if shard else ()))
     subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory),
-                    *((str(layers), str(hidden)) if (layers, hidden) != (2, 128) else ())],
+                    *(sized if (layers, hidden, shard) != (2, 128, None) else ())],
                    check=True, capture_output=True, timeout=600)
     return directory
 

@@ -1,11 +1,12 @@
 """Build a tiny random-weight Llama model that a real vLLM (CPU build) can serve.
 
 Runs in the vLLM engine venv (ci/engines/build.sh); needs no model hub:
-    python tests/tiny_model.py DIR [LAYERS HIDDEN]
+    python tests/tiny_model.py DIR [LAYERS HIDDEN [SHARD]]
     python tests/tiny_model.py --adapter DIR BASE_NAME SEED      (a LoRA adapter of the default model)
 By default 2 layers, hidden 128, 2 attention heads of size 64 (vLLM's CPU attention kernels refuse
 head size 16), a WordLevel tokenizer of ~500 words; more layers and a wider hidden size make weights of
-the size a benchmark asks for (the MLP 4 times as wide, heads of 64).
+the size a benchmark asks for (the MLP 4 times as wide, heads of 64), in safetensors shards of at most
+SHARD (transformers' max_shard_size, such as 500MB: a hub model's weights come as many shards).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 VOCAB_WORDS = 500
 
 
-def build(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
+def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None = None) -> Path:
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -56,7 +57,7 @@ def build(directory: Path, layers: int = 2, hidden: int = 128) -> Path:
     )
     torch.manual_seed(0)
     model = LlamaForCausalLM(config).to(torch.float32)
-    model.save_pretrained(directory, safe_serialization=True)
+    model.save_pretrained(directory, safe_serialization=True, **({"max_shard_size": shard} if shard else {}))
     return directory
 
 
@@ -86,7 +87,7 @@ def adapter(directory: Path, base_name: str, seed: int, rank: int = 8) -> Path:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--adapter"] and len(sys.argv) == 5:
         print(adapter(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
-    elif len(sys.argv) in (2, 4):
-        print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:])))
+    elif len(sys.argv) in (2, 4, 5):
+        print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:4]), *sys.argv[4:]))
     else:
-        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN] | tiny_model.py --adapter DIR BASE_NAME SEED")
+        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN [SHARD]] | tiny_model.py --adapter DIR BASE_NAME SEED")

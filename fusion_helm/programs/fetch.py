@@ -6,10 +6,13 @@
 
 It runs in the serving image (Python 3.9 or later, the standard library and the source's own client:
 huggingface_hub for hf://, boto3 for s3://). Files go into a folder of their own under ROOT/.partial,
-are each verified against what the source says they are (the hub's sha256 of a large file, the git blob
-hash of a small one; an object's MD5 where its ETag is one), and the folder is renamed to ROOT/INTO only
-when all are: a folder at INTO is always whole, and the serving pods wait for it. A retry (the Job's next
-pod) keeps the files already complete. Two Jobs fetching the same revision onto one volume take turns
+WORKERS at a time, largest first (a model's weights are a few large shards: one stream each keeps the
+link full, as the hub's own snapshot_download does; boto3 splits each object into ranged parts besides).
+Each is verified against what the source says it is (the hub's sha256 of a large file, the git blob hash
+of a small one; an object's MD5 where its ETag is one) as soon as it is complete, while the others still
+come, and the folder is renamed to ROOT/INTO only when all are: a folder at INTO is always whole, and the
+serving pods wait for it. A retry (the Job's next pod) keeps the files already complete and verifies them
+again, and the hub's client resumes a file it had begun. Two Jobs fetching the same revision onto one volume take turns
 (a lock beside the folder). Progress is one line per file on stdout; a failure is one line saying why
 (auth, not found, disk full, a file that does not match), also the pod's termination message.
 
@@ -30,8 +33,10 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 import warnings
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +51,8 @@ ETAGS = ".fusioninfer-etags.json"
 TERMINATION_LOG = "/dev/termination-log"
 CHUNK = 8 * 2**20
 GB = 10**9
+WORKERS = 8
+"""Files fetched at once: the hub's snapshot_download's default."""
 
 
 class FetchFailed(Exception):
@@ -56,8 +63,9 @@ class File:
     """One file of the source: where it goes and what it must be."""
 
     def __init__(self, name: str, size: int, sha256: str | None = None, git_blob: str | None = None,
-                 md5: str | None = None, key: str | None = None) -> None:
-        self.name, self.size, self.sha256, self.git_blob, self.md5, self.key = name, size, sha256, git_blob, md5, key
+                 md5: str | None = None, key: str | None = None, etag: str | None = None) -> None:
+        self.name, self.size, self.sha256, self.git_blob, self.md5 = name, size, sha256, git_blob, md5
+        self.key, self.etag = key, etag
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,15 +77,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--adapters-in", help="the folder, under ROOT, where this model's adapters are placed")
     parser.add_argument("--adapter-of", help="the base model's path as its engine names it (--model)")
     parser.add_argument("--place", help="where, under ROOT, the adapter is placed for its engine")
+    parser.add_argument("--workers", type=int, default=WORKERS, help=f"files fetched at once (default {WORKERS})")
     args = parser.parse_args(argv)
     if (args.adapter_of is None) != (args.place is None):
         parser.error("--adapter-of and --place go together")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
     # A client's warnings (the hub's "not enough free disk space") are progress, on stdout: stderr is the
     # one line that says why the fetch failed.
     warnings.showwarning = lambda message, category, *_: _say(f"{category.__name__}: {message}")
     started = time.monotonic()
     try:
-        files, total = fetch(args.source, args.revision, args.root, args.into)
+        files, total = fetch(args.source, args.revision, args.root, args.into, args.workers)
     except FetchFailed as failure:
         return _fail(f"cannot fetch {args.source} at {args.revision}: {failure}")
     except OSError as error:
@@ -101,8 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def fetch(source: str, revision: str, root: str, into: str) -> tuple[int | None, int]:
-    """Fetch SOURCE at REVISION to ROOT/INTO; (files, bytes), or (None, 0) where it was already there."""
+def fetch(source: str, revision: str, root: str, into: str, workers: int = WORKERS) -> tuple[int | None, int]:
+    """Fetch SOURCE at REVISION to ROOT/INTO, WORKERS files at once; (files, bytes), or (None, 0) where it was
+    already there."""
     final = _inside(root, into)
     if os.path.isdir(final):
         return None, 0
@@ -114,9 +126,9 @@ def fetch(source: str, revision: str, root: str, into: str) -> tuple[int | None,
         os.makedirs(partial, exist_ok=True)
         scheme, _, location = source.partition("://")
         if scheme == "hf":
-            files = _fetch_hub(location, revision, partial)
+            files = _fetch_hub(location, revision, partial, workers)
         elif scheme == "s3":
-            files = _fetch_bucket(location, partial)
+            files = _fetch_bucket(location, partial, workers)
         else:
             raise FetchFailed(f"no fetcher for {scheme}://")
         shutil.rmtree(os.path.join(partial, ".cache"), ignore_errors=True)  # the hub client's bookkeeping
@@ -178,7 +190,7 @@ def _link(source: str, target: str) -> None:
         shutil.copyfile(source, target)
 
 
-def _fetch_hub(repo: str, revision: str, into: str) -> list[File]:
+def _fetch_hub(repo: str, revision: str, into: str, workers: int) -> list[File]:
     try:
         import huggingface_hub
         from huggingface_hub import errors
@@ -192,7 +204,7 @@ def _fetch_hub(repo: str, revision: str, into: str) -> list[File]:
             huggingface_hub.hf_hub_download(repo, file.name, revision=revision, local_dir=into)
             _verify(into, file)
 
-        return _each(_hub_files(huggingface_hub.HfApi(), repo, revision), fetch_one)
+        return _each(_hub_files(huggingface_hub.HfApi(), repo, revision), fetch_one, workers)
     except errors.GatedRepoError:
         raise FetchFailed(f"{repo} is gated on {endpoint}: the token (HF_TOKEN, from model.credentials) has not "
                           "been granted access; accept its terms on the model's page with the token's account"
@@ -228,7 +240,7 @@ def _hub_files(api: Any, repo: str, revision: str) -> list[File]:
     return sorted(files, key=lambda file: file.name)
 
 
-def _fetch_bucket(location: str, into: str) -> list[File]:
+def _fetch_bucket(location: str, into: str, workers: int) -> list[File]:
     try:
         import boto3
         from botocore import exceptions
@@ -241,19 +253,21 @@ def _fetch_bucket(location: str, into: str) -> list[File]:
     endpoint = client.meta.endpoint_url
     etags_path = os.path.join(into, ETAGS)
     complete: dict[str, str] = _read_json(etags_path)
+    recording = threading.Lock()
     try:
         def fetch_one(file: File) -> None:
             target = _inside(into, file.name)
-            if complete.get(file.name) == file.md5 and os.path.isfile(target):
-                return  # complete before a retry
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            client.download_file(bucket, file.key, target + ".part")
-            os.replace(target + ".part", target)
+            if complete.get(file.name) != file.etag or not os.path.isfile(target):
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                # boto3's transfer manager: an object of more than 8 MB in ranged parts, 10 at once.
+                client.download_file(bucket, file.key, target + ".part")
+                os.replace(target + ".part", target)
             _verify(into, file)
-            complete[file.name] = file.md5 or ""
-            _write_json(etags_path, complete)
+            with recording:
+                complete[file.name] = file.etag or ""
+                _write_json(etags_path, complete)
 
-        return _each(_bucket_files(client, bucket, prefix), fetch_one)
+        return _each(_bucket_files(client, bucket, prefix), fetch_one, workers)
     except exceptions.NoCredentialsError:
         raise FetchFailed(f"no credentials for s3://{bucket}: name a Secret in model.credentials (keys "
                           "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)") from None
@@ -280,20 +294,31 @@ def _bucket_files(client: Any, bucket: str, prefix: str) -> list[File]:
             etag = item.get("ETag", "").strip('"')
             # A single-part upload's ETag is its MD5; a multipart one's (with a dash) is not: its size is checked.
             md5 = etag if len(etag) == 32 and all(char in "0123456789abcdef" for char in etag) else None
-            files.append(File(key[len(start):], int(item["Size"]), md5=md5, key=key))
+            files.append(File(key[len(start):], int(item["Size"]), md5=md5, key=key, etag=etag))
     if not files:
         raise FetchFailed(f"nothing under s3://{bucket}/{start}")
     return sorted(files, key=lambda file: file.name)
 
 
-def _each(files: list[File], fetch_one: Callable[[File], None]) -> list[File]:
-    """FILES, each fetched and verified by FETCH_ONE, a line each saying how far the fetch is."""
+def _each(files: list[File], fetch_one: Callable[[File], None], workers: int) -> list[File]:
+    """FILES, each fetched and verified by FETCH_ONE, WORKERS at once and the largest first; a line each, as
+    each completes, saying how far the fetch is. The first failure is raised once the files under way end
+    (each complete one is kept for a retry); no file starts after it."""
     total, done = sum(file.size for file in files), 0
-    for index, file in enumerate(files, 1):
-        fetch_one(file)
-        done += file.size
-        _say(f"[{index}/{len(files)}] {file.name}: {file.size / GB:.2f} GB, verified "
-             f"({done / GB:.2f} of {total / GB:.2f} GB)")
+    with ThreadPoolExecutor(max_workers=min(workers, len(files))) as pool:
+        pending = {pool.submit(fetch_one, file): file for file in sorted(files, key=lambda file: -file.size)}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in finished:
+                file = pending.pop(future)
+                error = future.exception()
+                if error is not None:
+                    for waiting in pending:
+                        waiting.cancel()
+                    raise error
+                done += file.size
+                _say(f"[{len(files) - len(pending)}/{len(files)}] {file.name}: {file.size / GB:.2f} GB, verified "
+                     f"({done / GB:.2f} of {total / GB:.2f} GB)")
     return files
 
 

@@ -49,7 +49,10 @@ def test_a_hub_revision_is_fetched_whole_verified_and_once(hub: Hub, tmp_path: P
     first = model_sources.fetch("hf://org/tiny", commit, root, into, {"HF_ENDPOINT": hub.endpoint})
     assert first.returncode == 0, first.stderr
     assert fetched(root, into) == {**SMALL, **LARGE}  # the hub client's bookkeeping left out
-    assert "[4/5] model-00002-of-00002.safetensors: 0.10 GB, verified (0.11 of 0.11 GB)" in first.stdout
+    progress = [line for line in first.stdout.splitlines() if line.startswith("[")]
+    assert sorted(line.split("] ")[1].split(":")[0] for line in progress) == sorted({**SMALL, **LARGE})
+    assert "model-00002-of-00002.safetensors: 0.10 GB, verified" in first.stdout
+    assert progress[-1].startswith("[5/5] ") and progress[-1].endswith("(0.11 of 0.11 GB)"), progress
     assert "each verified" in first.stdout.splitlines()[-1]
     assert not any((root / ".partial").rglob("*.safetensors"))
     again = model_sources.fetch("hf://org/tiny", commit, root, into, {"HF_ENDPOINT": hub.endpoint})
@@ -105,7 +108,7 @@ def test_an_adapter_is_placed_by_name_naming_its_base_as_the_engine_does(hub: Hu
 
 def test_an_interrupted_fetch_keeps_the_files_already_complete(hub: Hub, tmp_path: Path) -> None:
     """Killed while the second weights file comes, the next try (the Job's next pod) keeps the first one —
-    the same file, never fetched again — and completes."""
+    the same file, never fetched again, and verified again — and completes."""
     commit = hub.repository("org/tiny", SMALL, LARGE)
     root, into = tmp_path / "cache", f"hf/org/tiny/{commit}"
     command = [str(built(SOURCES) / "bin" / "python"), str(model_sources.PROGRAM), "--source", "hf://org/tiny",
@@ -126,6 +129,7 @@ def test_an_interrupted_fetch_keeps_the_files_already_complete(hub: Hub, tmp_pat
     assert result.returncode == 0, result.stderr
     assert fetched(root, into) == {**SMALL, **LARGE}
     assert (root / into / "model-00001-of-00002.safetensors").stat().st_ino == inode
+    assert "model-00001-of-00002.safetensors: 0.01 GB, verified" in result.stdout
 
 
 def test_a_file_that_is_not_what_the_hub_says_is_refused(hub: Hub, tmp_path: Path) -> None:
@@ -209,3 +213,35 @@ def test_credentials_the_store_refuses_say_so(tmp_path: Path) -> None:
                                      {**KEYS, "AWS_ENDPOINT_URL": endpoint})
     [line] = result.stderr.strip().splitlines()
     assert result.returncode == 1 and "refused the credentials for s3://weights (InvalidAccessKeyId)" in line, line
+
+
+def test_an_s3_retry_keeps_each_object_already_verified_multipart_ones_too(tmp_path: Path) -> None:
+    """A retry finds an object complete and verified by the try before (the folder's record of ETags): it is
+    verified again, not fetched again — also one uploaded in parts, whose ETag is no MD5."""
+    parted = weights(12 * MB, 4)
+    with model_sources.store(tmp_path) as endpoint:
+        bucket(endpoint)
+        upload = ("import sys, boto3; from boto3.s3.transfer import TransferConfig; boto3.client('s3').upload_file("
+                  "sys.argv[1], 'weights', 'models/tiny/big.safetensors', Config=TransferConfig("
+                  "multipart_threshold=5 * 2**20, multipart_chunksize=5 * 2**20))")
+        source = tmp_path / "big.safetensors"
+        source.write_bytes(parted)
+        env = {**KEYS, "AWS_ENDPOINT_URL": endpoint, "PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+        subprocess.run([str(built(SOURCES) / "bin" / "python"), "-c", upload, str(source)], check=True, env=env)
+        root, into = tmp_path / "cache", "s3/weights/models/tiny/current"
+        partial = root / ".partial" / into
+        partial.mkdir(parents=True)
+        kept = partial / "big.safetensors"
+        kept.write_bytes(parted)
+        etag = json.loads(subprocess.run(
+            [str(built(SOURCES) / "bin" / "python"), "-c", "import sys, json, boto3; print(json.dumps(boto3.client("
+             "'s3').head_object(Bucket='weights', Key='models/tiny/big.safetensors')['ETag'].strip('\"')))"],
+            check=True, env=env, capture_output=True, text=True).stdout)
+        assert "-" in etag  # uploaded in parts: its ETag is not its MD5
+        (partial / ".fusioninfer-etags.json").write_text(json.dumps({"big.safetensors": etag}))
+        inode = kept.stat().st_ino
+        result = model_sources.fetch("s3://weights/models/tiny", "current", root, into,
+                                     {**KEYS, "AWS_ENDPOINT_URL": endpoint})
+        assert result.returncode == 0, result.stderr
+        assert (root / into / "big.safetensors").stat().st_ino == inode
+        assert fetched(root, into) == {**OBJECTS, "big.safetensors": parted}
