@@ -5,12 +5,18 @@ One installation of a monolithic service (4 pods; each engine llm-d's vLLM simul
 so a cached prefix shortens a prefill as it does on vLLM) is measured under three pickers in turn, on the
 same pods, each with prompts of its own (so no run finds another's prefixes cached):
 
+- **fusioninfer precise**: the router as rendered with `strategy: precise-prefix-cache` (llm-d-router's
+  picker; the engines publish their KV-cache events, every picker subscribes to every pod and tokenizes
+  with a render server beside it — the simulator's, whose tokenizer the simulated engines use);
 - **fusioninfer default**: the router as rendered for the service (no strategy given): the `gie-v1.0`
   picker, queue-size 2, kv-cache-utilization 2, prefix-cache 3;
 - **random**: the same picker choosing at random (a verbatim EndpointPickerConfig with `random-picker`);
 - **llm-d inference scheduling**: llm-d-router's picker with the configuration its own chart renders by
   default (`config/charts/llm-d-router-standalone` of the release source), what llm-d's
-  inference-scheduling guide deploys.
+  inference-scheduling guide deploys;
+- **llm-d precise**: llm-d-router's picker with its release's sample precise configuration
+  (`deploy/config/epp-precise-prefix-cache-config.yaml`: blocks of 64 tokens, prefix 2, KV cache 1,
+  queue 1), its model and render server named as ours are.
 
 For each: TTFT p50 and p99, inter-token latency p50, output tokens and requests per second (guidellm's
 report), and the ratios of ours to the others, taken within the run.
@@ -32,15 +38,17 @@ from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
 from tests import engines
 from tests.controlplane.builds import CACHE as CLUSTER_CACHE
-from tests.controlplane.clients import gateway
+from tests.controlplane.clients import gateway, metrics, total
 from tests.controlplane.cluster import Cluster
 from tests.controlplane.pickers import running, serving
-from tests.controlplane.scenarios import RANDOM_CONFIG, served, serving_values
+from tests.controlplane.scenarios import RANDOM_CONFIG, engine_port, served, serving_values
 from tests.controlplane.serving import ServingKubelet
 from tests.helm import ROOT, VALUES, Helm
 
 PODS = 4
-ENGINE = ["--enable-kvcache", "--kv-cache-size=128", "--block-size=16", "--prefill-overhead=20ms",
+CACHE_BLOCKS, BLOCK_TOKENS = 128, 16
+ENGINE = ["--enable-kvcache", f"--kv-cache-size={CACHE_BLOCKS}", f"--block-size={BLOCK_TOKENS}",
+          "--prefill-overhead=20ms",
           "--prefill-time-per-token=2ms", "--inter-token-latency=10ms", "--max-num-seqs=8"]
 """Each simulated engine: a prefill costs 20 ms + 2 ms per uncached prompt token, a token 10 ms; 8 requests
 run at once, the rest wait; its KV cache holds 128 blocks of 16 tokens (by its own count of tokens), about a
@@ -63,6 +71,19 @@ def llm_d_config(helm: Helm, tmp_path: Path) -> str:
         if obj and obj.get("kind") == "ConfigMap" and "default-plugins.yaml" in obj.get("data", {}):
             return str(obj["data"]["default-plugins.yaml"])
     raise AssertionError("no default-plugins.yaml in llm-d-router's chart")
+
+
+def llm_d_precise_config(model: str, rendered: str) -> str:
+    """llm-d-router's sample precise configuration, for MODEL, its token producer asking the render server
+    where RENDERED (our precise configuration) has it."""
+    sample = CLUSTER_CACHE / "src" / "vendor" / "llm-d-router-v0.10.0" / "deploy" / "config" / \
+        "epp-precise-prefix-cache-config.yaml"
+    config = yaml.safe_load(sample.read_text())
+    [ours] = [p for p in yaml.safe_load(rendered)["plugins"] if p["type"] == "token-producer"]
+    for plugin in config["plugins"]:
+        if plugin["type"] == "token-producer":
+            plugin["parameters"] = {**plugin["parameters"], "modelName": model, "vllm": ours["parameters"]["vllm"]}
+    return str(yaml.safe_dump(config))
 
 
 def picker_objects(values: Path, namespace: str, **router: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -106,6 +127,15 @@ def guidellm(address: str, model: str, tokenizer: Path, seed: int, workdir: Path
     return loaded
 
 
+def cache_counts(addresses: list[str]) -> tuple[float, float, float, float]:
+    """The engines' counts so far, summed over ADDRESSES (host:port): prefix cache hits and queries (in
+    tokens), prompt tokens and requests — vLLM's counters, which the simulator keeps too."""
+    scraped = [metrics(host, int(port)) for host, port in (address.rsplit(":", 1) for address in addresses)]
+    return tuple(sum(total(samples, name) for samples in scraped)  # type: ignore[return-value]
+                 for name in ("vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total",
+                              "vllm:prompt_tokens_total", "vllm:request_success_total"))
+
+
 def figures(report: dict[str, Any]) -> dict[str, float]:
     [benchmark] = report["benchmarks"]
     metrics = benchmark["metrics"]
@@ -128,33 +158,57 @@ def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: 
     tokenizer = tmp_path / "tokenizer"
     subprocess.run([str(engines.GUIDELLM / "bin" / "python"), str(ROOT / "tests" / "byte_tokenizer.py"),
                     str(tokenizer)], check=True, capture_output=True, timeout=300)
-    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path)
+    # The engines publish their KV-cache events (precise-prefix-cache's); the other pickers ignore them.
+    llm_d = {"endpointPicker": {"generation": "llm-d-router"}}
+    values = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, strategy="precise-prefix-cache",
+                            **llm_d)
     spec = yaml.safe_load(values.read_text())
     spec["roles"][0]["replicas"] = PODS
+    spec["roles"][0]["template"]["spec"]["containers"][0]["image"] = \
+        f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}"
     values.write_text(yaml.safe_dump(spec))
     serving_kubelet.engine_options[spec["roles"][0]["name"]] = ENGINE
     namespace = "bench-serving"
-    pickers = {"fusioninfer default": None,
-               "random": picker_objects(values, namespace, endpointPickerConfig=RANDOM_CONFIG),
-               "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
-                   helm4, tmp_path), endpointPicker={"generation": "llm-d-router"})}
+    pickers: dict[str, tuple[dict[str, Any], dict[str, Any]] | None] = {
+        "fusioninfer precise": None,
+        "fusioninfer default": picker_objects(values, namespace, endpointPicker={}),
+        "random": picker_objects(values, namespace, endpointPickerConfig=RANDOM_CONFIG),
+        "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
+            helm4, tmp_path), **llm_d)}
     results: dict[str, dict[str, float]] = {}
     with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
         ours = (service.manifest[f"Deployment/{spec['name']}-router-epp"],
                 service.manifest[f"ConfigMap/{spec['name']}-router-epp"])
+        theirs = llm_d_precise_config(service.model(), ours[1]["data"]["config.yaml"])
+        pickers["llm-d precise"] = (ours[0], {**ours[1], "data": {"config.yaml": theirs}})
+        unspeculative = yaml.safe_load(ours[1]["data"]["config.yaml"])
+        for plugin in unspeculative["plugins"]:
+            plugin.get("parameters", {}).pop("speculativeIndexing", None)
+        pickers["precise, unspeculative"] = (ours[0], {**ours[1], "data": {"config.yaml": yaml.safe_dump(
+            unspeculative)}})
+        engines_of = [f"{pod.address}:{engine_port(pod)}" for pod in service.pods(spec["roles"][0]["name"])]
         for seed, (name, objects) in enumerate(pickers.items(), start=1):
             deployment, configmap = objects or ours
-            workdir = tmp_path / name.replace(" ", "-")
+            workdir = tmp_path / name.replace(" ", "-").replace(",", "")
             workdir.mkdir()
             # Beside the release's own picker, on ports of its own: the stand-in asks this one.
             with running(deployment, configmap, namespace, cluster.kubeconfig, workdir, offset=100) as picker:
                 serving(picker)
                 with gateway(picker.grpc, workdir) as address:
+                    before = cache_counts(engines_of)
                     results[name] = figures(guidellm(address, service.model(), tokenizer, seed, workdir))
+                    after = cache_counts(engines_of)
+                    hits, queries, prompt, requests = (now - then for now, then in zip(after, before, strict=True))
+                    results[name]["cache hit %"] = 100 * hits / max(1.0, queries)
+                    prompt_tokens = prompt / max(1.0, requests)
     names = list(results)
     keys = list(results[names[0]])
+    # The shared prefixes as the engines count them (their share of a request's prompt), against the KV cache.
+    prefix = prompt_tokens * WORKLOAD["prefix_tokens"] / (WORKLOAD["prefix_tokens"] + WORKLOAD["prompt_tokens"])
+    working_set = WORKLOAD["prefix_count"] * prefix / BLOCK_TOKENS
     print(f"\nshared-prefix workload: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} requests, "
-          f"{WORKLOAD}")
+          f"{WORKLOAD}; the prefixes' working set {working_set:.0f} blocks, {working_set / CACHE_BLOCKS:.2f}x one "
+          f"pod's KV cache ({working_set / (PODS * CACHE_BLOCKS):.2f}x all {PODS})")
     print(f"{'':28}" + "".join(f"{key:>14}" for key in keys))
     for name in names:
         print(f"{name:28}" + "".join(f"{results[name][key]:14.1f}" for key in keys))

@@ -23,6 +23,7 @@ import yaml
 
 from tests.controlplane.builds import picker, picker_probe
 from tests.controlplane.cluster import Cluster, eventually
+from tests.controlplane.simulator import render_argv, render_servers
 
 GRPC_PORT, HEALTH_PORT, METRICS_PORT = 9002, 9003, 9090
 """The ports the chart gives the picker; another picker running beside it is moved off them."""
@@ -153,8 +154,15 @@ def command(pod: dict[str, Any], configmap: dict[str, Any], namespace: str, work
 def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: str, kubeconfig: Path,
             workdir: Path, offset: int = 0) -> Iterator[Picker]:
     """The picker as its Deployment runs it; OFFSET moves its gRPC, health and metrics ports by that much
-    (a picker with the chart's flag names), so that two can run at once."""
-    argv, env = command(deployment["spec"]["template"]["spec"], configmap, namespace, workdir)
+    (a picker with the chart's flag names), so that two can run at once; and its render server
+    (precise-prefix-cache's tokenizer), as llm-d's simulator, on its port moved so too."""
+    spec = deployment["spec"]["template"]["spec"]
+    renders = []
+    for sidecar in render_servers(spec):
+        render_command, configmap = _rendering(sidecar, configmap, offset)
+        renders.append(subprocess.Popen(render_command, stdout=(workdir / f"{sidecar['name']}.log").open("wb"),
+                                        stderr=subprocess.STDOUT))
+    argv, env = command(spec, configmap, namespace, workdir)
     moved = {f"--grpc-port={GRPC_PORT}": f"--grpc-port={GRPC_PORT + offset}",
              f"--grpc-health-port={HEALTH_PORT}": f"--grpc-health-port={HEALTH_PORT + offset}"} if offset else {}
     argv = [moved.get(arg, arg) for arg in argv]
@@ -169,6 +177,9 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
     try:
         yield Picker(process, log, offset)
     finally:
+        for render in renders:
+            render.terminate()
+            render.wait(10)
         process.terminate()
         try:  # llm-d-router drains for 30 s (--drain-timeout) before it stops; no request is in flight here
             process.wait(timeout=0.5)
@@ -176,6 +187,15 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
             process.kill()
             process.wait()
         time.sleep(0.2)  # its ports free again for the next picker
+
+
+def _rendering(sidecar: dict[str, Any], configmap: dict[str, Any], offset: int) -> tuple[list[str], dict[str, Any]]:
+    """SIDECAR's render server on its port moved by OFFSET, and CONFIGMAP with its picker's token producer
+    asking it there."""
+    argv, port = render_argv(sidecar, offset)
+    own = render_argv(sidecar)[1]
+    config = configmap["data"]["config.yaml"].replace(f"http://127.0.0.1:{own}", f"http://127.0.0.1:{port}")
+    return argv, {**configmap, "data": {**configmap["data"], "config.yaml": config}}
 
 
 def serving(found: Picker, timeout: float = 120) -> None:

@@ -63,6 +63,7 @@ from tests.controlplane.cluster import Cluster
 from tests.controlplane.hook_kubelet import BBR_LABEL, CUSTOM, MODELS_LABEL, hook_environment, serving_pod
 from tests.controlplane.network import GATEWAY_ADDRESS, NETNS_DIR, POD_NETWORK, PodNetwork, Relay
 from tests.controlplane.pickers import ask, command
+from tests.controlplane.simulator import SIMULATOR_BASE, render_argv, render_servers
 
 SERVING = {CUSTOM[0]: CUSTOM[1]}
 """Pod annotations (a role's ``template.metadata.annotations``) that have this runner run the pods."""
@@ -82,8 +83,6 @@ FRONTEND_MODULE = "sglang_router.launch_router"
 REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET_DEVICE": "cpu"}
 """What this machine sets for a real engine: nothing reported (the hub's settings are the pod's own)."""
 
-SIMULATOR_BASE = ("--force-dummy-tokenizer",)
-"""The simulator's own tokenizer even for a real model's name (whose tokenizer it would fetch)."""
 
 KV_RELAY = Path(__file__).resolve().parent / "kv_relay.py"
 RELAY_IN, REPLAY_IN = "tcp://127.0.0.1:15557", "tcp://127.0.0.1:15558"
@@ -360,14 +359,11 @@ class ServingKubelet(threading.Thread):
         with its ConfigMap as the API server has it now and its ServiceAccount's credentials; its render server
         (``vllm launch render MODEL``, precise routing's tokenizer) first, as llm-d's simulator, which renders
         prompts with the tokenizer the simulated engines use."""
-        for sidecar in served.sidecars():
-            words = [str(word) for word in sidecar.get("command") or []]
-            if words[:3] != ["vllm", "launch", "render"]:
-                raise RuntimeError(f"no runner here for the picker's sidecar {sidecar['name']}: {words[:3]}")
-            flags = {words[index]: words[index + 1] for index in range(4, len(words) - 1, 2)}
-            _spawn(served, sidecar["name"], [str(binary("llm-d-inference-sim")), "--model", words[3], "--port",
-                                             flags["--port"], "--served-model-name", flags["--served-model-name"],
-                                             *SIMULATOR_BASE], {})
+        renders = render_servers(served.spec)
+        if len(renders) != len(served.sidecars()):
+            raise RuntimeError(f"no runner here for the picker's sidecars {[c['name'] for c in served.sidecars()]}")
+        for sidecar in renders:
+            _spawn(served, sidecar["name"], render_argv(sidecar)[0], {})
         [configmap] = [volume["configMap"]["name"] for volume in served.spec["volumes"] if "configMap" in volume]
         data = self.cluster.core.read_namespaced_config_map(configmap, pod.metadata.namespace).data
         argv, env = command(served.spec, {"data": data}, pod.metadata.namespace, served.workdir)

@@ -135,6 +135,10 @@ def producer_plugins(model: str) -> list[dict[str, Any]]:
                                                 "vllm": {"url": f"http://127.0.0.1:{RENDER_PORT}"}}},
         {"type": NOTIFICATIONS},
         {"type": PRODUCER, "parameters": {
+            # A request's blocks count as its pod's from the moment it is sent there, until the engine's own
+            # events say (or a short while passes): requests sharing a new prefix follow the first one
+            # rather than spread while its events are under way.
+            "speculativeIndexing": True,
             "tokenProcessorConfig": {"blockSizeTokens": BLOCK_TOKENS},
             "kvEventsConfig": {"topicFilter": TOPIC_PREFIX, "discoverPods": True,
                                "podDiscoveryConfig": {"socketPort": EVENTS_PORT, "replaySocketPort": REPLAY_PORT}}}},
