@@ -85,9 +85,8 @@ REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET
 
 
 KV_RELAY = Path(__file__).resolve().parent / "kv_relay.py"
-RELAY_IN, REPLAY_IN = "tcp://127.0.0.1:15557", "tcp://127.0.0.1:15558"
-"""Where a simulator publishing its KV-cache events dials its relay, and binds its replay socket for it, on
-its pod's own loopback."""
+RELAY_IN = "tcp://127.0.0.1:15557"
+"""Where a simulator publishing its KV-cache events dials its relay, on its pod's own loopback."""
 
 NETWORK_ONLY = ("fusioninfer.test/network-only", "true")
 """A pod annotation: the pod gets its network and turns Ready, and none of its containers runs (a test's
@@ -296,17 +295,16 @@ class ServingKubelet(threading.Thread):
 
     def _publishing(self, served: ServedPod, container: dict[str, Any], env: dict[str, str]) -> list[str]:
         """Where the engine's command line has vLLM publish its KV-cache events (``--kv-events-config``), the
-        simulator's flags that do so, its own KV cache on, through a relay that binds and numbers as vLLM
-        does (kv_relay.py); none otherwise."""
+        simulator's flags that do so, its own KV cache on, through a relay that binds, numbers and announces
+        as vLLM does (kv_relay.py); none otherwise."""
         config = _events_config(container, env)
         if not config.get("enable_kv_cache_events"):
             return []
-        replay = config.get("replay_endpoint")
-        _spawn(served, f"{container['name']}-events", [sys.executable, str(KV_RELAY), RELAY_IN,
-                                                       str(config["endpoint"]), REPLAY_IN, str(replay or "")], env)
+        relay = [sys.executable, str(KV_RELAY), RELAY_IN, str(config["endpoint"]),
+                 str(config.get("replay_endpoint") or "")]
+        _spawn(served, f"{container['name']}-events", relay, env)
         # vLLM publishes each engine step's events as it ends; the simulator batches 16 unless told otherwise.
-        return ["--enable-kvcache", f"--zmq-endpoint={RELAY_IN}", "--event-batch-size=1",
-                *([f"--kv-events-replay-endpoint={REPLAY_IN}"] if replay else [])]
+        return ["--enable-kvcache", f"--zmq-endpoint={RELAY_IN}", "--event-batch-size=1"]
 
     def _run_to_completion(self, pod: kubernetes.client.V1Pod, served: ServedPod, container: dict[str, Any]) -> None:
         """An init container: run to its end before the next starts (a shell script runs by this machine's
