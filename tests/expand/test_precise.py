@@ -71,6 +71,7 @@ def test_the_picker_tokenizes_beside_itself_and_subscribes_to_every_serving_pod(
     assert plugins["precise-prefix-cache-producer"]["kvEventsConfig"] == {
         "topicFilter": "kv@", "discoverPods": True,
         "podDiscoveryConfig": {"socketPort": 5557, "replaySocketPort": 5558}}
+    assert plugins["precise-prefix-cache-producer"]["speculativeIndexing"] is True
     assert plugins["prefix-cache-scorer"] == {"prefixMatchInfoProducerName": "precise-prefix-cache-producer"}
     assert config["dataLayer"] == {"sources": [{"pluginRef": "endpoint-notification-source",
                                                 "extractors": [{"pluginRef": "precise-prefix-cache-producer"}]}]}
