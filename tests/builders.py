@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fusion_helm import parse_inference_service
+from fusion_helm import InvalidSpec, parse_inference_service
 from fusion_helm.expand import expand
 
 NIXL = ["--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']
@@ -53,6 +53,15 @@ def service(*roles: dict[str, Any], **spec: Any) -> dict[str, Any]:
 
 def render(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {f"{o['kind']}/{o['metadata']['name']}": o for o in expand(parse_inference_service(obj))}
+
+
+def refusal(obj: dict[str, Any]) -> InvalidSpec:
+    """The error OBJ's expansion refuses it with (the test fails where it renders)."""
+    try:
+        render(obj)
+    except InvalidSpec as refused:
+        return refused
+    raise AssertionError("rendered, not refused")
 
 
 def policies(podgroup: dict[str, Any]) -> dict[str, tuple[int, int, str]]:

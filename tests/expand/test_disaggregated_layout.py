@@ -12,7 +12,7 @@ import yaml
 from fusion_helm import InvalidSpec
 from fusion_helm.kio.write import dump
 from fusion_helm.model import Layout
-from tests.builders import policies, render, requesting_cpu, role, service
+from tests.builders import policies, refusal, render, requesting_cpu, role, service
 from tests.support import router
 
 GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
@@ -133,12 +133,6 @@ def test_autoscaling_is_external_scaling_and_an_hpa_on_the_role_scaler() -> None
     assert policies(objects["PodGroup/svc"])["decode/minimum"] == (4, 1, "In 0")
 
 
-def refused(spec: dict[str, Any]) -> InvalidSpec:
-    with pytest.raises(InvalidSpec) as error:
-        render(spec)
-    return error.value
-
-
 def with_decode(**fields: Any) -> dict[str, Any]:
     spec = story4()
     spec["spec"]["roles"][1].update(fields)
@@ -161,7 +155,7 @@ def with_decode(**fields: Any) -> dict[str, Any]:
 ])
 def test_what_a_disaggregated_set_cannot_honour_is_refused_naming_the_field(
         spec: dict[str, Any], path: str, words: str) -> None:
-    error = refused(spec)
+    error = refusal(spec)
     assert error.path == path
     assert words in str(error)
 
@@ -199,16 +193,16 @@ def test_a_service_name_starting_with_a_digit_is_refused_in_every_layout() -> No
     for layout in Layout:
         spec = story4(layout=str(layout))
         spec["metadata"]["name"] = "1svc"
-        error = refused(spec)
+        error = refusal(spec)
         assert error.path == "metadata.name"
         assert "must start with a letter" in str(error)
 
 
 def test_role_names_that_meet_the_controller_s_names_are_refused() -> None:
     spec = service(role("p", "prefiller", nodes=2), role("p-1", "decoder"), layout="disaggregated")
-    assert refused(spec).path == "spec.roles[1].name"
+    assert refusal(spec).path == "spec.roles[1].name"
     spec = service(role("p", "prefiller"), role("p-prv", "decoder"), layout="disaggregated")
-    error = refused(spec)
+    error = refusal(spec)
     assert error.path == "spec.roles[1].name"
     assert "headless Service" in str(error)
 
@@ -218,7 +212,7 @@ def test_a_disaggregated_set_too_large_for_the_api_server_is_refused() -> None:
     big = [{"name": f"E{i}", "value": "x" * 1000} for i in range(450)]  # 0.9 MB a role: one fits, two do not
     for raw in spec["spec"]["roles"]:
         raw["template"]["spec"]["containers"][0]["env"] = big
-    error = refused(spec)
+    error = refusal(spec)
     assert error.path == "spec.roles[1].template"
     assert "DisaggregatedSet" in str(error)
 
@@ -286,7 +280,7 @@ def test_the_screener_comes_with_a_chosen_llm_d_router_too() -> None:
      "spec.roles[2].endpointPicker.flags.allow-experimental-plugins", "is set by the router to 'true'"),
 ])
 def test_a_router_that_could_pair_revisions_is_refused(fields: dict[str, Any], path: str, words: str) -> None:
-    error = refused(routed(**fields))
+    error = refusal(routed(**fields))
     assert error.path == path
     assert words in str(error)
 
@@ -299,7 +293,7 @@ def test_a_verbatim_configuration_with_the_screener_is_kept() -> None:
 
 def test_the_role_layout_refuses_a_router_pairing_prefill_and_decode() -> None:
     """It rolls each role on its own: a prefill and a decode of different revisions would serve one request."""
-    error = refused(routed("role"))
+    error = refusal(routed("role"))
     assert error.path == "spec.layout"
     assert "use layout disaggregated" in str(error)
     # Without a router, or without prefill/decode, the role layout stays as it was.
