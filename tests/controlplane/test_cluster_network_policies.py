@@ -106,6 +106,7 @@ policies admit is answered by a reset (nothing listens), one they refuse times o
 GATEWAY_NAMESPACE, OUTSIDE = "reach-gateway", "reach-outside"
 ALLOWED, REFUSED = Outcome.REFUSED, Outcome.TIMED_OUT
 RAY_HEAD, SERVING_PORT, NIXL_SIDE_CHANNEL, SGLANG_ROUTER_PORT = 6379, 8000, 5600, 30000
+KV_EVENTS, KV_REPLAY = 5557, 5558
 
 
 def network_alone(values: dict[str, Any]) -> dict[str, Any]:
@@ -198,11 +199,15 @@ def test_a_multi_node_service_on_a_shared_gateway_admits_its_gateway_its_picker_
 def test_prefill_and_decode_reach_each_other_the_clients_the_decoders_and_a_frontend_its_pods(
         cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet, network_policies: Enforcer,
         probes: dict[str, ServedPod], tmp_path: Path) -> None:
-    """A prefill/decode service behind its own Gateway (its namespace's pods), the decoders' sidecar in front:
-    the decoders reach the prefill pods (the sidecar's request, the KV transfer), the namespace's pods the pool's
-    port; and a frontend's service: the frontend reaches its pods, the namespace's pods the frontend."""
-    pd = {"name": "pd", "roles": [role("prefill", "prefiller"), role("decode", "decoder"), {
-        "name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]}}]}
+    """A prefill/decode service behind its own Gateway (its namespace's pods), the decoders' sidecar in front,
+    routed by the engines' KV-cache events (precise-prefix-cache): the decoders reach the prefill pods (the
+    sidecar's request, the KV transfer), the namespace's pods the pool's port, the pickers each engine's event
+    and replay sockets, which nothing else reaches; and a frontend's service: the frontend reaches its pods,
+    the namespace's pods the frontend."""
+    precise = {"image": "vllm/vllm-openai:v0.19.0"}  # the first vLLM with the pickers' render server
+    pd = {"name": "pd", "roles": [role("prefill", "prefiller", **precise), role("decode", "decoder", **precise), {
+        "name": "router", "componentType": "router", "httproute": {"parentRefs": [{"name": "gw"}]},
+        "strategy": "precise-prefix-cache"}]}
     container = {"name": "router", "image": "lmsysorg/sgl-model-gateway:v0.2.1"}
     frontend = {"name": "lb", "componentType": "frontend", "frontend": {"kind": "sglang-router"}, "replicas": 1,
                 "template": {"spec": {"containers": [container]}}}
@@ -211,6 +216,7 @@ def test_prefill_and_decode_reach_each_other_the_clients_the_decoders_and_a_fron
     with installed(cluster, helm4, serving_kubelet, pd, namespace, tmp_path, 2 + PICKERS) as roles, \
             installed(cluster, helm4, serving_kubelet, fronted, f"{namespace}-fronted", tmp_path, 2) as front:
         [prefill], [decode] = roles["prefill"], roles["decode"]
+        picker = roles["router"][0]
         client = network_pod(serving_kubelet, namespace, "client")  # the own Gateway's pods, and the clients
         [worker], [router] = front["w"], front["lb"]
         network_policies.sync()
@@ -219,6 +225,10 @@ def test_prefill_and_decode_reach_each_other_the_clients_the_decoders_and_a_fron
             ("the decoder, the KV side channel", decode, prefill, NIXL_SIDE_CHANNEL, ALLOWED),
             ("the namespace's pods, the pool's port", client, decode, SERVING_PORT, ALLOWED),
             ("the namespace's pods, the KV side channel", client, prefill, NIXL_SIDE_CHANNEL, REFUSED),
+            ("the picker, the prefill engine's KV events", picker, prefill, KV_EVENTS, ALLOWED),
+            ("the picker, the decode engine's KV event replay", picker, decode, KV_REPLAY, ALLOWED),
+            ("the namespace's pods, the KV events", client, decode, KV_EVENTS, REFUSED),
+            ("the decoder, the prefill engine's KV event replay", decode, prefill, KV_REPLAY, ALLOWED),
             ("another namespace, the decoders", probes["outsider"], decode, SERVING_PORT, REFUSED),
             ("the frontend, its pods", router, worker, SERVING_PORT, ALLOWED),
             ("another namespace, the frontend", probes["outsider"], router, SGLANG_ROUTER_PORT, REFUSED),
