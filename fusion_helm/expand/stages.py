@@ -22,7 +22,7 @@ from fusion_helm.expand.conformance import check_objects
 from fusion_helm.expand.lws import RoleBlueprint, check_sizes, role_blueprint
 from fusion_helm.expand.names import check_names, check_unique_names
 from fusion_helm.expand.pods import Change, Pods, RoleTemplates, role_templates
-from fusion_helm.model import InferenceService, Layout, Role, Scorer
+from fusion_helm.model import InferenceService, Layout, Role
 from fusion_helm.records import record
 
 TYPE_CHECKING = False
@@ -221,8 +221,7 @@ STAGES: tuple[Stage, ...] = (
           lambda service: any(role.disruption_budget is not None for role in service.roles), _disruption),
     Stage("router", "a router role", lambda service: service.router is not None, _router),
     Stage("precise", "a router's precise-prefix-cache scorer",
-          lambda service: service.router is not None and any(
-              scorer.type is Scorer.PRECISE_PREFIX_CACHE for scorer in service.router.scorers), _precise),
+          lambda service: service.router is not None and service.router.reads_engine_caches, _precise),
     Stage("drain", "a role's autoscaling", lambda service: any(role.autoscaling for role in service.roles), _drain),
     Stage("frontends", "a frontend role", lambda service: bool(service.frontends), _frontends),
     Stage("services", "spec.service or a role's service",

@@ -181,6 +181,11 @@ class Router:
         return f"spec.roles[{self.position}]"
 
     @property
+    def reads_engine_caches(self) -> bool:
+        """It scores by what the engines report they hold (precise-prefix-cache): their KV-cache events."""
+        return any(scorer.type is Scorer.PRECISE_PREFIX_CACHE for scorer in self.scorers)
+
+    @property
     def component_type(self) -> str:
         return "router"
 

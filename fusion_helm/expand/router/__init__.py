@@ -37,7 +37,8 @@ def routing(service: InferenceService, router: Router, templates: Mapping[str, R
     generation = generation_of(service, router)
     connector = kv_connector(service, generation) if service.disaggregated else None
     scorers = scorers_for(router, generation, serves_adapters(service, templates))
-    model = precise.published_model(service, router, templates) if precise.is_precise(scorers) else None
+    # Only a router's own strategy names the precise scorer: the defaults and lora-affinity's weighting do not.
+    model = precise.published_model(service, router, templates) if router.reads_engine_caches else None
     return Routing(router=router, generation=generation, port=target_port(service, router), scorers=scorers,
                    kv_connector=connector, precise_model=model)
 

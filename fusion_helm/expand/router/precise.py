@@ -26,7 +26,7 @@ from fusion_helm.expand.cache import RESTRICTED_CONTAINER, WEIGHTS_VOLUME
 from fusion_helm.expand.proxies import image_repository, image_version
 from fusion_helm.expand.router.model_names import model_names
 from fusion_helm.expand.weights import HUB_TOKEN_VOLUME
-from fusion_helm.model import InferenceService, Role, Router, Scorer, WeightedScorer
+from fusion_helm.model import InferenceService, Role, Router, Scorer
 from fusion_helm.model.engine_flags import KV_EVENTS_CONFIG, Engine
 
 TYPE_CHECKING = False
@@ -61,15 +61,11 @@ TOKEN_PRODUCER = "token-producer"
 NOTIFICATIONS = "endpoint-notification-source"
 
 
-def is_precise(scorers: tuple[WeightedScorer, ...]) -> bool:
-    return any(scorer.type is Scorer.PRECISE_PREFIX_CACHE for scorer in scorers)
-
-
 def published_model(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]) -> str:
     """The model name the serving engines' requests target and their events' topics carry, where every one
     publishes its KV-cache events as the picker reads them (a vLLM whose command line names its model);
     refused by field if one does not."""
-    names = []
+    first: str | None = None
     for role in service.roles:
         server = templates[role.name].leading.server
         if server is None or server.engine is not Engine.VLLM:
@@ -91,8 +87,9 @@ def published_model(service: InferenceService, router: Router, templates: Mappin
                               f"{Scorer.PRECISE_PREFIX_CACHE} keys each engine's blocks by the model its requests "
                               f"name, and the engine of role {role.name} names none its command line shows (its "
                               f"--served-model-name or model); name it, or choose {Scorer.PREFIX_CACHE}")
-        names.append(named[0])
-    return names[0]
+        first = first or named[0]
+    assert first is not None, "a service has a serving role"
+    return first
 
 
 def publishing(service: InferenceService, role: Role) -> Change:

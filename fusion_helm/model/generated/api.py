@@ -1988,12 +1988,7 @@ SOURCE: dict[str, Any] = {'group': 'fusioninfer.io',
                                                                                         'picker tokenize as the '
                                                                                         'engines do '
                                                                                         '(docs/router.md). '
-                                                                                        'Default: where the picker '
-                                                                                        'and every serving engine '
-                                                                                        'can, '
-                                                                                        "precise-prefix-cache's "
-                                                                                        'weighting; else '
-                                                                                        'queue-size 2, '
+                                                                                        'Default: queue-size 2, '
                                                                                         'kv-cache-utilization 2, '
                                                                                         'prefix-cache 3; where the '
                                                                                         'engines serve LoRA '
@@ -5957,10 +5952,7 @@ SPEC_SCHEMA: dict[str, Any] = {'$schema': 'http://json-schema.org/draft-07/schem
                                                                                "(vLLM's; llm-d-router pickers), "
                                                                                'and has each picker tokenize as '
                                                                                'the engines do (docs/router.md). '
-                                                                               'Default: where the picker and '
-                                                                               'every serving engine can, '
-                                                                               "precise-prefix-cache's weighting; "
-                                                                               'else queue-size 2, '
+                                                                               'Default: queue-size 2, '
                                                                                'kv-cache-utilization 2, '
                                                                                'prefix-cache 3; where the engines '
                                                                                'serve LoRA adapters, '
