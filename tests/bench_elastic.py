@@ -1,39 +1,45 @@
-"""`make bench-elastic`: a bursty workload (quiet, burst, quiet) through the gateway stand-in and the real
-llm-d-router pickers to simulated serving pods whose engine takes a while to start — figures, not pass/fail.
+"""`make bench-elastic`: Azure's 2023 code-completion trace (``../shared/traces``), time-compressed, through
+the gateway stand-in and the real llm-d-router pickers to simulated serving pods whose engine takes a while
+to start — figures, not pass/fail.
 
-Three installations of story 1 (a monolithic service), measured at once under the same open-loop workload,
-each in a namespace of its own:
+The trace is an hour of a production service's requests: idle minutes, and minutes with four times the
+mean. It is replayed COMPRESSION times faster, one request in EVERY (the same shape at a fraction of the
+rate two cores can carry), each asking for the trace's output tokens (at most MAX_TOKENS). Its prompt
+lengths are not replayed: the simulated engines' time to first token does not depend on them.
 
-- **fusioninfer default autoscaling**: layout role, `autoscaling: {maxReplicas, prometheus}` and nothing
-  else — the default signals (the pickers' queue, 1 per replica, and requests in flight, 8), KEDA's
-  ScaledObject and the picker's flow control as rendered, on a Prometheus configured from the rendered
-  PodMonitors;
-- **fixed, sized for the burst**: the replicas the burst needs at 8 requests per replica;
+Three installations of story 1 (a monolithic service), each in a namespace of its own, get the same
+requests at the same moments:
+
+- **fusioninfer default autoscaling**: layout role, ``autoscaling: {maxReplicas, prometheus}`` and nothing
+  else — the default signals, KEDA's ScaledObject and the picker's flow control as rendered, on a
+  Prometheus configured from the rendered PodMonitors;
+- **fixed, sized for the burst**: the replicas the trace's busiest minute needs, at PER_REPLICA requests
+  each;
 - **fixed, sized for the mean**: the replicas the mean load needs.
 
-Each engine (llm-d's vLLM simulator) runs 8 requests at once, answers each in about a second, and starts
-COLD_START seconds after its pod does (its startup probe's initialDelaySeconds, which the suite's kubelet
-honours). For each: replica-seconds (serving pods that exist, ready or not, summed each second), TTFT p50
-and p99 (the first streamed chunk), requests lost (anything but a 200), and the ratios to the burst-sized
-service, taken within the run.
+Each engine (llm-d's vLLM simulator) runs PER_REPLICA requests at once, 100 ms to the first token and 100 ms
+a token after it, and starts COLD_START seconds after its pod does (its startup probe's initialDelaySeconds,
+which the suite's kubelet honours). For each: replica-seconds (serving pods that exist, ready or not, summed
+each second over the trace and a minute of it after), TTFT SLO attainment (the share of all requests whose
+first streamed chunk came within SLO seconds; a lost request misses it), TTFT p50 and p99 of those answered,
+requests lost (anything but a 200), and the ratios to the burst-sized service, taken within the run; and the
+autoscaled service's replicas through the trace, minute by minute.
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.client
-import json
 import math
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests import traces
 from tests.controlplane import components
 from tests.controlplane.clients import gateway
 from tests.controlplane.cluster import Cluster, release
@@ -44,24 +50,46 @@ from tests.controlplane.test_cluster_elastic import pod_monitors
 from tests.controlplane.test_cluster_picker_availability import PICKER
 from tests.controlplane.watch import PickerEndpoints
 from tests.helm import VALUES, Helm
+from tests.replay import first_token, replay
 
+COMPRESSION = float(os.environ.get("BENCH_COMPRESSION", "6"))
+"""How many times faster than recorded the trace is replayed: its minute lasts 10 s."""
+EVERY = int(os.environ.get("BENCH_EVERY", "3"))
+"""One request of the trace in EVERY is sent."""
+MINUTES = float(os.environ["BENCH_MINUTES"]) if "BENCH_MINUTES" in os.environ else None
+"""The trace's first MINUTES only (all of it: unset)."""
 COLD_START = int(os.environ.get("BENCH_COLD_START", "20"))
-"""Seconds an engine takes to start (its startup probe's initial delay)."""
-PHASES = [(int(os.environ.get("BENCH_QUIET", "120")), float(os.environ.get("BENCH_QUIET_RATE", "1"))),
-          (int(os.environ.get("BENCH_BURST", "120")), float(os.environ.get("BENCH_BURST_RATE", "24"))),
-          (int(os.environ.get("BENCH_QUIET_AFTER", "360")), float(os.environ.get("BENCH_QUIET_RATE", "1")))]
-"""(seconds, requests per second): quiet, burst, quiet."""
+"""Seconds an engine takes to start (its startup probe's initial delay): two minutes of the trace's time."""
+SLO = float(os.environ.get("BENCH_SLO", "1"))
+"""Seconds to the first token a request is served within: ten times an idle engine's."""
 PER_REPLICA = 8
 """Requests an engine runs at once (--max-num-seqs), the default picker-running target."""
-ENGINE = [f"--max-num-seqs={PER_REPLICA}", "--inter-token-latency=100ms", "--time-to-first-token=100ms"]
-TOKENS = 9
-"""Output tokens per request: about a second each."""
+FIRST_TOKEN, PER_TOKEN = 0.1, 0.1
+ENGINE = [f"--max-num-seqs={PER_REPLICA}", f"--time-to-first-token={FIRST_TOKEN * 1000:.0f}ms",
+          f"--inter-token-latency={PER_TOKEN * 1000:.0f}ms", "--max-model-len=1024"]
+MAX_TOKENS = 256
+"""Output tokens a request asks for at most (the trace's 99th percentile; its longest is 1,899)."""
 MODEL = "Qwen/Qwen3-8B"
 
 
-def sized(rate: float) -> int:
-    """Replicas for RATE requests per second of about a second each."""
-    return max(1, math.ceil(rate / PER_REPLICA))
+def output_tokens(request: traces.Request) -> int:
+    return max(1, min(request.output_tokens, MAX_TOKENS))
+
+
+def busy_seconds(request: traces.Request) -> float:
+    """How long REQUEST holds one of an engine's slots."""
+    return FIRST_TOKEN + output_tokens(request) * PER_TOKEN
+
+
+def sizes(requests: list[traces.Request]) -> tuple[int, int]:
+    """Replicas for the busiest minute of the trace, and for its mean: the slots its requests hold."""
+    minute = 60 / COMPRESSION
+    held: dict[int, float] = {}
+    for request in requests:
+        held[int(request.at // minute)] = held.get(int(request.at // minute), 0.0) + busy_seconds(request)
+    duration = max(request.at for request in requests) + minute
+    return (math.ceil(max(held.values()) / minute / PER_REPLICA),
+            math.ceil(sum(held.values()) / duration / PER_REPLICA))
 
 
 def values(tmp_path: Path, name: str, prometheus: str | None, replicas: int) -> Path:
@@ -85,44 +113,26 @@ def values(tmp_path: Path, name: str, prometheus: str | None, replicas: int) -> 
     return into
 
 
-def first_token(gateway_address: str, prompt: str) -> float | None:
-    """Seconds to the first streamed chunk of a completion through the gateway; None if it failed."""
-    host, _, port = gateway_address.rpartition(":")
-    started = time.monotonic()
-    try:
-        connection = http.client.HTTPConnection(host, int(port), timeout=600)
-        connection.request("POST", "/v1/completions", json.dumps({
-            "model": MODEL, "prompt": prompt, "max_tokens": TOKENS, "stream": True}),
-            {"Content-Type": "application/json"})
-        answer = connection.getresponse()
-        if answer.status != 200:
-            return None
-        first = None
-        for line in answer:
-            if first is None and line.startswith(b"data:"):
-                first = time.monotonic() - started
-        connection.close()
-        return first
-    except OSError:
-        return None
-
-
 class Meter(threading.Thread):
-    """The serving pods that exist in a namespace (ready or not: each holds its GPUs), summed each second."""
+    """The serving pods that exist in a namespace (ready or not: each holds its GPUs), counted each second
+    for SECONDS."""
 
-    def __init__(self, cluster: Cluster, namespace: str) -> None:
+    def __init__(self, cluster: Cluster, namespace: str, seconds: float) -> None:
         super().__init__(daemon=True)
-        self.cluster, self.namespace = cluster, namespace
+        self.cluster, self.namespace, self.seconds = cluster, namespace, seconds
         self.replica_seconds = 0.0
-        self.done = threading.Event()
+        self.counts: list[tuple[float, int]] = []
+        """(seconds since the meter started, pods)."""
 
     def run(self) -> None:
-        last = time.monotonic()
-        while not self.done.wait(1):
+        start = last = time.monotonic()
+        while last < start + self.seconds:
+            time.sleep(1)
             pods = [pod for pod in self.cluster.pods(self.namespace)
                     if (pod.metadata.labels or {}).get("fusioninfer.io/component-type") == "worker"]
             now = time.monotonic()
             self.replica_seconds += len(pods) * (now - last)
+            self.counts.append((now - start, len(pods)))
             last = now
 
 
@@ -131,14 +141,27 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
+def by_minute(requests: list[traces.Request], counts: list[tuple[float, int]]) -> tuple[list[int], list[int]]:
+    """For each minute of the trace: the requests it sent, and the most replicas that existed in it."""
+    minute = 60 / COMPRESSION
+    minutes = int(max(request.at for request in requests) // minute) + 1
+    sent, replicas = [0] * minutes, [0] * minutes
+    for request in requests:
+        sent[int(request.at // minute)] += 1
+    for at, count in counts:
+        if int(at // minute) < minutes:
+            replicas[int(at // minute)] = max(replicas[int(at // minute)], count)
+    return sent, replicas
+
+
 @pytest.mark.cluster
 def test_bench_elastic(keda: Cluster, helm4: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
-    mean = sum(seconds * rate for seconds, rate in PHASES) / sum(seconds for seconds, _ in PHASES)
-    burst = max(rate for _, rate in PHASES)
+    requests = traces.replayed(traces.azure(), COMPRESSION, EVERY, MINUTES)
+    burst, mean = sizes(requests)
     port = free_port()
-    variants = {"fusioninfer default autoscaling": (f"http://127.0.0.1:{port}", sized(burst) + 1),
-                "fixed, sized for the burst": (None, sized(burst)),
-                "fixed, sized for the mean": (None, sized(mean))}
+    variants = {"fusioninfer default autoscaling": (f"http://127.0.0.1:{port}", burst + 2),
+                "fixed, sized for the burst": (None, burst),
+                "fixed, sized for the mean": (None, mean)}
     serving_kubelet.engine_options["inference"] = ENGINE
     results: dict[str, dict[str, Any]] = {}
     with pod_monitors(keda), contextlib.ExitStack() as stack:
@@ -155,42 +178,37 @@ def test_bench_elastic(keda: Cluster, helm4: Helm, serving_kubelet: ServingKubel
             workdir.mkdir()
             endpoints = stack.enter_context(PickerEndpoints(keda, namespace, PICKER, workdir / "pickers"))
             gateways[name] = stack.enter_context(gateway(f"@{endpoints.path}", workdir))
-            meters[name] = Meter(keda, namespace)
+            # Every service is metered over the same span: the trace's, and a minute of it after its last.
+            meters[name] = Meter(keda, namespace, requests[-1].at + 60 / COMPRESSION)
         for name, address in gateways.items():  # every service answers before the clock starts
             deadline = time.monotonic() + 300
-            while first_token(address, "warm up") is None:
+            while first_token(address, MODEL, "warm up", 1) is None:
                 assert time.monotonic() < deadline, f"{name} never answered"
                 time.sleep(1)
-        outcomes: dict[str, list[float | None]] = {name: [] for name in variants}
-        with ThreadPoolExecutor(256) as pool:
-            for meter in meters.values():
-                meter.start()
-            sent = 0
-            for seconds, rate in PHASES:
-                start = time.monotonic()
-                count = int(seconds * rate)
-                for number in range(count):
-                    time.sleep(max(0.0, start + number / rate - time.monotonic()))
-                    for name, address in gateways.items():
-                        pool.submit(lambda n=name, a=address, s=sent: outcomes[n].append(
-                            first_token(a, f"request {s}")))
-                    sent += 1
-                time.sleep(max(0.0, start + seconds - time.monotonic()))
+        for meter in meters.values():
+            meter.start()
+        outcomes = replay(requests, {
+            name: lambda number, request, address=address: first_token(
+                address, MODEL, f"request {number}", output_tokens(request))
+            for name, address in gateways.items()})
         for name, meter in meters.items():
-            meter.done.set()
             meter.join()
             answered = [ttft for ttft in outcomes[name] if ttft is not None]
             results[name] = {"replica-seconds": meter.replica_seconds, "p50": percentile(answered, 0.5),
                              "p99": percentile(answered, 0.99), "lost": len(outcomes[name]) - len(answered),
-                             "requests": len(outcomes[name])}
+                             "requests": len(outcomes[name]),
+                             "attained": sum(ttft <= SLO for ttft in answered) / len(outcomes[name])}
     serving_kubelet.engine_options.pop("inference", None)
     baseline = results["fixed, sized for the burst"]
-    print(f"\nbench-elastic: phases {PHASES} (seconds, requests/s), engines start in {COLD_START}s, "
-          f"{PER_REPLICA} requests each at once")
-    print(f"{'service':34} {'replicas':>8} {'replica-s':>10} {'vs burst':>8} {'TTFT p50':>9} {'p99':>8} "
-          f"{'p99 vs burst':>12} {'lost':>5}")
+    print(f"\nbench-elastic: Azure LLM inference trace 2023 (code), {len(requests)} requests (one in {EVERY}"
+          f"{'' if MINUTES is None else f' of its first {MINUTES:g} minutes'}) replayed {COMPRESSION:g} times faster; "
+          f"engines start in {COLD_START}s, {PER_REPLICA} requests each at once; SLO: TTFT ≤ {SLO:g}s")
+    print(f"{'service':34} {'replicas':>8} {'replica-s':>10} {'vs burst':>8} {'SLO met':>8} {'TTFT p50':>9} "
+          f"{'p99':>8} {'lost':>5}")
     for name, figures in results.items():
         print(f"{name:34} {variants[name][1]:>8} {figures['replica-seconds']:>10.0f} "
-              f"{figures['replica-seconds'] / baseline['replica-seconds']:>8.2f} {figures['p50']:>8.2f}s "
-              f"{figures['p99']:>7.2f}s {figures['p99'] / baseline['p99']:>12.2f} "
-              f"{figures['lost']:>3}/{figures['requests']}")
+              f"{figures['replica-seconds'] / baseline['replica-seconds']:>8.2f} {figures['attained']:>7.1%} "
+              f"{figures['p50']:>8.2f}s {figures['p99']:>7.2f}s {figures['lost']:>3}/{figures['requests']}")
+    sent, replicas = by_minute(requests, meters["fusioninfer default autoscaling"].counts)
+    print("the trace's minutes: requests sent / autoscaled replicas")
+    print(" ".join(f"{count}/{replica}" for count, replica in zip(sent, replicas, strict=True)))

@@ -18,17 +18,34 @@ same pods, each with prompts of its own (so no run finds another's prefixes cach
   (`deploy/config/epp-precise-prefix-cache-config.yaml`: blocks of 64 tokens, prefix 2, KV cache 1,
   queue 1), its model and render server named as ours are.
 
-For each: TTFT p50 and p99, inter-token latency p50, output tokens and requests per second (guidellm's
-report), and the ratios of ours to the others, taken within the run.
+Each picker serves four workloads in turn:
+
+- **shared prefixes** (guidellm): 16 prefixes, each request one of them and a suffix of its own, 24 at once;
+- **chat**: CHAT conversations, each turn's prompt the whole conversation so far (a system prompt all share,
+  then two blocks a turn), a turn every few seconds — an open loop whose histories outgrow the pods' caches
+  together;
+- **chat, picker restarted**: the same, the picker stopped and started again halfway (a rollout, an
+  eviction): what it knew of the engines' caches is gone, unless the engines tell it again;
+- **Mooncake trace**: Mooncake's FAST'25 conversation trace (``../shared/traces``), one conversation in
+  MOONCAKE_EVERY, time-compressed, each of its 512-token blocks one KV block here, equal ids the same text.
+
+For each: TTFT p50 and p99, output tokens and requests per second, the engines' prefix-cache hit rate (their
+own counters), requests lost, and the ratios of ours to the others, taken within the run; guidellm's
+inter-token latency for the first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
+import random
 import shutil
 import subprocess
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +53,15 @@ import yaml
 
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
-from tests import engines
+from tests import engines, traces
 from tests.controlplane.builds import CACHE as CLUSTER_CACHE
 from tests.controlplane.clients import gateway, metrics, total
 from tests.controlplane.cluster import Cluster
-from tests.controlplane.pickers import running, serving
+from tests.controlplane.pickers import Picker, running, serving
 from tests.controlplane.scenarios import RANDOM_CONFIG, engine_port, served, serving_values
 from tests.controlplane.serving import ServingKubelet
 from tests.helm import ROOT, VALUES, Helm
+from tests.replay import first_token, replay
 
 PODS = 4
 CACHE_BLOCKS, BLOCK_TOKENS = 128, 16
@@ -57,6 +75,17 @@ WORKLOAD = {"prefix_count": 16, "prefix_tokens": 1024, "prompt_tokens": 128, "ou
 """16 shared prefixes of 1,024 tokens, each request one of them and 128 tokens of its own, 32 out."""
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "24"))
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "960"))
+BLOCK_WORDS = BLOCK_TOKENS
+"""A block of a replayed prompt: as many words, which the simulator counts one token each — one KV block."""
+CHAT = {"conversations": 48, "turns": 6, "blocks per turn": 2, "think seconds": 6.0, "output tokens": 16}
+"""48 conversations starting within 10 s, 6 turns each a think time (exponential, mean 6 s) after the last:
+histories of up to 13 blocks, 577 distinct in all: 4.5 times a pod's KV cache, 1.1 times all four's."""
+MOONCAKE_EVERY = int(os.environ.get("BENCH_MOONCAKE_EVERY", "32"))
+MOONCAKE_MINUTES = float(os.environ.get("BENCH_MOONCAKE_MINUTES", "30"))
+MOONCAKE_COMPRESSION = float(os.environ.get("BENCH_MOONCAKE_COMPRESSION", "30"))
+MOONCAKE_OUTPUT = 8
+"""The trace's output lengths divided by this (its mean is 343 tokens), at most 64: the picker's effect is at
+the first token."""
 
 def llm_d_config(helm: Helm, tmp_path: Path) -> str:
     """The EndpointPickerConfig llm-d-router's own chart renders by default (its default-plugins.yaml),
@@ -127,6 +156,55 @@ def guidellm(address: str, model: str, tokenizer: Path, seed: int, workdir: Path
     return loaded
 
 
+def chat(seed: int) -> list[traces.Request]:
+    """CHAT's requests: block 0 the shared system prompt, a conversation's turn its whole history."""
+    chosen = random.Random(seed)
+    requests, fresh = [], 1
+    for _ in range(int(CHAT["conversations"])):
+        at, blocks = chosen.uniform(0, 10), [0]
+        for _ in range(int(CHAT["turns"])):
+            blocks += range(fresh, fresh + int(CHAT["blocks per turn"]))
+            fresh += int(CHAT["blocks per turn"])
+            requests.append(traces.Request(at=at, prompt_tokens=len(blocks) * BLOCK_WORDS,
+                                           output_tokens=int(CHAT["output tokens"]), blocks=tuple(blocks)))
+            at += chosen.expovariate(1 / CHAT["think seconds"])
+    return sorted(requests, key=lambda request: request.at)
+
+
+def mooncake() -> list[traces.Request]:
+    """Mooncake's conversation trace, one conversation (its first block after the shared one) in
+    MOONCAKE_EVERY, its first MOONCAKE_MINUTES, MOONCAKE_COMPRESSION times faster, outputs shortened."""
+    kept = [request for request in traces.mooncake()
+            if len(request.blocks) > 1 and request.blocks[1] % MOONCAKE_EVERY == 0]
+    return [traces.Request(at=request.at, prompt_tokens=request.prompt_tokens, blocks=request.blocks,
+                           output_tokens=max(1, min(64, request.output_tokens // MOONCAKE_OUTPUT)))
+            for request in traces.replayed(kept, MOONCAKE_COMPRESSION, 1, MOONCAKE_MINUTES)]
+
+
+def prompt(request: traces.Request, salt: int) -> str:
+    """REQUEST's prompt: each block BLOCK_WORDS words of its own, the same for the same id; SALT makes a
+    picker's prompts its own, so no picker finds another's cached."""
+    return " ".join(f"s{salt}b{block}w{word}" for block in request.blocks for word in range(BLOCK_WORDS))
+
+
+def replayed(address: str, model: str, requests: list[traces.Request], salt: int,
+             midway: Callable[[], None] | None = None) -> dict[str, float]:
+    """REQUESTS sent to ADDRESS at their moments (MIDWAY called halfway through): TTFT p50 and p99 (ms) of
+    those answered, output tokens and requests per second over the replay, requests lost."""
+    if midway is not None:
+        threading.Timer(requests[-1].at / 2, midway).start()
+    started = time.monotonic()
+    outcomes = replay(requests, {"": lambda number, request: first_token(
+        address, model, prompt(request, salt), request.output_tokens)})[""]
+    took = time.monotonic() - started
+    answered = sorted(ttft for ttft in outcomes if ttft is not None)
+    tokens = sum(request.output_tokens for request, ttft in zip(requests, outcomes, strict=True) if ttft is not None)
+    return {"TTFT p50 ms": 1000 * answered[len(answered) // 2] if answered else float("nan"),
+            "TTFT p99 ms": 1000 * answered[min(len(answered) - 1, int(0.99 * len(answered)))]
+            if answered else float("nan"),
+            "output tok/s": tokens / took, "requests/s": len(answered) / took, "lost": len(outcomes) - len(answered)}
+
+
 def cache_counts(addresses: list[str]) -> tuple[float, float, float, float]:
     """The engines' counts so far, summed over ADDRESSES (host:port): prefix cache hits and queries (in
     tokens), prompt tokens and requests — vLLM's counters, which the simulator keeps too."""
@@ -152,8 +230,36 @@ def figures(report: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet,
-                                tmp_path: Path) -> None:
+class Restartable:
+    """A picker (pickers.running's arguments) that can be stopped and started again on the same ports."""
+
+    def __init__(self, *arguments: Any) -> None:
+        self.arguments = arguments
+        self.stack = contextlib.ExitStack()
+
+    def start(self) -> Picker:
+        picker: Picker = self.stack.enter_context(running(*self.arguments))
+        serving(picker)
+        return picker
+
+    def restart(self) -> None:
+        self.stack.close()
+        self.start()
+
+
+def table(title: str, results: dict[str, dict[str, float]]) -> None:
+    names = list(results)
+    keys = list(results[names[0]])
+    print(f"\n{title}")
+    print(f"{'':28}" + "".join(f"{key:>14}" for key in keys))
+    for name in names:
+        print(f"{name:28}" + "".join(f"{results[name][key]:14.1f}" for key in keys))
+    for other in names[1:]:
+        ratios = {key: results[names[0]][key] / results[other][key] for key in keys if results[other][key]}
+        print(f"{'ours / ' + other:28}" + "".join(f"{ratios.get(key, float('nan')):14.2f}" for key in keys))
+
+
+def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: ServingKubelet, tmp_path: Path) -> None:
     engines.built(engines.GUIDELLM)
     tokenizer = tmp_path / "tokenizer"
     subprocess.run([str(engines.GUIDELLM / "bin" / "python"), str(ROOT / "tests" / "byte_tokenizer.py"),
@@ -175,7 +281,8 @@ def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: 
         "random": picker_objects(values, namespace, endpointPickerConfig=RANDOM_CONFIG),
         "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
             helm4, tmp_path), **llm_d)}
-    results: dict[str, dict[str, float]] = {}
+    workloads = ("shared prefixes", "chat", "chat, picker restarted", "Mooncake trace")
+    results: dict[str, dict[str, dict[str, float]]] = {workload: {} for workload in workloads}
     with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
         ours = (service.manifest[f"Deployment/{spec['name']}-router-epp"],
                 service.manifest[f"ConfigMap/{spec['name']}-router-epp"])
@@ -187,31 +294,44 @@ def test_shared_prefix_workload(cluster: Cluster, helm4: Helm, serving_kubelet: 
         pickers["precise, unspeculative"] = (ours[0], {**ours[1], "data": {"config.yaml": yaml.safe_dump(
             unspeculative)}})
         engines_of = [f"{pod.address}:{engine_port(pod)}" for pod in service.pods(spec["roles"][0]["name"])]
+        model = service.model()
         for seed, (name, objects) in enumerate(pickers.items(), start=1):
             deployment, configmap = objects or ours
             workdir = tmp_path / name.replace(" ", "-").replace(",", "")
             workdir.mkdir()
             # Beside the release's own picker, on ports of its own: the stand-in asks this one.
-            with running(deployment, configmap, namespace, cluster.kubeconfig, workdir, offset=100) as picker:
-                serving(picker)
-                with gateway(picker.grpc, workdir) as address:
+            picker = Restartable(deployment, configmap, namespace, cluster.kubeconfig, workdir, 100)
+            with picker.stack, gateway(picker.start().grpc, workdir) as address:
+                for workload in workloads:
                     before = cache_counts(engines_of)
-                    results[name] = figures(guidellm(address, service.model(), tokenizer, seed, workdir))
+                    if workload == "shared prefixes":
+                        found = figures(guidellm(address, model, tokenizer, seed, workdir))
+                    elif workload == "Mooncake trace":
+                        found = replayed(address, model, mooncake(), seed)
+                    else:  # the restarted run's prompts are its own, as every picker's are
+                        restarted = workload == "chat, picker restarted"
+                        found = replayed(address, model, chat(seed), seed + 100 * restarted,
+                                         midway=picker.restart if restarted else None)
                     after = cache_counts(engines_of)
-                    hits, queries, prompt, requests = (now - then for now, then in zip(after, before, strict=True))
-                    results[name]["cache hit %"] = 100 * hits / max(1.0, queries)
-                    prompt_tokens = prompt / max(1.0, requests)
-    names = list(results)
-    keys = list(results[names[0]])
+                    hits, queries, prompt_, requests = (now - then for now, then in zip(after, before, strict=True))
+                    found["cache hit %"] = 100 * hits / max(1.0, queries)
+                    results[workload][name] = found
+                    if workload == "shared prefixes":
+                        prompt_tokens = prompt_ / max(1.0, requests)
     # The shared prefixes as the engines count them (their share of a request's prompt), against the KV cache.
     prefix = prompt_tokens * WORKLOAD["prefix_tokens"] / (WORKLOAD["prefix_tokens"] + WORKLOAD["prompt_tokens"])
     working_set = WORKLOAD["prefix_count"] * prefix / BLOCK_TOKENS
-    print(f"\nshared-prefix workload: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} requests, "
-          f"{WORKLOAD}; the prefixes' working set {working_set:.0f} blocks, {working_set / CACHE_BLOCKS:.2f}x one "
-          f"pod's KV cache ({working_set / (PODS * CACHE_BLOCKS):.2f}x all {PODS})")
-    print(f"{'':28}" + "".join(f"{key:>14}" for key in keys))
-    for name in names:
-        print(f"{name:28}" + "".join(f"{results[name][key]:14.1f}" for key in keys))
-    for other in names[1:]:
-        ratios = {key: results[names[0]][key] / results[other][key] for key in keys if results[other][key]}
-        print(f"{'ours / ' + other:28}" + "".join(f"{ratios.get(key, float('nan')):14.2f}" for key in keys))
+    cache = PODS * CACHE_BLOCKS
+    table(f"shared prefixes: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} requests, {WORKLOAD}; "
+          f"the prefixes' working set {working_set:.0f} blocks, {working_set / CACHE_BLOCKS:.2f}x one pod's KV cache "
+          f"({working_set / cache:.2f}x all {PODS})", results["shared prefixes"])
+    chat_set = len({block for request in chat(0) for block in request.blocks})
+    table(f"chat: {CHAT}; working set {chat_set} blocks, "
+          f"{chat_set / CACHE_BLOCKS:.2f}x one pod's KV cache ({chat_set / cache:.2f}x all {PODS})", results["chat"])
+    table("chat, the picker restarted halfway", results["chat, picker restarted"])
+    trace = mooncake()
+    trace_set = len({block for request in trace for block in request.blocks})
+    table(f"Mooncake conversation trace: {len(trace)} requests (one conversation in {MOONCAKE_EVERY}, its first "
+          f"{MOONCAKE_MINUTES:g} minutes) in {trace[-1].at:.0f} s; {trace_set} distinct blocks, "
+          f"{trace_set / CACHE_BLOCKS:.2f}x one pod's KV cache ({trace_set / cache:.2f}x all {PODS})",
+          results["Mooncake trace"])
