@@ -92,16 +92,16 @@ $(CHECKOV):
 bench: setup
 	$(BIN)/python ci/bench.py
 
-## bench-serving: a shared-prefix workload from guidellm through the gateway stand-in to simulated pods: TTFT,
-## inter-token latency and throughput for the default strategy, random, and llm-d's inference-scheduling
-## configuration (tests/bench_serving.py; BENCH_CONCURRENCY, BENCH_REQUESTS)
+## bench-serving: shared prefixes (guidellm), chat, chat with the picker restarted, Mooncake's conversation trace,
+## through the gateway stand-in to simulated pods: TTFT, throughput, cache hit rate for ours, random and llm-d's
+## configurations (tests/bench_serving.py; BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_MOONCAKE_*)
 bench-serving: test-setup cluster-build engines-build
 	ci/engines/build.sh guidellm
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_serving.py
 
-## bench-elastic: a bursty workload (quiet, burst, quiet) through the gateway stand-in to simulated pods that
-## start slowly: replica-seconds, TTFT p50/p99 and requests lost for the default autoscaling, a service sized
-## for the burst and one for the mean (tests/bench_elastic.py; BENCH_COLD_START, BENCH_QUIET, BENCH_BURST, ...)
+## bench-elastic: Azure's 2023 code trace, time-compressed, through the gateway stand-in to simulated pods that
+## start slowly: replica-seconds, TTFT SLO attainment and requests lost for the default autoscaling, a service
+## sized for the burst and one for the mean (tests/bench_elastic.py; BENCH_COMPRESSION, BENCH_SLO, ...)
 bench-elastic: test-setup cluster-build
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_elastic.py
 

@@ -29,17 +29,21 @@ autoscaled service's replicas through the trace, minute by minute.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import math
 import os
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from fusion_helm.expand.autoscaling import POLLING_SECONDS
 from tests import traces
+from tests.builders import SCRAPED_FROM_MONITORING
 from tests.controlplane import components
 from tests.controlplane.clients import gateway
 from tests.controlplane.cluster import Cluster, release
@@ -92,6 +96,57 @@ def sizes(requests: list[traces.Request]) -> tuple[int, int]:
             math.ceil(sum(held.values()) / duration / PER_REPLICA))
 
 
+def queued(requests: list[traces.Request], replicas: list[int], step: float) -> tuple[float, float]:
+    """REQUESTS served first come first served by REPLICAS[i] replicas from i times STEP seconds on: the
+    replica-seconds, and the share of requests whose first token came within SLO."""
+    waiting: deque[traces.Request] = deque()
+    running: list[float] = []
+    sent = attained = 0
+    for index, count in enumerate(replicas):
+        now = index * step
+        while sent < len(requests) and requests[sent].at <= now:
+            waiting.append(requests[sent])
+            sent += 1
+        while running and running[0] <= now:
+            heapq.heappop(running)
+        while waiting and len(running) < count * PER_REPLICA:
+            request = waiting.popleft()
+            attained += now - request.at + FIRST_TOKEN <= SLO
+            heapq.heappush(running, now + busy_seconds(request))
+    return sum(replicas) * step, attained / len(requests)
+
+
+def reactive_bound(requests: list[traces.Request], most: int, late: float, hold: float) -> tuple[float, float]:
+    """What an autoscaler that knew the replicas the requests in flight need at every moment (as if every one
+    were served at once), and had them LATE seconds after, each kept HOLD seconds, would have achieved:
+    replica-seconds and SLO attainment (queued), with at most MOST replicas. No reactive autoscaler does
+    better at the same replica-seconds; a later one does worse."""
+    step = 0.1
+    moments = int((requests[-1].at + 60 / COMPRESSION) / step) + 1
+    in_flight = [0] * moments
+    for request in requests:
+        for index in range(int(request.at / step), min(moments, int((request.at + busy_seconds(request)) / step) + 1)):
+            in_flight[index] += 1
+    needed = [max(1, math.ceil(count / PER_REPLICA)) for count in in_flight]
+    late_steps, hold_steps = round(late / step), round(hold / step)
+    replicas = [min(most, max(needed[max(0, index - late_steps - hold_steps):max(1, index - late_steps + 1)]))
+                for index in range(moments)]
+    return queued(requests, replicas, step)
+
+
+def print_bounds(requests: list[traces.Request], burst: int) -> None:
+    """reactive_bound as late as the default autoscaling is (a cold start and a poll) and with no delay, at a
+    few holds, against the burst-sized service (modelled the same way)."""
+    step = 0.1
+    fixed, _ = queued(requests, [burst] * (int((requests[-1].at + 60 / COMPRESSION) / step) + 1), step)
+    print(f"an autoscaler knowing the exact need (at most {burst + 2} replicas, each kept HOLD s), modelled: "
+          f"replica-seconds vs burst-sized / SLO met")
+    for late in (COLD_START + POLLING_SECONDS, 0):
+        bounds = {hold: reactive_bound(requests, burst + 2, late, hold) for hold in (0, 10, 20, 30, 60)}
+        print(f"  {late:>2} s late " + " ".join(f"  HOLD {hold:>2}: {seconds / fixed:.2f} / {share:.1%}"
+                                               for hold, (seconds, share) in bounds.items()))
+
+
 def values(tmp_path: Path, name: str, prometheus: str | None, replicas: int) -> Path:
     path = serving_values(VALUES / "story1-monolithic-qwen3-8b.yaml", tmp_path, endpointPicker={
         "generation": "llm-d-router", "podAnnotations": SERVING, "replicas": 1,
@@ -107,7 +162,7 @@ def values(tmp_path: Path, name: str, prometheus: str | None, replicas: int) -> 
     else:
         del worker["replicas"]
         worker["autoscaling"] = {"maxReplicas": replicas, "prometheus": {"serverAddress": prometheus}}
-        spec["monitoring"] = {"podMonitor": {"enabled": True}}
+        spec.update(monitoring={"podMonitor": {"enabled": True}}, **SCRAPED_FROM_MONITORING)
     into = tmp_path / f"{name}.yaml"
     into.write_text(yaml.safe_dump(spec))
     return into
@@ -210,5 +265,6 @@ def test_bench_elastic(keda: Cluster, helm4: Helm, serving_kubelet: ServingKubel
               f"{figures['replica-seconds'] / baseline['replica-seconds']:>8.2f} {figures['attained']:>7.1%} "
               f"{figures['p50']:>8.2f}s {figures['p99']:>7.2f}s {figures['lost']:>3}/{figures['requests']}")
     sent, replicas = by_minute(requests, meters["fusioninfer default autoscaling"].counts)
+    print_bounds(requests, burst)
     print("the trace's minutes: requests sent / autoscaled replicas")
     print(" ".join(f"{count}/{replica}" for count, replica in zip(sent, replicas, strict=True)))
