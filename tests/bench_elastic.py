@@ -135,14 +135,14 @@ def reactive_bound(requests: list[traces.Request], most: int, late: float, hold:
 
 
 def print_bounds(requests: list[traces.Request], burst: int) -> None:
-    """reactive_bound as late as the default autoscaling is (a cold start and a poll) and with no delay, at a
-    few holds, against the burst-sized service (modelled the same way)."""
+    """reactive_bound as late as the default autoscaling is (a cold start and a poll), and sooner, at a few
+    holds, against the burst-sized service (modelled the same way)."""
     step = 0.1
     fixed, _ = queued(requests, [burst] * (int((requests[-1].at + 60 / COMPRESSION) / step) + 1), step)
     print(f"an autoscaler knowing the exact need (at most {burst + 2} replicas, each kept HOLD s), modelled: "
           f"replica-seconds vs burst-sized / SLO met")
-    for late in (COLD_START + POLLING_SECONDS, 0):
-        bounds = {hold: reactive_bound(requests, burst + 2, late, hold) for hold in (0, 10, 20, 30, 60)}
+    for late in (COLD_START + POLLING_SECONDS, POLLING_SECONDS, 2, 1):
+        bounds = {hold: reactive_bound(requests, burst + 2, late, hold) for hold in (5, 10, 20, 30, 60)}
         print(f"  {late:>2} s late " + " ".join(f"  HOLD {hold:>2}: {seconds / fixed:.2f} / {share:.1%}"
                                                for hold, (seconds, share) in bounds.items()))
 

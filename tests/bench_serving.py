@@ -44,7 +44,6 @@ import random
 import shutil
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -65,6 +64,8 @@ from tests.replay import first_token, replay
 
 PODS = 4
 CACHE_BLOCKS, BLOCK_TOKENS = 128, 16
+CONTEXT_TOKENS = 1024
+"""The simulated engines' context (its --max-model-len default): a longer request is refused."""
 ENGINE = ["--enable-kvcache", f"--kv-cache-size={CACHE_BLOCKS}", f"--block-size={BLOCK_TOKENS}",
           "--prefill-overhead=20ms",
           "--prefill-time-per-token=2ms", "--inter-token-latency=10ms", "--max-num-seqs=8"]
@@ -80,6 +81,12 @@ BLOCK_WORDS = BLOCK_TOKENS
 CHAT = {"conversations": 48, "turns": 6, "blocks per turn": 2, "think seconds": 6.0, "output tokens": 16}
 """48 conversations starting within 10 s, 6 turns each a think time (exponential, mean 6 s) after the last:
 histories of up to 13 blocks, 577 distinct in all: 4.5 times a pod's KV cache, 1.1 times all four's."""
+PICKERS = [name for name in os.environ.get("BENCH_PICKERS", "").split(",") if name]
+"""The pickers measured, by name (all: unset)."""
+WORKLOADS = [name for name in os.environ.get("BENCH_WORKLOADS", "").split(",") if name]
+"""The workloads measured, by name (all: unset)."""
+WEIGHTS = [weights for weights in os.environ.get("BENCH_WEIGHTS", "").split(",") if weights]
+"""More pickers to measure: ours precise with other weights, each PREFIX/QUEUE/KV (such as 5/2/1)."""
 MOONCAKE_EVERY = int(os.environ.get("BENCH_MOONCAKE_EVERY", "32"))
 MOONCAKE_MINUTES = float(os.environ.get("BENCH_MOONCAKE_MINUTES", "30"))
 MOONCAKE_COMPRESSION = float(os.environ.get("BENCH_MOONCAKE_COMPRESSION", "30"))
@@ -113,6 +120,18 @@ def llm_d_precise_config(model: str, rendered: str) -> str:
         if plugin["type"] == "token-producer":
             plugin["parameters"] = {**plugin["parameters"], "modelName": model, "vllm": ours["parameters"]["vllm"]}
     return str(yaml.safe_dump(config))
+
+
+def weighed(config: str, weights: str) -> str:
+    """CONFIG (an EndpointPickerConfig) with its prefix-cache, queue and KV-cache utilization scorers weighed
+    as WEIGHTS says (PREFIX/QUEUE/KV; a weight 0 leaves the scorer out)."""
+    loaded = yaml.safe_load(config)
+    given = dict(zip(("prefix-cache-scorer", "queue-scorer", "kv-cache-utilization-scorer"),
+                     map(int, weights.split("/")), strict=True))
+    [profile] = loaded["schedulingProfiles"]
+    profile["plugins"] = [{**plugin, "weight": given[plugin["pluginRef"]]} if plugin["pluginRef"] in given
+                          else plugin for plugin in profile["plugins"] if given.get(plugin["pluginRef"], 1)]
+    return str(yaml.safe_dump(loaded))
 
 
 def picker_objects(values: Path, namespace: str, **router: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -173,9 +192,11 @@ def chat(seed: int) -> list[traces.Request]:
 
 def mooncake() -> list[traces.Request]:
     """Mooncake's conversation trace, one conversation (its first block after the shared one) in
-    MOONCAKE_EVERY, its first MOONCAKE_MINUTES, MOONCAKE_COMPRESSION times faster, outputs shortened."""
+    MOONCAKE_EVERY, its first MOONCAKE_MINUTES, MOONCAKE_COMPRESSION times faster, outputs shortened; and
+    only the requests that fit the simulated engines' context (CONTEXT_TOKENS)."""
     kept = [request for request in traces.mooncake()
-            if len(request.blocks) > 1 and request.blocks[1] % MOONCAKE_EVERY == 0]
+            if len(request.blocks) > 1 and request.blocks[1] % MOONCAKE_EVERY == 0
+            and len(request.blocks) * BLOCK_WORDS + 64 <= CONTEXT_TOKENS]
     return [traces.Request(at=request.at, prompt_tokens=request.prompt_tokens, blocks=request.blocks,
                            output_tokens=max(1, min(64, request.output_tokens // MOONCAKE_OUTPUT)))
             for request in traces.replayed(kept, MOONCAKE_COMPRESSION, 1, MOONCAKE_MINUTES)]
@@ -189,20 +210,20 @@ def prompt(request: traces.Request, salt: int) -> str:
 
 def replayed(address: str, model: str, requests: list[traces.Request], salt: int,
              midway: Callable[[], None] | None = None) -> dict[str, float]:
-    """REQUESTS sent to ADDRESS at their moments (MIDWAY called halfway through): TTFT p50 and p99 (ms) of
-    those answered, output tokens and requests per second over the replay, requests lost."""
+    """REQUESTS sent to ADDRESS at their moments (MIDWAY called halfway through): the mean, p50 and p99 TTFT
+    (ms) of those answered, and requests lost. (An open loop's throughput is its offered load, whoever
+    routes: what routing changes is how long each request waits for its prefill.)"""
     if midway is not None:
         threading.Timer(requests[-1].at / 2, midway).start()
-    started = time.monotonic()
     outcomes = replay(requests, {"": lambda number, request: first_token(
         address, model, prompt(request, salt), request.output_tokens)})[""]
-    took = time.monotonic() - started
-    answered = sorted(ttft for ttft in outcomes if ttft is not None)
-    tokens = sum(request.output_tokens for request, ttft in zip(requests, outcomes, strict=True) if ttft is not None)
-    return {"TTFT p50 ms": 1000 * answered[len(answered) // 2] if answered else float("nan"),
-            "TTFT p99 ms": 1000 * answered[min(len(answered) - 1, int(0.99 * len(answered)))]
-            if answered else float("nan"),
-            "output tok/s": tokens / took, "requests/s": len(answered) / took, "lost": len(outcomes) - len(answered)}
+    answered = sorted(1000 * ttft for ttft in outcomes if ttft is not None)
+    if not answered:
+        return {"TTFT mean ms": float("nan"), "TTFT p50 ms": float("nan"), "TTFT p99 ms": float("nan"),
+                "lost": len(outcomes)}
+    return {"TTFT mean ms": sum(answered) / len(answered), "TTFT p50 ms": answered[len(answered) // 2],
+            "TTFT p99 ms": answered[min(len(answered) - 1, int(0.99 * len(answered)))],
+            "lost": len(outcomes) - len(answered)}
 
 
 def cache_counts(addresses: list[str]) -> tuple[float, float, float, float]:
@@ -281,7 +302,8 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         "random": picker_objects(values, namespace, endpointPickerConfig=RANDOM_CONFIG),
         "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
             helm4, tmp_path), **llm_d)}
-    workloads = ("shared prefixes", "chat", "chat, picker restarted", "Mooncake trace")
+    workloads = [workload for workload in ("shared prefixes", "chat", "chat, picker restarted", "Mooncake trace")
+                 if not WORKLOADS or workload in WORKLOADS]
     results: dict[str, dict[str, dict[str, float]]] = {workload: {} for workload in workloads}
     with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
         ours = (service.manifest[f"Deployment/{spec['name']}-router-epp"],
@@ -293,6 +315,10 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
             plugin.get("parameters", {}).pop("speculativeIndexing", None)
         pickers["precise, unspeculative"] = (ours[0], {**ours[1], "data": {"config.yaml": yaml.safe_dump(
             unspeculative)}})
+        for weights in WEIGHTS:
+            pickers[f"precise {weights}"] = (ours[0], {**ours[1], "data": {"config.yaml": weighed(
+                ours[1]["data"]["config.yaml"], weights)}})
+        pickers = {name: objects for name, objects in pickers.items() if not PICKERS or name in PICKERS}
         engines_of = [f"{pod.address}:{engine_port(pod)}" for pod in service.pods(spec["roles"][0]["name"])]
         model = service.model()
         for seed, (name, objects) in enumerate(pickers.items(), start=1):
@@ -318,20 +344,24 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
                     results[workload][name] = found
                     if workload == "shared prefixes":
                         prompt_tokens = prompt_ / max(1.0, requests)
-    # The shared prefixes as the engines count them (their share of a request's prompt), against the KV cache.
-    prefix = prompt_tokens * WORKLOAD["prefix_tokens"] / (WORKLOAD["prefix_tokens"] + WORKLOAD["prompt_tokens"])
-    working_set = WORKLOAD["prefix_count"] * prefix / BLOCK_TOKENS
     cache = PODS * CACHE_BLOCKS
-    table(f"shared prefixes: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} requests, {WORKLOAD}; "
-          f"the prefixes' working set {working_set:.0f} blocks, {working_set / CACHE_BLOCKS:.2f}x one pod's KV cache "
-          f"({working_set / cache:.2f}x all {PODS})", results["shared prefixes"])
-    chat_set = len({block for request in chat(0) for block in request.blocks})
-    table(f"chat: {CHAT}; working set {chat_set} blocks, "
-          f"{chat_set / CACHE_BLOCKS:.2f}x one pod's KV cache ({chat_set / cache:.2f}x all {PODS})", results["chat"])
-    table("chat, the picker restarted halfway", results["chat, picker restarted"])
+
+    def against_cache(blocks: float) -> str:
+        return (f"{blocks:.0f} blocks, {blocks / CACHE_BLOCKS:.2f}x one pod's KV cache "
+                f"({blocks / cache:.2f}x all {PODS})")
+    titles = {"chat": f"chat: {CHAT}; working set "
+                      f"{against_cache(len({block for request in chat(0) for block in request.blocks}))}",
+              "chat, picker restarted": "chat, the picker restarted halfway"}
+    if "shared prefixes" in workloads:
+        # The shared prefixes as the engines count them (their share of a request's prompt), against the cache.
+        prefix = prompt_tokens * WORKLOAD["prefix_tokens"] / (WORKLOAD["prefix_tokens"] + WORKLOAD["prompt_tokens"])
+        titles["shared prefixes"] = (f"shared prefixes: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} "
+                                     f"requests, {WORKLOAD}; the prefixes' working set "
+                                     f"{against_cache(WORKLOAD['prefix_count'] * prefix / BLOCK_TOKENS)}")
     trace = mooncake()
-    trace_set = len({block for request in trace for block in request.blocks})
-    table(f"Mooncake conversation trace: {len(trace)} requests (one conversation in {MOONCAKE_EVERY}, its first "
-          f"{MOONCAKE_MINUTES:g} minutes) in {trace[-1].at:.0f} s; {trace_set} distinct blocks, "
-          f"{trace_set / CACHE_BLOCKS:.2f}x one pod's KV cache ({trace_set / cache:.2f}x all {PODS})",
-          results["Mooncake trace"])
+    titles["Mooncake trace"] = (
+        f"Mooncake conversation trace: {len(trace)} requests (one conversation in {MOONCAKE_EVERY}, its first "
+        f"{MOONCAKE_MINUTES:g} minutes, those that fit the engines' {CONTEXT_TOKENS}-token context) in "
+        f"{trace[-1].at:.0f} s; {against_cache(len({block for request in trace for block in request.blocks}))}")
+    for workload in workloads:
+        table(titles[workload], results[workload])
