@@ -41,6 +41,7 @@ import copy
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import threading
@@ -323,7 +324,7 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         model = service.model()
         for seed, (name, objects) in enumerate(pickers.items(), start=1):
             deployment, configmap = objects or ours
-            workdir = tmp_path / name.replace(" ", "-").replace(",", "")
+            workdir = tmp_path / re.sub(r"[^a-z0-9]+", "-", name)
             workdir.mkdir()
             # Beside the release's own picker, on ports of its own: the stand-in asks this one.
             picker = Restartable(deployment, configmap, namespace, cluster.kubeconfig, workdir, 100)
