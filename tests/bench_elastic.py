@@ -54,7 +54,7 @@ from tests.controlplane.test_cluster_elastic import pod_monitors
 from tests.controlplane.test_cluster_picker_availability import PICKER
 from tests.controlplane.watch import PickerEndpoints
 from tests.helm import VALUES, Helm
-from tests.replay import first_token, replay
+from tests.replay import first_token, percentile, replay
 
 COMPRESSION = float(os.environ.get("BENCH_COMPRESSION", "6"))
 """How many times faster than recorded the trace is replayed: its minute lasts 10 s."""
@@ -96,14 +96,23 @@ def sizes(requests: list[traces.Request]) -> tuple[int, int]:
             math.ceil(sum(held.values()) / duration / PER_REPLICA))
 
 
-def queued(requests: list[traces.Request], replicas: list[int], step: float) -> tuple[float, float]:
+STEP = 0.1
+"""The model's clock: seconds a moment lasts."""
+
+
+def moments(requests: list[traces.Request]) -> int:
+    """The model's moments over the metered span: the trace's, and a minute of it after its last request."""
+    return int((requests[-1].at + 60 / COMPRESSION) / STEP) + 1
+
+
+def queued(requests: list[traces.Request], replicas: list[int]) -> tuple[float, float]:
     """REQUESTS served first come first served by REPLICAS[i] replicas from i times STEP seconds on: the
     replica-seconds, and the share of requests whose first token came within SLO."""
     waiting: deque[traces.Request] = deque()
     running: list[float] = []
     sent = attained = 0
     for index, count in enumerate(replicas):
-        now = index * step
+        now = index * STEP
         while sent < len(requests) and requests[sent].at <= now:
             waiting.append(requests[sent])
             sent += 1
@@ -113,7 +122,7 @@ def queued(requests: list[traces.Request], replicas: list[int], step: float) -> 
             request = waiting.popleft()
             attained += now - request.at + FIRST_TOKEN <= SLO
             heapq.heappush(running, now + busy_seconds(request))
-    return sum(replicas) * step, attained / len(requests)
+    return sum(replicas) * STEP, attained / len(requests)
 
 
 def reactive_bound(requests: list[traces.Request], most: int, late: float, hold: float) -> tuple[float, float]:
@@ -121,24 +130,22 @@ def reactive_bound(requests: list[traces.Request], most: int, late: float, hold:
     were served at once), and had them LATE seconds after, each kept HOLD seconds, would have achieved:
     replica-seconds and SLO attainment (queued), with at most MOST replicas. No reactive autoscaler does
     better at the same replica-seconds; a later one does worse."""
-    step = 0.1
-    moments = int((requests[-1].at + 60 / COMPRESSION) / step) + 1
-    in_flight = [0] * moments
+    span = moments(requests)
+    in_flight = [0] * span
     for request in requests:
-        for index in range(int(request.at / step), min(moments, int((request.at + busy_seconds(request)) / step) + 1)):
+        for index in range(int(request.at / STEP), min(span, int((request.at + busy_seconds(request)) / STEP) + 1)):
             in_flight[index] += 1
     needed = [max(1, math.ceil(count / PER_REPLICA)) for count in in_flight]
-    late_steps, hold_steps = round(late / step), round(hold / step)
+    late_steps, hold_steps = round(late / STEP), round(hold / STEP)
     replicas = [min(most, max(needed[max(0, index - late_steps - hold_steps):max(1, index - late_steps + 1)]))
-                for index in range(moments)]
-    return queued(requests, replicas, step)
+                for index in range(span)]
+    return queued(requests, replicas)
 
 
 def print_bounds(requests: list[traces.Request], burst: int) -> None:
     """reactive_bound as late as the default autoscaling is (a cold start and a poll), and sooner, at a few
     holds, against the burst-sized service (modelled the same way)."""
-    step = 0.1
-    fixed, _ = queued(requests, [burst] * (int((requests[-1].at + 60 / COMPRESSION) / step) + 1), step)
+    fixed, _ = queued(requests, [burst] * moments(requests))
     print(f"an autoscaler knowing the exact need (at most {burst + 2} replicas, each kept HOLD s), modelled: "
           f"replica-seconds vs burst-sized / SLO met")
     for late in (COLD_START + POLLING_SECONDS, POLLING_SECONDS, 2, 1):
@@ -189,11 +196,6 @@ class Meter(threading.Thread):
             self.replica_seconds += len(pods) * (now - last)
             self.counts.append((now - start, len(pods)))
             last = now
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
 def by_minute(requests: list[traces.Request], counts: list[tuple[float, int]]) -> tuple[list[int], list[int]]:

@@ -29,9 +29,9 @@ Each picker serves four workloads in turn:
 - **Mooncake trace**: Mooncake's FAST'25 conversation trace (``../shared/traces``), one conversation in
   MOONCAKE_EVERY, time-compressed, each of its 512-token blocks one KV block here, equal ids the same text.
 
-For each: TTFT p50 and p99, output tokens and requests per second, the engines' prefix-cache hit rate (their
-own counters), requests lost, and the ratios of ours to the others, taken within the run; guidellm's
-inter-token latency for the first.
+For each: the engines' prefix-cache hit rate (their own counters) and the ratios of ours to the others,
+taken within the run; for the shared prefixes guidellm's TTFT p50 and p99, inter-token latency, output
+tokens and requests per second; for the open-loop replays TTFT mean, p50 and p99 and requests lost.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from tests.controlplane.pickers import Picker, running, serving
 from tests.controlplane.scenarios import RANDOM_CONFIG, engine_port, served, serving_values
 from tests.controlplane.serving import ServingKubelet
 from tests.helm import ROOT, VALUES, Helm
-from tests.replay import first_token, replay
+from tests.replay import first_token, percentile, replay
 
 PODS = 4
 CACHE_BLOCKS, BLOCK_TOKENS = 128, 16
@@ -133,6 +133,13 @@ def weighed(config: str, weights: str) -> str:
     profile["plugins"] = [{**plugin, "weight": given[plugin["pluginRef"]]} if plugin["pluginRef"] in given
                           else plugin for plugin in profile["plugins"] if given.get(plugin["pluginRef"], 1)]
     return str(yaml.safe_dump(loaded))
+
+
+def configured(objects: tuple[dict[str, Any], dict[str, Any]], config: str
+               ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """OBJECTS (a picker's Deployment and ConfigMap) with CONFIG as its EndpointPickerConfig."""
+    deployment, configmap = objects
+    return deployment, {**configmap, "data": {"config.yaml": config}}
 
 
 def picker_objects(values: Path, namespace: str, **router: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -218,12 +225,9 @@ def replayed(address: str, model: str, requests: list[traces.Request], salt: int
         threading.Timer(requests[-1].at / 2, midway).start()
     outcomes = replay(requests, {"": lambda number, request: first_token(
         address, model, prompt(request, salt), request.output_tokens)})[""]
-    answered = sorted(1000 * ttft for ttft in outcomes if ttft is not None)
-    if not answered:
-        return {"TTFT mean ms": float("nan"), "TTFT p50 ms": float("nan"), "TTFT p99 ms": float("nan"),
-                "lost": len(outcomes)}
-    return {"TTFT mean ms": sum(answered) / len(answered), "TTFT p50 ms": answered[len(answered) // 2],
-            "TTFT p99 ms": answered[min(len(answered) - 1, int(0.99 * len(answered)))],
+    answered = [1000 * ttft for ttft in outcomes if ttft is not None]
+    return {"TTFT mean ms": sum(answered) / len(answered) if answered else float("nan"),
+            "TTFT p50 ms": percentile(answered, 0.5), "TTFT p99 ms": percentile(answered, 0.99),
             "lost": len(outcomes) - len(answered)}
 
 
@@ -306,19 +310,18 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
     workloads = [workload for workload in ("shared prefixes", "chat", "chat, picker restarted", "Mooncake trace")
                  if not WORKLOADS or workload in WORKLOADS]
     results: dict[str, dict[str, dict[str, float]]] = {workload: {} for workload in workloads}
+    trace = mooncake()
     with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
         ours = (service.manifest[f"Deployment/{spec['name']}-router-epp"],
                 service.manifest[f"ConfigMap/{spec['name']}-router-epp"])
         theirs = llm_d_precise_config(service.model(), ours[1]["data"]["config.yaml"])
-        pickers["llm-d precise"] = (ours[0], {**ours[1], "data": {"config.yaml": theirs}})
+        pickers["llm-d precise"] = configured(ours, theirs)
         unspeculative = yaml.safe_load(ours[1]["data"]["config.yaml"])
         for plugin in unspeculative["plugins"]:
             plugin.get("parameters", {}).pop("speculativeIndexing", None)
-        pickers["precise, unspeculative"] = (ours[0], {**ours[1], "data": {"config.yaml": yaml.safe_dump(
-            unspeculative)}})
+        pickers["precise, unspeculative"] = configured(ours, yaml.safe_dump(unspeculative))
         for weights in WEIGHTS:
-            pickers[f"precise {weights}"] = (ours[0], {**ours[1], "data": {"config.yaml": weighed(
-                ours[1]["data"]["config.yaml"], weights)}})
+            pickers[f"precise {weights}"] = configured(ours, weighed(ours[1]["data"]["config.yaml"], weights))
         pickers = {name: objects for name, objects in pickers.items() if not PICKERS or name in PICKERS}
         engines_of = [f"{pod.address}:{engine_port(pod)}" for pod in service.pods(spec["roles"][0]["name"])]
         model = service.model()
@@ -334,17 +337,17 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
                     if workload == "shared prefixes":
                         found = figures(guidellm(address, model, tokenizer, seed, workdir))
                     elif workload == "Mooncake trace":
-                        found = replayed(address, model, mooncake(), seed)
+                        found = replayed(address, model, trace, seed)
                     else:  # the restarted run's prompts are its own, as every picker's are
                         restarted = workload == "chat, picker restarted"
                         found = replayed(address, model, chat(seed), seed + 100 * restarted,
                                          midway=picker.restart if restarted else None)
                     after = cache_counts(engines_of)
-                    hits, queries, prompt_, requests = (now - then for now, then in zip(after, before, strict=True))
+                    hits, queries, prompted, requests = (now - then for now, then in zip(after, before, strict=True))
                     found["cache hit %"] = 100 * hits / max(1.0, queries)
                     results[workload][name] = found
                     if workload == "shared prefixes":
-                        prompt_tokens = prompt_ / max(1.0, requests)
+                        prompt_tokens = prompted / max(1.0, requests)
     cache = PODS * CACHE_BLOCKS
 
     def against_cache(blocks: float) -> str:
@@ -359,7 +362,6 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         titles["shared prefixes"] = (f"shared prefixes: {PODS} simulated pods, {CONCURRENCY} concurrent, {REQUESTS} "
                                      f"requests, {WORKLOAD}; the prefixes' working set "
                                      f"{against_cache(WORKLOAD['prefix_count'] * prefix / BLOCK_TOKENS)}")
-    trace = mooncake()
     titles["Mooncake trace"] = (
         f"Mooncake conversation trace: {len(trace)} requests (one conversation in {MOONCAKE_EVERY}, its first "
         f"{MOONCAKE_MINUTES:g} minutes, those that fit the engines' {CONTEXT_TOKENS}-token context) in "

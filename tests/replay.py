@@ -39,6 +39,12 @@ def first_token(address: str, model: str, prompt: str, tokens: int) -> float | N
         return None
 
 
+def percentile(values: list[float], share: float) -> float:
+    """The value SHARE of VALUES lie below (nan for none)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
 def replay(requests: Iterable[Request], senders: dict[str, Callable[[int, Request], float | None]]
            ) -> dict[str, list[float | None]]:
     """REQUESTS at their moments (``at`` seconds after the first is sent), each to every sender at once: the

@@ -37,11 +37,10 @@ def test_the_modelled_autoscaler_misses_what_arrives_before_its_replicas() -> No
     first ten seconds misses the twenty sent then. A burst of 40 a second after half a minute: the bound
     with no delay meets it, one 25 s late (a cold start and a poll) does not."""
     requests = [traces.Request(at=index / 2, prompt_tokens=10, output_tokens=9) for index in range(120)]
-    step = 0.1
-    moments = int(70 / step)
-    seconds, attained = bench_elastic.queued(requests, [1] * moments, step)
+    moments = int(70 / bench_elastic.STEP)
+    seconds, attained = bench_elastic.queued(requests, [1] * moments)
     assert attained == 1.0 and seconds == pytest.approx(70)
-    _, late = bench_elastic.queued(requests, [0] * 100 + [1] * (moments - 100), step)
+    _, late = bench_elastic.queued(requests, [0] * 100 + [1] * (moments - 100))
     assert late <= (120 - 20) / 120
     burst = [traces.Request(at=30 + index / 40, prompt_tokens=10, output_tokens=9) for index in range(400)]
     quiet = [traces.Request(at=index * 2.0, prompt_tokens=10, output_tokens=9) for index in range(15)]
