@@ -18,6 +18,7 @@ import yaml
 
 from fusion_helm.model.router import Router
 from tests.controlplane import ControlPlane
+from tests.controlplane.nodes import schedulable
 from tests.helm import CHART, CRD_CHART, Helm, fusion_helm, values_args
 
 T = TypeVar("T")
@@ -173,7 +174,22 @@ def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | N
         pods = cluster.pods(namespace)
         settled = len(pods) == want and all(map(ready, pods))
         return pods if settled and (owners is None or {owner(p) for p in pods} == owners) else None
-    return eventually(f"{want} Ready pods in {namespace}", probe)
+    return eventually(f"{want} Ready pods in {namespace}", probe, describe=lambda: unready(cluster, namespace))
+
+
+def unready(cluster: Cluster, namespace: str) -> str:
+    """Why pods are not Ready: each such pod's phase, node and conditions, the nodes that are not Ready,
+    and the end of kwok's log (it makes nodes and pods Ready)."""
+    def conditions(pod: kubernetes.client.V1Pod) -> str:
+        return ", ".join(f"{c.type}={c.status}{f' ({c.reason})' if c.reason else ''}"
+                         for c in pod.status.conditions or [])
+    pods = [f"{p.metadata.name} {p.status.phase} on {p.spec.node_name or '-'}: {conditions(p)}"
+            for p in cluster.pods(namespace) if not ready(p)]
+    nodes = [f"{n['metadata']['name']} {n.get('status', {}).get('conditions', [])} "
+             f"addresses {n.get('status', {}).get('addresses', [])}"
+             for n in cluster.control_plane.items("nodes") if not schedulable(n)]
+    kwok = cluster.control_plane.tail("kwok", 15)
+    return f"{len(pods)} pods not Ready: {pods[:8]}; nodes not schedulable: {nodes}; kwok's log ends:\n{kwok}"
 
 
 def tasks(pods: list[kubernetes.client.V1Pod]) -> dict[str, list[kubernetes.client.V1Pod]]:

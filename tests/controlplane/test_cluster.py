@@ -96,55 +96,57 @@ def test_upgrade_scales_roles_and_leaves_other_replicas_alone(
         assert [pg["spec"]["subGroupPolicy"] for pg in live] == [rendered["spec"]["subGroupPolicy"]]
 
 
-@pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
 @pytest.mark.parametrize("level", sorted(TABLES))
-def test_gang_scheduling_delivers_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, level: str, gpus: int,
-                                            record_property: Any) -> None:
-    deliver_the_table(cluster, helm, tmp_path, "replica", level, gpus, record_property)
-
-
-@pytest.mark.parametrize("gpus", sorted(TABLES["role"], reverse=True))
-@pytest.mark.parametrize("level", sorted(TABLES))
-@pytest.mark.parametrize("layout", ["role", "disaggregated"])
-def test_the_grouped_layouts_deliver_the_same_table(cluster: Cluster, helm4: Helm, tmp_path: Path, layout: str,
-                                                    level: str, gpus: int, record_property: Any) -> None:
-    """Each replica a group of the role's LeaderWorkerSet, or of the one a DisaggregatedSet makes: the
-    same table. (The objects are the post-renderer's whichever helm applies them, and helm takes no
-    part in placement: one helm here, both in the installs of tests/controlplane/test_cluster_disaggregated.py.)"""
-    deliver_the_table(cluster, helm4, tmp_path, layout, level, gpus, record_property)
-
-
-def deliver_the_table(cluster: Cluster, helm: Helm, tmp_path: Path, layout: str, level: str, gpus: int,
-                      record_property: Any) -> None:
-    state, expected = TABLES[level][gpus]
-    namespace = f"gang-{layout}-{level}-{gpus}-helm{helm.major}"
+@pytest.mark.parametrize("layout", ["replica", "role", "disaggregated"])
+def test_gang_scheduling_delivers_the_table_as_the_cluster_grows(cluster: Cluster, helm4: Helm, tmp_path: Path,
+                                                                  layout: str, level: str,
+                                                                  record_property: Any) -> None:
+    """Installed on the table's smallest cluster, which then grows row by row as nodes join: at each
+    row Volcano places exactly the replicas the table names, and the plan's preview says so. Each
+    replica is a LeaderWorkerSet of its own, a group of the role's, or a group of the one a
+    DisaggregatedSet makes: the same table. (The objects are the post-renderer's whichever helm applies
+    them, and helm takes no part in placement: one helm here, both in the installs of the other tests.)"""
+    rows = sorted(TABLES[level])
+    namespace = f"gang-{layout}-{level}"
     level_values = tmp_path / "level.yaml"
     level_values.write_text(yaml.safe_dump({"gangSchedule": {"level": level}, "layout": layout}))
-    set_gpu_nodes(cluster.control_plane, gpus // 8)
+    set_gpu_nodes(cluster.control_plane, rows[0] // 8)
     try:
-        with release(cluster, helm, "svc", namespace) as installed:
+        with release(cluster, helm4, "svc", namespace) as installed:
             installed.install(STORY4, level_values)
             want = expected_pods(STORY4)
             eventually(f"{want} pods", lambda: len(cluster.pods(namespace)) == want)
             eventually("Volcano's verdict on the PodGroup", lambda: volcano_decided(cluster, namespace))
-            eventually(f"replicas {sorted(expected)} bound", lambda: bound_replicas(cluster, namespace) == expected,
-                       timeout=30, describe=lambda: f"bound: {sorted(bound_replicas(cluster, namespace))}")
-            time.sleep(VOLCANO_SETTLE)  # a few more scheduling cycles: nothing else may be placed
-            pods = cluster.pods(namespace)
-            by_replica = tasks(pods)
-            bound = {task for task, members in by_replica.items() if any(p.spec.node_name for p in members)}
-            bound_pods = sorted(f"{p.metadata.name}@{p.spec.node_name}" for p in pods if p.spec.node_name)
-            record_property("bound_pods", bound_pods)
-            print(f"\nlayout {layout}, level {level}, {gpus} GPUs: bound {sorted(bound)}; pods {bound_pods}")
-            for task, members in by_replica.items():
-                assert len({bool(p.spec.node_name) for p in members}) == 1, f"replica {task} partly bound"
-            assert bound == expected
-            plan = planned(installed.manifest(), "--gpus", str(gpus))
-            assert plan["state"] == state
-            assert outcomes(plan) == {task: "placed" if task in expected else "waits" for task in outcomes(plan)}
-            holds_to_plan(plan, bound)
+            for gpus in rows:
+                holds_to_the_row(cluster, installed.manifest(), namespace, gpus, TABLES[level][gpus],
+                                 record_property)
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)
+
+
+def holds_to_the_row(cluster: Cluster, manifest: list[dict[str, Any]], namespace: str, gpus: int,
+                     row: tuple[str, set[str]], record_property: Any) -> None:
+    """The cluster grown to GPUS: Volcano binds the row's replicas, whole, and after a few more
+    scheduling periods nothing else; the plan on that many GPUs says the row's state and outcomes."""
+    state, expected = row
+    set_gpu_nodes(cluster.control_plane, gpus // 8)
+    eventually(f"replicas {sorted(expected)} bound on {gpus} GPUs",
+               lambda: bound_replicas(cluster, namespace) == expected,
+               timeout=30, describe=lambda: f"bound: {sorted(bound_replicas(cluster, namespace))}")
+    time.sleep(VOLCANO_SETTLE)  # a few more scheduling cycles: nothing else may be placed
+    pods = cluster.pods(namespace)
+    by_replica = tasks(pods)
+    bound = {task for task, members in by_replica.items() if any(p.spec.node_name for p in members)}
+    bound_pods = sorted(f"{p.metadata.name}@{p.spec.node_name}" for p in pods if p.spec.node_name)
+    record_property(f"bound_pods_{gpus}", bound_pods)
+    print(f"\n{namespace}, {gpus} GPUs: bound {sorted(bound)}; pods {bound_pods}")
+    for task, members in by_replica.items():
+        assert len({bool(p.spec.node_name) for p in members}) == 1, f"replica {task} partly bound on {gpus} GPUs"
+    assert bound == expected, gpus
+    plan = planned(manifest, "--gpus", str(gpus))
+    assert plan["state"] == state, gpus
+    assert outcomes(plan) == {task: "placed" if task in expected else "waits" for task in outcomes(plan)}, gpus
+    holds_to_plan(plan, bound)
 
 
 def test_a_volcano_without_subgrouppolicy_is_refused_not_silently_degraded(cluster: Cluster, helm: Helm) -> None:
