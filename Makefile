@@ -30,9 +30,18 @@ demo: $(VENV)/.installed $(HELM3)
 	@$(HELM3) template qwen charts/fusioninfer -f $(STORY) --post-renderer fusion-postrender
 
 ## test: linters, generated-artifact check and the test suite against helm 3 and 4, cluster tests
-## included (on the local control plane: the first run builds it, see docs/test-cluster.md)
+## included (on the local control plane: the first run builds it, see docs/test-cluster.md). Two runs at
+## once, each in its own sandbox: the tests that need a build or write into the source tree (the control
+## plane's, which share it, the engines', which take every core, and those that run make), one after
+## the other; and the rest, on the core they leave, reported when both are done
+IN_TURN := cluster or engines or source_tree
 test: test-setup cluster-build engines-build lint
-	$(BIN)/python -m tests.sandbox $(BIN)/pytest
+	@rest=$$(mktemp); \
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "not ($(IN_TURN))" > $$rest 2>&1 & others=$$!; \
+	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "$(IN_TURN)"; in_turn=$$?; \
+	wait $$others; rest_status=$$?; cat $$rest; rm -f $$rest; \
+	echo "make test: the tests in turn exited $$in_turn, the rest $$rest_status"; \
+	[ $$in_turn -eq 0 ] && [ $$rest_status -eq 0 ]
 
 ## test-fast: linters and every test but those on the control plane and the engines (nothing to build but the
 ## helm binaries)

@@ -76,6 +76,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.cluster)
             if _other_helm(item):
                 once.append(item)
+        if "dist" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.source_tree)  # `make dist`
     if once:
         config.hook.pytest_deselected(items=once)
         items[:] = [item for item in items if item not in once]

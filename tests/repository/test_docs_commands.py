@@ -16,6 +16,7 @@ from tests.recipes import Workspace
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "charts" / "fusioninfer" / "README.md",
              ROOT / "charts" / "fusioninfer-crds" / "README.md", ROOT / "charts" / "fusioninfer-bbr" / "README.md"]
+pytestmark = pytest.mark.source_tree  # `make demo`, as the README has it run
 FENCE = re.compile(r"^```(sh|bash|console)\n(.*?)^```$", re.S | re.M)
 
 

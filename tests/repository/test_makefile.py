@@ -11,7 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helm import PLUGIN, ROOT, binary
+
+pytestmark = pytest.mark.source_tree  # make installs the package from the source tree
 
 ENV = {key: value for key, value in os.environ.items() if not key.startswith(("HELM_", "MAKE", "XDG_"))}
 
