@@ -38,6 +38,7 @@ IN_TURN := cluster or engines or source_tree
 test: test-setup cluster-build engines-build lint
 	@rest=$$(mktemp); \
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "not ($(IN_TURN))" > $$rest 2>&1 & others=$$!; \
+	trap 'kill -TERM $$others 2>/dev/null; rm -f $$rest; exit 130' INT TERM HUP; \
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -m "$(IN_TURN)"; in_turn=$$?; \
 	wait $$others; rest_status=$$?; cat $$rest; rm -f $$rest; \
 	echo "make test: the tests in turn exited $$in_turn, the rest $$rest_status"; \
