@@ -178,8 +178,8 @@ def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | N
 
 
 def unready(cluster: Cluster, namespace: str) -> str:
-    """Why pods are not Ready: each such pod's phase, node and conditions, the nodes that are not Ready,
-    and the end of kwok's log (it makes nodes and pods Ready)."""
+    """Why pods are not Ready: each such pod's phase, node and conditions, the nodes that take no pods
+    (not Ready, or still tainted), and the end of kwok's log (it makes nodes and pods Ready)."""
     def conditions(pod: kubernetes.client.V1Pod) -> str:
         return ", ".join(f"{c.type}={c.status}{f' ({c.reason})' if c.reason else ''}"
                          for c in pod.status.conditions or [])

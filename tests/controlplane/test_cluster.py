@@ -117,9 +117,9 @@ def test_gang_scheduling_delivers_the_table_as_the_cluster_grows(cluster: Cluste
             want = expected_pods(STORY4)
             eventually(f"{want} pods", lambda: len(cluster.pods(namespace)) == want)
             eventually("Volcano's verdict on the PodGroup", lambda: volcano_decided(cluster, namespace))
+            manifest = installed.manifest()
             for gpus in rows:
-                holds_to_the_row(cluster, installed.manifest(), namespace, gpus, TABLES[level][gpus],
-                                 record_property)
+                holds_to_the_row(cluster, manifest, namespace, gpus, TABLES[level][gpus], record_property)
     finally:
         set_gpu_nodes(cluster.control_plane, GPU_NODES)
 
