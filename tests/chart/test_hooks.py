@@ -123,12 +123,16 @@ def test_the_check_asks_for_the_resources_a_router_and_its_picker_need(helm: Hel
     assert needs.router_apis(rendered_spec(helm, served)) == [
         "inference.networking.k8s.io/v1/inferencepools", "llm-d.ai/v1alpha2/inferenceobjectives",
         "gateway.networking.k8s.io/v1/httproutes"]
-    # A monolithic router: the v1 picker watches InferenceObjectives even when it serves no model (it exits
-    # without them); on a v1alpha2 pool the v0.5 picker InferenceModels.
+    # A monolithic router runs llm-d-router too by default; the gie-v1.0 picker watches InferenceObjectives
+    # even when it serves no model (it exits without them); on a v1alpha2 pool the v0.5 picker InferenceModels.
     values["roles"] = [role for role in values["roles"] if role["componentType"] != "prefiller"]
     values["roles"][0]["componentType"] = "worker"
     values["roles"][-1] |= {"models": []}
     monolithic = tmp_path / "monolithic.yaml"
+    monolithic.write_text(yaml.safe_dump(values))
+    assert needs.router_apis(rendered_spec(helm, monolithic)) == [
+        "inference.networking.k8s.io/v1/inferencepools", "gateway.networking.k8s.io/v1/httproutes"]
+    values["roles"][-1] |= {"endpointPicker": {"generation": "gie-v1.0"}}
     monolithic.write_text(yaml.safe_dump(values))
     assert needs.router_apis(rendered_spec(helm, monolithic)) == [
         "inference.networking.k8s.io/v1/inferencepools", "inference.networking.x-k8s.io/v1alpha2/inferenceobjectives",

@@ -87,7 +87,7 @@ def test_without_a_generation_the_pool_api_chooses() -> None:
     for api in PoolAPI:
         objects = routed(MONOLITHIC, poolAPIVersion=api.value)
         assert picker(objects)["image"] == GENERATIONS[DEFAULTS[api]].image
-    assert DEFAULTS == {PoolAPI.V1: needs.GIE_V1, PoolAPI.V1ALPHA2: needs.GIE_V05}
+    assert DEFAULTS == {PoolAPI.V1: needs.LLM_D_ROUTER, PoolAPI.V1ALPHA2: needs.GIE_V05}
     # prefill/decode: the generation whose picker and sidecar are released together, on the pools it reads.
     assert picker(routed(DISAGGREGATED))["image"] == GENERATIONS[PD_GENERATION].image
     with pytest.raises(InvalidSpec, match=r"spec\.roles\[2\]\.poolAPIVersion: a prefill/decode service needs the "
@@ -136,7 +136,7 @@ def test_every_picker_reads_the_kv_cache_metric_engines_emit_today() -> None:
         assert GENERATIONS[generation].engine_metrics == (
             vllm[EngineMetric.QUEUE], vllm[EngineMetric.KV_CACHE], vllm[EngineMetric.LORA],
             vllm[EngineMetric.RUNNING], "vllm:cache_config_info")
-    mine = picker(routed(MONOLITHIC, endpointPicker={"flags": {
+    mine = picker(routed(MONOLITHIC, endpointPicker={"generation": "gie-v1.0", "flags": {
         "kv-cache-usage-percentage-metric": "vllm:gpu_cache_usage_perc"}}))["args"]  # an older engine's, by choice
     assert "--kv-cache-usage-percentage-metric=vllm:gpu_cache_usage_perc" in mine
     assert "--kv-cache-usage-percentage-metric=vllm:kv_cache_usage_perc" not in mine

@@ -194,7 +194,7 @@ def test_verbatim_endpoint_picker_config_is_used_byte_for_byte() -> None:
 
 def test_picker_flags_merge_with_the_routers() -> None:
     objects = expand(service(role("w", "worker", ports=[{"containerPort": 8000}]),
-                             router(endpointPicker={"image": "epp:dev", "flags": {
+                             router(endpointPicker={"generation": "gie-v1.0", "image": "epp:dev", "flags": {
                                  "v": "4", "pool-group": "inference.networking.k8s.io", "zap-encoder": "json"}})))
     container = objects["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]
     assert container["image"] == "epp:dev"
@@ -434,7 +434,8 @@ ERRORS = {
         [WORKER, router(endpointPicker={"generation": "llm-d-router", "flags": {"lora-info-metric": "x"}})],
         "spec.roles[1].endpointPicker.flags.lora-info-metric", "is deprecated in the llm-d-router picker"),
     "a v0.5 picker flag on the v1.0 picker": (
-        [WORKER, router(endpointPicker={"flags": {"poolName": "x"}})], "spec.roles[1].endpointPicker.flags.poolName",
+        [WORKER, router(endpointPicker={"generation": "gie-v1.0", "flags": {"poolName": "x"}})],
+        "spec.roles[1].endpointPicker.flags.poolName",
         "is a flag of another endpoint picker generation, not of the gie-v1.0 picker"),
     "target models for the v1.0 picker on a v1alpha2 pool": (
         [WORKER, router(poolAPIVersion="inference.networking.x-k8s.io/v1alpha2",
@@ -603,18 +604,17 @@ def test_the_pickers_survive_an_update_and_a_drain_by_default() -> None:
     assert [(c["topologyKey"], c["labelSelector"]["matchLabels"]) for c in spread] == [
         ("kubernetes.io/hostname", labels), ("topology.kubernetes.io/zone", labels)]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
-    assert container["lifecycle"] == {"preStop": {"sleep": {"seconds": 10}}}  # gie-v1.0 stops at once
+    # llm-d-router drains by itself (--drain-timeout): no preStop of ours delays it further
+    assert "lifecycle" not in container
     # Ready only once the ext-proc port listens, not just its health service (which is up before)
     assert container["startupProbe"]["tcpSocket"] == {"port": 9002}
     assert container["readinessProbe"]["grpc"] == {"port": 9003, "service": "inference-extension"}
     assert objects["InferencePool/svc-router"]["spec"]["endpointPickerRef"]["failureMode"] == "FailClose"
-    # llm-d-router drains by itself (--drain-timeout): no preStop of ours delays it further
-    drained = expand(service(WORKER, router(endpointPicker={"generation": "llm-d-router"})))
-    assert "lifecycle" not in drained["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]
-    # gie-v1.5 stops gracefully, which takes no new request: its pod waits as v1.0's
-    stopped = expand(service(WORKER, router(endpointPicker={"generation": "gie-v1.5"})))
-    assert stopped["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]["lifecycle"] == \
-        {"preStop": {"sleep": {"seconds": 10}}}
+    # gie-v1.0 stops at once and gie-v1.5 gracefully, which takes no new request: their pods wait first
+    for generation in ("gie-v1.0", "gie-v1.5"):
+        stopped = expand(service(WORKER, router(endpointPicker={"generation": generation})))
+        assert stopped["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]["lifecycle"] == \
+            {"preStop": {"sleep": {"seconds": 10}}}
     # one picker: no budget, which would block every drain of its node
     alone = expand(service(WORKER, router(endpointPicker={"replicas": 1, "failureMode": "FailOpen"})))
     assert alone["Deployment/svc-router-epp"]["spec"]["replicas"] == 1

@@ -173,7 +173,8 @@ ERRORS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
                                httproute={"rules": [{"matches": [{"method": "GET"}]}]})],
         "spec.roles[1].httproute.rules[0].matches[0].method", "is canaryOf's to write"),
     "rewrites for a picker that applies none": (
-        [WORKER, shared_router(modelRewrites=[REWRITE])], "spec.roles[1].modelRewrites",
+        [WORKER, shared_router(modelRewrites=[REWRITE], endpointPicker={"generation": "gie-v1.0"})],
+        "spec.roles[1].modelRewrites",
         "the gie-v1.0 picker applies no InferenceModelRewrite; choose endpointPicker.generation llm-d-router or "
         "gie-v1.5"),
     "a rewrite's model twice": (

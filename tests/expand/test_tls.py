@@ -89,7 +89,8 @@ def test_the_pickers_scrape_the_engines_in_https() -> None:
     config = yaml.safe_load(pd()["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
     assert {"type": "metrics-data-source", "parameters": {"scheme": "https", "insecureSkipVerify": True}} in \
         config["plugins"]
-    monolithic = render(service(role("w", "worker", ports=PORTS), router(), tls=TLS))
+    monolithic = render(service(role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v1.0"}),
+                                tls=TLS))
     args = monolithic["Deployment/svc-router-epp"]["spec"]["template"]["spec"]["containers"][0]["args"]
     assert {"--model-server-metrics-scheme=https", "--model-server-metrics-https-insecure-skip-verify=true"} <= \
         set(args)
@@ -158,7 +159,8 @@ def test_sglang_engines_serve_https_in_their_spelling() -> None:
     ([role("w", "worker", command=["/app/server"], ports=PORTS)], TLS,
      "spec.roles[0].template.spec.containers[0].command",
      "runs neither vllm nor sglang, so spec.tls cannot have it serve HTTPS"),
-    ([role("w", "worker", ports=PORTS), router()], {**TLS, "verifyPeers": True}, "spec.tls.verifyPeers",
+    ([role("w", "worker", ports=PORTS), router(endpointPicker={"generation": "gie-v1.0"})],
+     {**TLS, "verifyPeers": True}, "spec.tls.verifyPeers",
      "the gie-v1.0 picker cannot verify the engines' certificates"),
     ([role("w", "worker")], {"verifyPeers": True}, "spec.tls.secretName", "is required"),
     ([role("w", "worker", command=["sh", "-c", "exec vllm serve m"])], TLS,

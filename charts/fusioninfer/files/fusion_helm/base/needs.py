@@ -255,9 +255,11 @@ PICKERS: Mapping[str, PickerReads] = {
         rewrite=Kind(_LLM_D_MODELS, "v1alpha2", "InferenceModelRewrite", "inferencemodelrewrites")),
 }
 """Each endpoint picker generation (docs/router.md) by name."""
-DEFAULT_PICKERS: Mapping[str, str] = {POOL_V1: GIE_V1, POOL_V1ALPHA2: GIE_V05}
-"""The generation a monolithic service's router runs unless it names one, by pool API: gateways of the
-v1alpha2 era run the v0.5 picker, whose InferenceModel CRD their clusters have."""
+DEFAULT_PICKERS: Mapping[str, str] = {POOL_V1: LLM_D_ROUTER, POOL_V1ALPHA2: GIE_V05}
+"""The generation a monolithic service's router runs unless it names one, by pool API: on v1 pools
+llm-d-router, whose prefix-cache scorer sizes its index to each engine's KV cache (ahead of gie-v1.0's on
+the serving benchmark, README) and which verifies the engines' certificates; gateways of the v1alpha2 era
+run the v0.5 picker, whose InferenceModel CRD their clusters have."""
 PREFILL_DECODE_PICKER = LLM_D_ROUTER
 """A prefill/decode service's unless its router names one: the line whose picker and sidecar are released
 together."""
