@@ -219,6 +219,14 @@ def prompt(request: traces.Request, salt: int) -> str:
     return " ".join(f"s{salt}b{block}w{word}" for block in request.blocks for word in range(BLOCK_WORDS))
 
 
+def chosen(given: list[str], every: list[str] | tuple[str, ...], variable: str) -> list[str]:
+    """The names of EVERY that GIVEN (the environment's VARIABLE, split at commas) selects, in EVERY's order:
+    all of them when it selects none; a name it does not know refused."""
+    unknown = set(given) - set(every)
+    assert not unknown, f"{variable} names {sorted(unknown)}; the choices are {list(every)}"
+    return [name for name in every if not given or name in given]
+
+
 def floor(requests: list[traces.Request]) -> tuple[float, float]:
     """The p50 and p99 (ms) no router can beat on REQUESTS: each request's prefill were every block an
     earlier request sent held where it goes (a cache without limit) and it never waited — the simulated
@@ -325,10 +333,7 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         "gie-v1.5": picker_objects(values, namespace, endpointPicker={"generation": "gie-v1.5"}),
         "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
             helm4, tmp_path), **llm_d)}
-    every = ("shared prefixes", "chat", "chat restarted", "Mooncake trace")
-    assert set(WORKLOADS) <= set(every), f"BENCH_WORKLOADS names {sorted(set(WORKLOADS) - set(every))}; the " \
-        f"workloads are {list(every)}"
-    workloads = [workload for workload in every if not WORKLOADS or workload in WORKLOADS]
+    workloads = chosen(WORKLOADS, ("shared prefixes", "chat", "chat restarted", "Mooncake trace"), "BENCH_WORKLOADS")
     results: dict[str, dict[str, dict[str, float]]] = {workload: {} for workload in workloads}
     trace = mooncake()
     with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
@@ -342,9 +347,7 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         pickers["precise unspeculative"] = configured(ours, yaml.safe_dump(unspeculative))
         for weights in WEIGHTS:
             pickers[f"precise {weights}"] = configured(ours, weighed(ours[1]["data"]["config.yaml"], weights))
-        unknown = set(PICKERS) - set(pickers)
-        assert not unknown, f"BENCH_PICKERS names {sorted(unknown)}; the pickers are {list(pickers)}"
-        pickers = {name: objects for name, objects in pickers.items() if not PICKERS or name in PICKERS}
+        pickers = {name: pickers[name] for name in chosen(PICKERS, list(pickers), "BENCH_PICKERS")}
         engines_of = [f"{pod.address}:{engine_port(pod)}" for pod in service.pods(spec["roles"][0]["name"])]
         model = service.model()
         for seed, (name, objects) in enumerate(pickers.items(), start=1):
@@ -378,10 +381,10 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
     def floored(requests: list[traces.Request]) -> str:
         p50, p99 = floor(requests)
         return f"; TTFT no router beats (every earlier block cached, no wait): p50 {p50:.0f} ms, p99 {p99:.0f} ms"
+    chat_floor = floored(chat(0))
     titles = {"chat": f"chat: {CHAT}; working set "
-                      f"{against_cache(len({block for request in chat(0) for block in request.blocks}))}"
-                      f"{floored(chat(0))}",
-              "chat restarted": f"chat, the picker restarted halfway{floored(chat(0))}"}
+                      f"{against_cache(len({block for request in chat(0) for block in request.blocks}))}{chat_floor}",
+              "chat restarted": f"chat, the picker restarted halfway{chat_floor}"}
     if "shared prefixes" in workloads:
         # The shared prefixes as the engines count them (their share of a request's prompt), against the cache.
         prefix = prompt_tokens * WORKLOAD["prefix_tokens"] / (WORKLOAD["prefix_tokens"] + WORKLOAD["prompt_tokens"])
