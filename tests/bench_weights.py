@@ -35,7 +35,6 @@ from typing import Any
 from tests import engines, model_sources
 from tests.builders import render, role, service
 from tests.controlplane import kubelet
-from tests.controlplane.serving import REAL_ENGINE_ENV
 from tests.engines import SOURCES, built
 
 WEIGHTS_GB = float(os.environ.get("BENCH_WEIGHTS_GB", "4"))
@@ -70,7 +69,7 @@ def time_to_ready(spec: dict[str, Any], folders: dict[str, Path], workdir: Path)
     container = spec["containers"][0]
     env = {entry["name"]: entry["value"] for entry in container.get("env") or []}
     # This machine's address, which vLLM would otherwise look up by routing towards a public one.
-    env |= {**REAL_ENGINE_ENV, "HOME": str(workdir), "PATH": f"{engines.VLLM / 'bin'}:/usr/bin:/bin",
+    env |= {**engines.REAL_ENGINE_ENV, "HOME": str(workdir), "PATH": f"{engines.VLLM / 'bin'}:/usr/bin:/bin",
             "VLLM_HOST_IP": "127.0.0.1"}
     argv = kubelet.in_mounts(container, folders, workdir / "termination",
                              [str(engines.VLLM / "bin" / "vllm"), "serve", *container["args"]])

@@ -23,6 +23,8 @@ SOURCES = CACHE / "engines" / f"sources-{VERSIONS['OLAH_VERSION']}-{VERSIONS['MO
 """A hub mirror (olah), an S3 store (moto's server) and boto3 over the vllm venv: the fetch Job's tests
 (tests/model_sources.py)."""
 BUILT = ".fusion-engine-built"
+REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET_DEVICE": "cpu"}
+"""What this machine sets for a real engine: nothing reported (the hub's settings are the pod's own)."""
 CLI = ROOT / "tests" / "engine_cli.py"
 
 

@@ -167,14 +167,16 @@ def owner(pod: kubernetes.client.V1Pod) -> str:
     return name
 
 
-def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | None = None
+def ready_pods(cluster: Cluster, namespace: str, want: int, owners: set[str] | None = None, timeout: float = 90
                ) -> list[kubernetes.client.V1Pod]:
-    """Wait for exactly WANT pods in NAMESPACE, all Ready (and all of the LeaderWorkerSets OWNERS)."""
+    """Wait for exactly WANT pods in NAMESPACE, all Ready (and all of the LeaderWorkerSets OWNERS), for up to
+    TIMEOUT seconds."""
     def probe() -> list[kubernetes.client.V1Pod] | None:
         pods = cluster.pods(namespace)
         settled = len(pods) == want and all(map(ready, pods))
         return pods if settled and (owners is None or {owner(p) for p in pods} == owners) else None
-    return eventually(f"{want} Ready pods in {namespace}", probe, describe=lambda: unready(cluster, namespace))
+    return eventually(f"{want} Ready pods in {namespace}", probe, timeout=timeout,
+                      describe=lambda: unready(cluster, namespace))
 
 
 def unready(cluster: Cluster, namespace: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from tests import engines
 from tests.controlplane.builds import picker, picker_probe
 from tests.controlplane.cluster import Cluster, eventually
 from tests.controlplane.simulator import render_argv, render_servers
@@ -152,16 +153,25 @@ def command(pod: dict[str, Any], configmap: dict[str, Any], namespace: str, work
 
 @contextmanager
 def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: str, kubeconfig: Path,
-            workdir: Path, offset: int = 0) -> Iterator[Picker]:
+            workdir: Path, offset: int = 0, real_render: bool = False) -> Iterator[Picker]:
     """The picker as its Deployment runs it; OFFSET moves its gRPC, health and metrics ports by that much
     (a picker with the chart's flag names), so that two can run at once; and its render server
-    (precise-prefix-cache's tokenizer), as llm-d's simulator, on its port moved so too."""
+    (precise-prefix-cache's tokenizer), as llm-d's simulator (REAL_RENDER: vLLM's own, for real engines),
+    on its port moved so too."""
     spec = deployment["spec"]["template"]["spec"]
     renders = []
     for sidecar in render_servers(spec):
-        render_command, configmap = _rendering(sidecar, configmap, offset)
+        render_command, port, configmap = _rendering(sidecar, configmap, offset)
+        env = dict(os.environ)
+        if real_render:  # its rendered command line, on the port moved
+            words = [str(word) for word in sidecar["command"]]
+            words[words.index("--port") + 1] = str(port)
+            render_command = [str(engines.built(engines.VLLM) / "bin" / "vllm"), *words[1:]]
+            env |= {**engines.REAL_ENGINE_ENV, "HOME": str(workdir), "HF_HUB_OFFLINE": "1"}
         renders.append(subprocess.Popen(render_command, stdout=(workdir / f"{sidecar['name']}.log").open("wb"),
-                                        stderr=subprocess.STDOUT))
+                                        stderr=subprocess.STDOUT, env=env))
+        eventually(f"the render server {sidecar['name']} listening", lambda port=port: listening(
+            f"127.0.0.1:{port}"), timeout=300)
     argv, env = command(spec, configmap, namespace, workdir)
     moved = {f"--grpc-port={GRPC_PORT}": f"--grpc-port={GRPC_PORT + offset}",
              f"--grpc-health-port={HEALTH_PORT}": f"--grpc-health-port={HEALTH_PORT + offset}"} if offset else {}
@@ -189,13 +199,14 @@ def running(deployment: dict[str, Any], configmap: dict[str, Any], namespace: st
         time.sleep(0.2)  # its ports free again for the next picker
 
 
-def _rendering(sidecar: dict[str, Any], configmap: dict[str, Any], offset: int) -> tuple[list[str], dict[str, Any]]:
-    """SIDECAR's render server on its port moved by OFFSET, and CONFIGMAP with its picker's token producer
-    asking it there."""
+def _rendering(sidecar: dict[str, Any], configmap: dict[str, Any], offset: int
+               ) -> tuple[list[str], int, dict[str, Any]]:
+    """SIDECAR's render server on its port moved by OFFSET, that port, and CONFIGMAP with its picker's token
+    producer asking it there."""
     argv, port = render_argv(sidecar, offset)
     own = render_argv(sidecar)[1]
     config = configmap["data"]["config.yaml"].replace(f"http://127.0.0.1:{own}", f"http://127.0.0.1:{port}")
-    return argv, {**configmap, "data": {**configmap["data"], "config.yaml": config}}
+    return argv, port, {**configmap, "data": {**configmap["data"], "config.yaml": config}}
 
 
 def serving(found: Picker, timeout: float = 120) -> None:

@@ -52,8 +52,14 @@ class Served:
         return str(args[args.index("--model") + 1])
 
 def engine_port(pod: ServedPod) -> int:
-    [argv] = [words for words in list(pod.argv.values()) if "llm-d-inference-sim" in words[0]]
-    return int(next((arg.partition("=")[2] for arg in argv if arg.startswith("--port=")), VLLM_PORT))
+    """Where POD's engine (the simulator, or a real vLLM) listens, behind any sidecar of the pod."""
+    [argv] = [words for words in list(pod.argv.values())
+              if "llm-d-inference-sim" in words[0] or words[1:2] == ["serve"]]
+    for index, arg in enumerate(argv):
+        name, equals, value = arg.partition("=")
+        if name == "--port":
+            return int(value if equals else argv[index + 1])
+    return VLLM_PORT
 
 def serving_values(base: Path, tmp_path: Path, **router: Any) -> Path:
     """BASE's values, its serving pods run for real (tests/controlplane/serving.py) with vLLM's readiness probe, and
@@ -86,12 +92,13 @@ def served(cluster: Cluster, helm: Helm, kubelet: ServingKubelet, values: Path, 
     with release(cluster, helm, "svc", namespace) as installed:
         installed.install(values)
         manifest = {f"{o['kind']}/{o['metadata']['name']}": o for o in installed.manifest()}
-        ready_pods(cluster, namespace, pods + PICKERS)  # and the pickers' pods, which kwok runs
+        real = namespace in kubelet.real_engines  # vLLM's CPU build: minutes to start, two cores for them all
+        ready_pods(cluster, namespace, pods + PICKERS, timeout=900 if real else 90)  # and the pickers' pods (kwok's)
         [deployment] = [o for key, o in manifest.items() if key.startswith("Deployment/")]
         [configmap] = [o for key, o in manifest.items() if key.startswith("ConfigMap/") and key.endswith("-epp")]
         account = deployment["spec"]["template"]["spec"]["serviceAccountName"]
         kubeconfig = kubeconfig_for(cluster, namespace, account, tmp_path / "picker-kubeconfig")
-        with running(deployment, configmap, namespace, kubeconfig, tmp_path) as picker:
+        with running(deployment, configmap, namespace, kubeconfig, tmp_path, real_render=real) as picker:
             serving(picker)
             with gateway(picker.grpc, tmp_path, backends) as address:
                 result = Served(installed, manifest, picker, address, kubelet, namespace, kubeconfig)

@@ -80,10 +80,6 @@ only flags both take) and speaks the same prefill/decode protocol."""
 
 FRONTEND_MODULE = "sglang_router.launch_router"
 
-REAL_ENGINE_ENV = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_TARGET_DEVICE": "cpu"}
-"""What this machine sets for a real engine: nothing reported (the hub's settings are the pod's own)."""
-
-
 KV_RELAY = Path(__file__).resolve().parent / "kv_relay.py"
 RELAY_IN = "tcp://127.0.0.1:15557"
 """Where a simulator publishing its KV-cache events dials its relay, on its pod's own loopback."""
@@ -283,7 +279,7 @@ class ServingKubelet(threading.Thread):
             if argv[0] != "vllm":
                 raise RuntimeError(f"no real engine here for the command {argv[:2]}")
             argv[0] = str(engines.built(engines.VLLM) / "bin" / "vllm")
-            env |= {**REAL_ENGINE_ENV, "HOME": str(served.workdir)}
+            env |= {**engines.REAL_ENGINE_ENV, "HOME": str(served.workdir)}
         else:
             model, flags = _engine(container, env, self.simulator_flags)
             # What llm-d's manifests give the simulator from the downward API (its KV cache needs POD_IP).
