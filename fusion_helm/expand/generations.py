@@ -284,6 +284,16 @@ def generation_of(service: InferenceService, router: Router) -> Generation:
 
 
 @record
+class PreciseIndex:
+    """What a picker that scores by the engines' KV-cache events hashes prompts for."""
+
+    model: str
+    """The model name the engines' requests target (its render server tokenizes for it)."""
+    block_tokens: int
+    """The engines' KV block, in tokens."""
+
+
+@record
 class Routing:
     """What the expansion reads of a service's router, decided once per service."""
 
@@ -297,9 +307,8 @@ class Routing:
     kv_connector: str | None = None
     """A prefill/decode service's: the prefill/decode sidecar's mode for the KV connector its engines speak;
     None where no role moves KV."""
-    precise_model: str | None = None
-    """Where the picker scores by the engines' KV-cache events: the model name their requests target (its
-    render server tokenizes for it); None: it does not."""
+    precise: PreciseIndex | None = None
+    """Where the picker scores by the engines' KV-cache events, what it hashes prompts for; None: it does not."""
 
 
 def backend_ref(pool_api: PoolAPI, pool: str) -> dict[str, str]:

@@ -82,7 +82,7 @@ def _serving_policy(service: InferenceService, policies: NetworkPolicies, role: 
     if routing is not None:
         ingress.append(_rule([_gateway(service, policies, routing.router), _pods(role_labels(service, routing.router))],
                              routing.port))
-        if routing.precise_model is not None:
+        if routing.precise is not None:
             ingress.append({"from": [_pods(role_labels(service, routing.router))], "ports": _kv_event_ports()})
     if routing is None or service.service is not None or role.service is not None:
         ingress.append(_rule([_clients(service, policies)], _known_port(service, role)))
@@ -138,7 +138,7 @@ def _picker_policy(service: InferenceService, policies: NetworkPolicies | None, 
     if policies is not None and policies.egress is not None:
         serving = _pods({LABEL_SERVICE: service.name})
         egress = [_rule_to([serving], routing.port),
-                  *([{"to": [serving], "ports": _kv_event_ports()}] if routing.precise_model is not None else []),
+                  *([{"to": [serving], "ports": _kv_event_ports()}] if routing.precise is not None else []),
                   *_api_server(service, policies, "the endpoint picker")]
     return _policy(service, picker_name(service.name, router.name), role_labels(service, router), ingress,
                    None if policies is None else _egress(policies.egress, egress))

@@ -157,7 +157,7 @@ def _precise() -> Steps:
     from fusion_helm.expand.router import precise
 
     def publishing(facts: Facts, role: Role, _: RoleTemplates) -> Change | None:
-        if facts.routing is None or facts.routing.precise_model is None:
+        if facts.routing is None or facts.routing.precise is None:
             return None
         return precise.publishing(facts.service, role)
 

@@ -90,6 +90,7 @@ PIPELINE_PARALLEL_SIZE = Option({Engine.VLLM: ("--pipeline-parallel-size", "-pp"
 SGLANG_DATA_PARALLEL_SIZE = Option({Engine.SGLANG: ("--dp-size", "--data-parallel-size")})
 KV_TRANSFER_CONFIG = _vllm("--kv-transfer-config")
 KV_EVENTS_CONFIG = _vllm("--kv-events-config")
+BLOCK_SIZE = _vllm("--block-size")
 DISTRIBUTED_EXECUTOR_BACKEND = _vllm("--distributed-executor-backend")
 NNODES = _both("--nnodes", "-n", sglang=("--nnodes",))
 NODE_RANK = _both("--node-rank", "-r", sglang=("--node-rank",))

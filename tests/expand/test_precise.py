@@ -86,6 +86,17 @@ def test_the_picker_tokenizes_beside_itself_and_subscribes_to_every_serving_pod(
     assert render_server["securityContext"]["readOnlyRootFilesystem"] is True
 
 
+@pytest.mark.parametrize(("given", "hashed"), [([], 16), (["--block-size", "64"], 64), (["--block_size=32"], 32)])
+def test_the_picker_hashes_prompts_in_the_engines_own_blocks(given: list[str], hashed: int) -> None:
+    """Blocks of its own smaller than the engines' would count part of a block as cached, where vLLM caches
+    whole blocks, and lose a pod from a shared part when one of the blocks holding it is evicted."""
+    args = ["--model", "m", *given, *NIXL]
+    objects = render(pd(role("p", "prefiller", ports=PORTS, args=args), role("d", "decoder", ports=PORTS, args=args)))
+    config = load(objects["ConfigMap/svc-router-epp"]["data"]["config.yaml"])
+    [producer] = [plugin for plugin in config["plugins"] if plugin["type"] == "precise-prefix-cache-producer"]
+    assert producer["parameters"]["tokenProcessorConfig"] == {"blockSizeTokens": hashed}
+
+
 def test_the_policies_admit_the_pickers_to_the_event_sockets_and_nothing_else_to_them() -> None:
     spec = pd()
     spec["spec"]["networkPolicy"] = {"egress": {"restrict": True, "apiServer": ["192.0.2.1/32"]}}
@@ -123,6 +134,12 @@ def test_without_it_nothing_publishes_and_the_picker_runs_alone() -> None:
      "spec.roles[0].template.spec.containers[0].args[2]", "--kv-events-config is the router's"),
     (pd(role("p", "prefiller", ports=[*PORTS, {"containerPort": 5557, "name": "zmq"}]), role("d", "decoder")),
      "spec.roles[0].template.spec.containers[0].ports[1]", "port 5557 (kv-events) is where the engine publishes"),
+    (pd(role("p", "prefiller", ports=PORTS, args=["--model", "m", "--block-size", "32", *NIXL]),
+        role("d", "decoder", ports=PORTS)),
+     "spec.roles[2].strategy", "the engines of role p keep blocks of 32 tokens, those of role d of 16"),
+    (pd(role("p", "prefiller", ports=PORTS), role("d", "decoder", ports=PORTS, args=["--model", "m", "--block-size",
+                                                                                      "$(BLOCKS)", *NIXL])),
+     "spec.roles[1].template.spec.containers[0].args[2]", "must give a block size in tokens (a positive count)"),
     (service(role("p", "prefiller"), role("d", "decoder"), router(strategy={"scorers": [
         {"type": "prefix-cache"}, {"type": PRECISE}]})),
      "spec.roles[2].strategy.scorers[1].type", "score one signal"),

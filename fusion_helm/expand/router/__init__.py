@@ -9,7 +9,7 @@ configuration, RBAC and model kind.
 
 from __future__ import annotations
 
-from fusion_helm.expand.generations import Routing, generation_of
+from fusion_helm.expand.generations import PreciseIndex, Routing, generation_of
 from fusion_helm.expand.router import precise
 from fusion_helm.expand.router.model_names import adapters_by_model, routed_model_names, serves_adapters
 from fusion_helm.expand.router.models import model_objects
@@ -38,9 +38,12 @@ def routing(service: InferenceService, router: Router, templates: Mapping[str, R
     connector = kv_connector(service, generation) if service.disaggregated else None
     scorers = scorers_for(router, generation, serves_adapters(service, templates))
     # Only a router's own strategy names the precise scorer: the defaults and lora-affinity's weighting do not.
-    model = precise.published_model(service, router, templates) if router.reads_engine_caches else None
+    index = None
+    if router.reads_engine_caches:
+        index = PreciseIndex(precise.published_model(service, router, templates),
+                             precise.published_block_tokens(service, router, templates))
     return Routing(router=router, generation=generation, port=target_port(service, router), scorers=scorers,
-                   kv_connector=connector, precise_model=model)
+                   kv_connector=connector, precise=index)
 
 
 def router_objects(service: InferenceService, routing: Routing, queue_seconds: int | None,
@@ -50,8 +53,8 @@ def router_objects(service: InferenceService, routing: Routing, queue_seconds: i
     router, generation, port = routing.router, routing.generation, routing.port
     config = picker_config(service, routing, queue_seconds)
     render = None
-    if routing.precise_model is not None:
-        render = (templates[service.roles[0].name].leading, routing.precise_model)
+    if routing.precise is not None:
+        render = (templates[service.roles[0].name].leading, routing.precise.model)
     objects = picker_objects(service, router, generation, picker_image(router, generation), config, render)
     objects += sidecar_rbac(service, router, templates)
     objects.append(inference_pool(service, router, port))

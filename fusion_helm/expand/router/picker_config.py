@@ -42,7 +42,7 @@ def picker_config(service: InferenceService, routing: Routing, queue_seconds: in
         return router.endpoint_picker_config
     screener = [rollout_screener(service)] if screens_revisions(service) else []
     scorers = _scorer_plugins(service, router, generation, routing.scorers)
-    producers = [] if routing.precise_model is None else precise.producer_plugins(routing.precise_model)
+    producers = [] if routing.precise is None else precise.producer_plugins(routing.precise)
     plugins: list[dict[str, Any]] = [*producers, *(plugin for plugin, _ in scorers)]
     refs = [{"pluginRef": plugin["type"], "weight": weight} for plugin, weight in scorers]
     if disaggregated:

@@ -21,19 +21,21 @@ from __future__ import annotations
 
 import json
 
-from fusion_helm.errors import InvalidSpec
+from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.cache import RESTRICTED_CONTAINER, WEIGHTS_VOLUME
 from fusion_helm.expand.proxies import image_repository, image_version
 from fusion_helm.expand.router.model_names import model_names
 from fusion_helm.expand.weights import HUB_TOKEN_VOLUME
+from fusion_helm.limits import count
 from fusion_helm.model import InferenceService, Role, Router, Scorer
-from fusion_helm.model.engine_flags import KV_EVENTS_CONFIG, Engine
+from fusion_helm.model.engine_flags import BLOCK_SIZE, KV_EVENTS_CONFIG, Engine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from fusion_helm.expand.generations import PreciseIndex
     from fusion_helm.expand.pods import Change, Pod, RoleTemplates
 
 EVENTS_PORT = 5557
@@ -44,8 +46,11 @@ TOPIC_PREFIX = "kv@"
 """The events' topic is ``kv@<pod>@<model>``: the picker subscribes to this prefix, and keys each block by
 the model name in the topic, the name its requests target."""
 BLOCK_TOKENS = 16
-"""The picker's canonical block, in tokens: vLLM's default block size, and a divisor of every block size
-vLLM takes (the producer maps an engine's larger blocks onto several of its own)."""
+"""The engines' KV block, in tokens, where their command lines give none: vLLM's default. The picker hashes
+prompts in the engines' own blocks: with smaller blocks of its own, an engine's block maps onto several, and
+evicting it drops the pod from every one of them, though another block it still holds shares the first (the
+index of llm-d-router v0.10.0, llm-d-kv-cache v0.9.0) — and the picker would count a shared part of a block
+as cached, where vLLM caches whole blocks only."""
 RENDER_PORT = 8200
 RENDER_SINCE = (0, 19, 0)
 """The vLLM release that has the render server (``vllm launch render``)."""
@@ -92,6 +97,31 @@ def published_model(service: InferenceService, router: Router, templates: Mappin
     return first
 
 
+def published_block_tokens(service: InferenceService, router: Router, templates: Mapping[str, RoleTemplates]) -> int:
+    """The KV block, in tokens, of every serving engine (their ``--block-size``, else vLLM's default), which the
+    picker hashes prompts in; refused by field where one is not a count, or where two roles' differ."""
+    first: tuple[int, str] | None = None
+    for role in service.roles:
+        server = templates[role.name].leading.server
+        assert server is not None, "published_model has refused a role without an engine"
+        value, occurrence = server.value(BLOCK_SIZE)
+        tokens = BLOCK_TOKENS if occurrence is None else count(value or "")
+        where = f"{router.path}.strategy" if occurrence is None else server.field(occurrence)
+        if not tokens:
+            raise InvalidSpec(service.where, where, f"must give a block size in tokens (a positive count) for "
+                              f"{Scorer.PRECISE_PREFIX_CACHE}, which hashes prompts in the engines' blocks; "
+                              f"got {show(value)}")
+        if first is not None and first[0] != tokens:
+            raise InvalidSpec(service.where, where,
+                              f"{Scorer.PRECISE_PREFIX_CACHE} hashes every prompt in one block size, and the engines "
+                              f"of role {first[1]} keep blocks of {first[0]} tokens, those of role {role.name} of "
+                              f"{tokens} ({BLOCK_SIZE.name(Engine.VLLM)}, else vLLM's {BLOCK_TOKENS}): give them one, "
+                              f"or choose {Scorer.PREFIX_CACHE}")
+        first = first or (tokens, role.name)
+    assert first is not None, "a service has a serving role"
+    return first[0]
+
+
 def publishing(service: InferenceService, role: Role) -> Change:
     """ROLE's serving pods publish their KV-cache events where the pickers subscribe."""
     def change(pod: Pod) -> Pod:
@@ -125,10 +155,11 @@ def publishing(service: InferenceService, role: Role) -> Change:
     return change
 
 
-def producer_plugins(model: str) -> list[dict[str, Any]]:
-    """The picker's plugins that feed the prefix-cache scorer what the engines hold, for requests to MODEL."""
+def producer_plugins(index: PreciseIndex) -> list[dict[str, Any]]:
+    """The picker's plugins that feed the prefix-cache scorer what the engines hold, hashing prompts as
+    INDEX says."""
     return [
-        {"type": TOKEN_PRODUCER, "parameters": {"modelName": model,
+        {"type": TOKEN_PRODUCER, "parameters": {"modelName": index.model,
                                                 "vllm": {"url": f"http://127.0.0.1:{RENDER_PORT}"}}},
         {"type": NOTIFICATIONS},
         {"type": PRODUCER, "parameters": {
@@ -136,7 +167,7 @@ def producer_plugins(model: str) -> list[dict[str, Any]]:
             # events say (or a short while passes): requests sharing a new prefix follow the first one
             # rather than spread while its events are under way.
             "speculativeIndexing": True,
-            "tokenProcessorConfig": {"blockSizeTokens": BLOCK_TOKENS},
+            "tokenProcessorConfig": {"blockSizeTokens": index.block_tokens},
             "kvEventsConfig": {"topicFilter": TOPIC_PREFIX, "discoverPods": True,
                                "podDiscoveryConfig": {"socketPort": EVENTS_PORT, "replaySocketPort": REPLAY_PORT}}}},
     ]
