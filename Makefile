@@ -104,7 +104,8 @@ bench: setup
 
 ## bench-serving: shared prefixes (guidellm), chat, chat with the picker restarted, Mooncake's conversation trace,
 ## through the gateway stand-in to simulated pods: TTFT, throughput, cache hit rate for ours, random and llm-d's
-## configurations (tests/bench_serving.py; BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_MOONCAKE_*)
+## configurations (tests/bench_serving.py; BENCH_CONCURRENCY, BENCH_REQUESTS, BENCH_MOONCAKE_*; BENCH_ENGINE=vllm: the
+## replays to vLLM's CPU build instead, which caches and evicts as vLLM does)
 bench-serving: test-setup cluster-build engines-build
 	ci/engines/build.sh guidellm
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_serving.py

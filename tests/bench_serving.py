@@ -34,6 +34,12 @@ Each picker serves four workloads in turn:
 For each: the engines' prefix-cache hit rate (their own counters) and the ratios of ours to the others,
 taken within the run; for the shared prefixes guidellm's TTFT p50 and p99, inter-token latency, output
 tokens and requests per second; for the open-loop replays TTFT mean, p50 and p99 and requests lost.
+
+``BENCH_ENGINE=vllm`` replays the same conversations to vLLM's CPU build instead (a tiny random-weight
+model, its prompts words of its vocabulary; the same KV cache in tokens, in blocks of 32, the least vLLM's
+CPU attention takes): vLLM evicts a request's blocks tail first and counts a prompt's cached blocks only up
+to the first it lacks, where the simulator does neither, so its hit rates are the ones that rank the prefix
+scorers. Its times are those of four engines sharing this machine's cores, not of a GPU's prefill.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ import yaml
 
 from fusion_helm import parse_inference_service
 from fusion_helm.expand import expand
-from tests import engines, traces
+from tests import engines, tiny_model, traces
 from tests.controlplane.builds import CACHE as CLUSTER_CACHE
 from tests.controlplane.clients import gateway, metrics, total
 from tests.controlplane.cluster import Cluster
@@ -85,6 +91,16 @@ BLOCK_WORDS = BLOCK_TOKENS
 CHAT = {"conversations": 48, "turns": 6, "blocks per turn": 2, "think seconds": 6.0, "output tokens": 16}
 """48 conversations starting within 10 s, 6 turns each a think time (exponential, mean 6 s) after the last:
 histories of up to 13 blocks, 577 distinct in all: 4.5 times a pod's KV cache, 1.1 times all four's."""
+REAL = os.environ.get("BENCH_ENGINE", "simulator") == "vllm"
+"""The engines: llm-d's simulator, or (``vllm``) vLLM's CPU build."""
+assert os.environ.get("BENCH_ENGINE", "simulator") in ("simulator", "vllm"), "BENCH_ENGINE: simulator or vllm"
+REAL_BLOCK_TOKENS = 32
+"""vLLM's CPU attention takes blocks of a multiple of 32 tokens (the picker's own blocks of 16 divide them)."""
+REAL_ENGINE = ["--num-gpu-blocks-override", str(CACHE_BLOCKS * BLOCK_TOKENS // REAL_BLOCK_TOKENS),
+               "--block-size", str(REAL_BLOCK_TOKENS), "--max-num-seqs", "8"]
+"""Each real engine: the simulated engines' KV cache in tokens, 8 requests at once."""
+if REAL:
+    CONTEXT_TOKENS = tiny_model.CONTEXT_TOKENS
 PICKERS = [name for name in os.environ.get("BENCH_PICKERS", "").split(",") if name]
 """The pickers measured, by name (all: unset)."""
 WORKLOADS = [name for name in os.environ.get("BENCH_WORKLOADS", "").split(",") if name]
@@ -207,7 +223,7 @@ def mooncake() -> list[traces.Request]:
     only the requests that fit the simulated engines' context (CONTEXT_TOKENS)."""
     kept = [request for request in traces.mooncake()
             if len(request.blocks) > 1 and request.blocks[1] % MOONCAKE_EVERY == 0
-            and len(request.blocks) * BLOCK_WORDS + 64 <= CONTEXT_TOKENS]
+            and len(request.blocks) * BLOCK_WORDS + 64 + REAL <= CONTEXT_TOKENS]  # a real tokenizer's BOS too
     return [traces.Request(at=request.at, prompt_tokens=request.prompt_tokens, blocks=request.blocks,
                            output_tokens=max(1, min(64, request.output_tokens // MOONCAKE_OUTPUT)))
             for request in traces.replayed(kept, MOONCAKE_COMPRESSION, 1, MOONCAKE_MINUTES)]
@@ -215,8 +231,12 @@ def mooncake() -> list[traces.Request]:
 
 def prompt(request: traces.Request, salt: int) -> str:
     """REQUEST's prompt: each block BLOCK_WORDS words of its own, the same for the same id; SALT makes a
-    picker's prompts its own, so no picker finds another's cached."""
-    return " ".join(f"s{salt}b{block}w{word}" for block in request.blocks for word in range(BLOCK_WORDS))
+    picker's prompts its own, so no picker finds another's cached. A real engine's words are of its model's
+    vocabulary (a token each), drawn for the block."""
+    if not REAL:
+        return " ".join(f"s{salt}b{block}w{word}" for block in request.blocks for word in range(BLOCK_WORDS))
+    drawn = [random.Random(f"{salt}/{block}") for block in request.blocks]
+    return " ".join(f"w{words.randrange(tiny_model.NUMBERED_WORDS)}" for words in drawn for _ in range(BLOCK_WORDS))
 
 
 def chosen(given: list[str], every: list[str] | tuple[str, ...], variable: str) -> list[str]:
@@ -320,11 +340,16 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
                             **llm_d)
     spec = yaml.safe_load(values.read_text())
     spec["roles"][0]["replicas"] = PODS
-    spec["roles"][0]["template"]["spec"]["containers"][0]["image"] = \
-        f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}"
-    values.write_text(yaml.safe_dump(spec))
-    serving_kubelet.engine_options[spec["roles"][0]["name"]] = ENGINE
+    container = spec["roles"][0]["template"]["spec"]["containers"][0]
+    container["image"] = f"vllm/vllm-openai:v{engines.VERSIONS['VLLM_VERSION']}"
     namespace = "bench-serving"
+    if REAL:
+        container["args"] = ["--model", str(engines.tiny_model(tmp_path / "model")), *REAL_ENGINE]
+        container["env"] = [{"name": "VLLM_CPU_KVCACHE_SPACE", "value": "1"}]  # GiB; the blocks are overridden
+        serving_kubelet.real_engines.add(namespace)
+    else:
+        serving_kubelet.engine_options[spec["roles"][0]["name"]] = ENGINE
+    values.write_text(yaml.safe_dump(spec))
     pickers: dict[str, tuple[dict[str, Any], dict[str, Any]] | None] = {
         "fusioninfer precise": None,
         "fusioninfer default": picker_objects(values, namespace, endpointPicker={}),
@@ -333,7 +358,9 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         "gie-v1.5": picker_objects(values, namespace, endpointPicker={"generation": "gie-v1.5"}),
         "llm-d inference scheduling": picker_objects(values, namespace, endpointPickerConfig=llm_d_config(
             helm4, tmp_path), **llm_d)}
-    workloads = chosen(WORKLOADS, ("shared prefixes", "chat", "chat restarted", "Mooncake trace"), "BENCH_WORKLOADS")
+    # guidellm's text, tokenized by bytes, means nothing to the real engine's vocabulary: the replays only.
+    workloads = chosen(WORKLOADS, ("shared prefixes", "chat", "chat restarted", "Mooncake trace")[REAL:],
+                       "BENCH_WORKLOADS")
     results: dict[str, dict[str, dict[str, float]]] = {workload: {} for workload in workloads}
     trace = mooncake()
     with served(cluster, helm4, serving_kubelet, values, namespace, tmp_path) as service:
@@ -355,7 +382,7 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
             workdir = tmp_path / re.sub(r"[^a-z0-9]+", "-", name)
             workdir.mkdir()
             # Beside the release's own picker, on ports of its own: the stand-in asks this one.
-            picker = Restartable(deployment, configmap, namespace, cluster.kubeconfig, workdir, 100)
+            picker = Restartable(deployment, configmap, namespace, cluster.kubeconfig, workdir, 100, REAL)
             with picker.stack, gateway(picker.start().grpc, workdir) as address:
                 for workload in workloads:
                     before = cache_counts(engines_of)
@@ -379,6 +406,8 @@ def test_serving_workloads(cluster: Cluster, helm4: Helm, serving_kubelet: Servi
         return (f"{blocks:.0f} blocks, {blocks / CACHE_BLOCKS:.2f}x one pod's KV cache "
                 f"({blocks / cache:.2f}x all {PODS})")
     def floored(requests: list[traces.Request]) -> str:
+        if REAL:  # the floor is the simulator's cost model
+            return ""
         p50, p99 = floor(requests)
         return f"; TTFT no router beats (every earlier block cached, no wait): p50 {p50:.0f} ms, p99 {p99:.0f} ms"
     chat_floor = floored(chat(0))

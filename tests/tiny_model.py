@@ -15,6 +15,12 @@ import sys
 from pathlib import Path
 
 VOCAB_WORDS = 500
+SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
+NAMED = ["hello", "world", "the", "a", "model", "tiny"]
+NUMBERED_WORDS = VOCAB_WORDS - len(SPECIALS) - len(NAMED)
+"""The tokenizer's words w0 … w489: a token each, and the rest of its vocabulary."""
+CONTEXT_TOKENS = 512
+"""The model's positions: the longest request it serves, prompt and output."""
 
 
 def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None = None) -> Path:
@@ -25,10 +31,8 @@ def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
 
-    specials = ["<unk>", "<s>", "</s>", "<pad>"]
-    words = [f"w{i}" for i in range(VOCAB_WORDS - len(specials) - 6)]
-    words += ["hello", "world", "the", "a", "model", "tiny"]
-    vocab = {tok: i for i, tok in enumerate(specials + words)}
+    words = [f"w{i}" for i in range(NUMBERED_WORDS)] + NAMED
+    vocab = {tok: i for i, tok in enumerate(SPECIALS + words)}
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     fast = PreTrainedTokenizerFast(
@@ -48,7 +52,7 @@ def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None
         num_attention_heads=hidden // 64,
         num_key_value_heads=hidden // 64,
         head_dim=64,
-        max_position_embeddings=512,
+        max_position_embeddings=CONTEXT_TOKENS,
         bos_token_id=vocab["<s>"],
         eos_token_id=vocab["</s>"],
         pad_token_id=vocab["<pad>"],
