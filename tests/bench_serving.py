@@ -91,11 +91,12 @@ BLOCK_WORDS = BLOCK_TOKENS
 CHAT = {"conversations": 48, "turns": 6, "blocks per turn": 2, "think seconds": 6.0, "output tokens": 16}
 """48 conversations starting within 10 s, 6 turns each a think time (exponential, mean 6 s) after the last:
 histories of up to 13 blocks, 577 distinct in all: 4.5 times a pod's KV cache, 1.1 times all four's."""
-REAL = os.environ.get("BENCH_ENGINE", "simulator") == "vllm"
+ENGINE_KIND = os.environ.get("BENCH_ENGINE", "simulator")
+assert ENGINE_KIND in ("simulator", "vllm"), f"BENCH_ENGINE: simulator or vllm, not {ENGINE_KIND}"
+REAL = ENGINE_KIND == "vllm"
 """The engines: llm-d's simulator, or (``vllm``) vLLM's CPU build."""
-assert os.environ.get("BENCH_ENGINE", "simulator") in ("simulator", "vllm"), "BENCH_ENGINE: simulator or vllm"
 REAL_BLOCK_TOKENS = 32
-"""vLLM's CPU attention takes blocks of a multiple of 32 tokens (the picker's own blocks of 16 divide them)."""
+"""vLLM's CPU attention takes blocks of a multiple of 32 tokens (the precise picker hashes in them too)."""
 REAL_ENGINE = ["--num-gpu-blocks-override", str(CACHE_BLOCKS * BLOCK_TOKENS // REAL_BLOCK_TOKENS),
                "--block-size", str(REAL_BLOCK_TOKENS), "--max-num-seqs", "8"]
 """Each real engine: the simulated engines' KV cache in tokens, 8 requests at once."""
@@ -223,7 +224,7 @@ def mooncake() -> list[traces.Request]:
     only the requests that fit the simulated engines' context (CONTEXT_TOKENS)."""
     kept = [request for request in traces.mooncake()
             if len(request.blocks) > 1 and request.blocks[1] % MOONCAKE_EVERY == 0
-            and len(request.blocks) * BLOCK_WORDS + 64 + REAL <= CONTEXT_TOKENS]  # a real tokenizer's BOS too
+            and len(request.blocks) * BLOCK_WORDS + 64 + REAL <= CONTEXT_TOKENS]  # a token spare for a real BOS
     return [traces.Request(at=request.at, prompt_tokens=request.prompt_tokens, blocks=request.blocks,
                            output_tokens=max(1, min(64, request.output_tokens // MOONCAKE_OUTPUT)))
             for request in traces.replayed(kept, MOONCAKE_COMPRESSION, 1, MOONCAKE_MINUTES)]
