@@ -13,7 +13,6 @@ prints it as warnings; nothing refuses it (the user may know better).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from fusion_helm.base.kinds import DISAGGREGATED_SET, INFERENCE_POOL, INFERENCE_SERVICE, LEADER_WORKER_SET
 from fusion_helm.base.labels import LABEL_ROLE_NAME, LABEL_SERVICE, LABEL_WORKER_INDEX
@@ -22,6 +21,8 @@ from fusion_helm.errors import format_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from fusion_helm.kio.document import Document
 
 WORKLOADS = (LEADER_WORKER_SET.kind, DISAGGREGATED_SET.kind)

@@ -14,7 +14,6 @@ import copy
 import hashlib
 import json
 from pathlib import Path
-from typing import NamedTuple
 
 from fusion_helm.base.kinds import CONFIG_MAP, JOB, PERSISTENT_VOLUME_CLAIM
 from fusion_helm.base.labels import LABEL_FETCHES_FOR, LABEL_SERVICE
@@ -64,7 +63,8 @@ def adapters_folder(service: InferenceService, base: WeightsSource) -> str:
     return f"{ADAPTERS_FOLDER}/{service.name}/{base.cache_folder}"
 
 
-class Fetch(NamedTuple):
+@record
+class Fetch:
     """One fetch Job's work: SOURCE onto the cache; for a base model with adapters, the folder they are
     placed in made (ADAPTERS_IN); for an adapter, placed (PLACE) for the engines serving ADAPTER_OF."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fusion_helm.base.kinds import POD_MONITOR
 from fusion_helm.expand.labelling import SCRAPED_POD_LABELS, object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import monitor_name, picker_name
-from fusion_helm.expand.router.picker import METRICS_PORT_NAME
+from fusion_helm.expand.router.ports import METRICS_PORT_NAME
 from fusion_helm.expand.serving_port import SCRAPED, serving_port
 from fusion_helm.expand.tls import CA
 from fusion_helm.model import InferenceService, PodMonitoring

@@ -10,7 +10,6 @@ service reaches a bootstrap port. Policies add up: a pod admits what any policy 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from fusion_helm.base.kinds import NETWORK_POLICY
 from fusion_helm.base.labels import LABEL_COMPONENT_TYPE, LABEL_FETCHES_FOR, LABEL_SERVICE
@@ -24,9 +23,8 @@ from fusion_helm.expand.names import (
     picker_name,
     role_policy_name,
 )
-from fusion_helm.expand.router.picker import METRICS_PORT as PICKER_METRICS_PORT
-from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
-from fusion_helm.expand.router.precise import EVENTS_PORT, REPLAY_PORT
+from fusion_helm.expand.router.ports import EVENTS_PORT, PICKER_GRPC_PORT, REPLAY_PORT
+from fusion_helm.expand.router.ports import METRICS_PORT as PICKER_METRICS_PORT
 from fusion_helm.expand.serving_port import ADMITTED, FRONTED, SCRAPED, serving_port
 from fusion_helm.model import ComponentType, InferenceService, Role
 from fusion_helm.model.network import PATH, Egress, Endpoint, NetworkPolicies, Peer
@@ -174,6 +172,8 @@ def _prometheus(service: InferenceService, policies: NetworkPolicies) -> list[di
 
 def _address_namespace(address: str) -> str | None:
     """The namespace of a Service's cluster DNS name (``http://NAME.NAMESPACE[.svc...]:PORT``), or None."""
+    from urllib.parse import urlsplit  # only an autoscaler's Prometheus needs it: a render without one never loads it
+
     labels = (urlsplit(address).hostname or "").split(".")
     return labels[1] if len(labels) == 2 or (len(labels) > 2 and labels[2] == "svc") else None
 

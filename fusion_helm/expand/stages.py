@@ -139,8 +139,7 @@ def _disruption() -> Steps:
 
 
 def _router() -> Steps:
-    from fusion_helm.expand import router
-    from fusion_helm.expand.router import sidecar
+    from fusion_helm.expand.router import role, sidecar
 
     def routing(facts: Facts) -> Routing:
         assert facts.routing is not None
@@ -148,7 +147,7 @@ def _router() -> Steps:
 
     return Steps(pods=PodStep(Pods.SERVING, lambda facts, role, templates: sidecar.decoder_sidecar(
         facts.service, routing(facts), role, templates)),
-                 objects=lambda facts, blueprints: router.router_objects(
+                 objects=lambda facts, blueprints: role.router_objects(
                      facts.service, routing(facts), facts.queue_seconds,
                      {name: blueprint.templates for name, blueprint in blueprints.items()}))
 
@@ -268,7 +267,7 @@ def facts_of(service: InferenceService, templates: Mapping[str, RoleTemplates]) 
         fetch_jobs = fetch_jobs_of(service)
     routing = queue_seconds = None
     if service.router is not None:
-        from fusion_helm.expand.router import routing as routing_of
+        from fusion_helm.expand.router.role import routing as routing_of
 
         routing = routing_of(service, service.router, templates)
         if any(role.autoscaling for role in service.roles):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import NamedTuple
 
 from fusion_helm.errors import show
 from fusion_helm.records import record
@@ -117,7 +116,8 @@ def _simple_command(tokens: list[str | _Operator]) -> tuple[list[str] | None, st
     return words, ""
 
 
-class _Operator(NamedTuple):
+@record
+class _Operator:
     text: str
     io_number: bool = False
     """A redirection right after a word of digits (``2>``): that word is its file descriptor."""

@@ -33,7 +33,7 @@ def given_templates(service: InferenceService) -> dict[str, RoleTemplates]:
 
 def routing(service: InferenceService) -> Routing | None:
     """SERVICE's routing facts, as the expansion decides them; None without a router."""
-    from fusion_helm.expand.router import routing as routing_of
+    from fusion_helm.expand.router.role import routing as routing_of
 
     return None if service.router is None else routing_of(service, service.router, given_templates(service))
 

@@ -122,6 +122,21 @@ def test_a_stream_with_nothing_to_expand_loads_neither_yaml_nor_the_model(tmp_pa
     assert "'yaml'" in with_service.stderr  # and one that might hold a service does
 
 
+def test_a_service_without_a_router_loads_none_of_the_router() -> None:
+    """Every helm call pays for what the post-renderer imports: a service's stages load their own modules
+    (fusion_helm/expand/stages.py), and the default network policies need only the router's ports."""
+    from tests.builders import role, service
+
+    stream = yaml.safe_dump(service(role("chat", "worker")))
+    probe = ("import sys\nfrom fusion_helm.cli.postrender import run\nstatus = run([])\n"
+             "print(sorted(m for m in sys.modules if m == 'typing' or m.startswith('fusion_helm.expand.router')), "
+             "file=sys.stderr)\nsys.exit(status)\n")
+    result = subprocess.run([sys.executable, "-c", probe], input=stream, text=True, capture_output=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "kind: NetworkPolicy" in result.stdout
+    assert result.stderr == "['fusion_helm.expand.router', 'fusion_helm.expand.router.ports']\n"
+
+
 def test_the_claimed_kinds_are_the_models() -> None:
     from fusion_helm.base import kinds
     from fusion_helm.model import API_GROUP, API_VERSION, KIND

@@ -23,7 +23,7 @@ from fusion_helm.expand.labelling import object_metadata, role_labels
 from fusion_helm.expand.names import picker_name, router_name
 from fusion_helm.expand.router import precise
 from fusion_helm.expand.router.picker_config import screens_revisions
-from fusion_helm.expand.router.pool import PICKER_GRPC_PORT
+from fusion_helm.expand.router.ports import GRPC_HEALTH_PORT, METRICS_PORT, METRICS_PORT_NAME, PICKER_GRPC_PORT
 from fusion_helm.expand.router.rbac import reader_role, reads, reads_kind
 from fusion_helm.model import InferenceService, Router
 
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
     from fusion_helm.expand.pods import Pod
 
-GRPC_HEALTH_PORT = 9003
-METRICS_PORT = 9090
-METRICS_PORT_NAME = "metrics"
 CONFIG_DIR = "/config"
 CONFIG_KEY = "config.yaml"
 HEALTH_SERVICE = "inference-extension"

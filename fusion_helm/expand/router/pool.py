@@ -7,6 +7,7 @@ from fusion_helm.base.kinds import INFERENCE_POOL
 from fusion_helm.base.labels import LABEL_SERVICE
 from fusion_helm.expand.labelling import object_metadata, role_labels, serving_selector
 from fusion_helm.expand.names import picker_name, router_name
+from fusion_helm.expand.router.ports import PICKER_GRPC_PORT
 from fusion_helm.expand.serving_port import ROUTED, common_port
 from fusion_helm.model import InferenceService, PoolAPI, Router
 
@@ -14,7 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PICKER_GRPC_PORT = 9002
 
 
 def selector(service: InferenceService) -> dict[str, str]:

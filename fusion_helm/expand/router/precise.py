@@ -25,6 +25,7 @@ from fusion_helm.errors import InvalidSpec, show
 from fusion_helm.expand.cache import RESTRICTED_CONTAINER, WEIGHTS_VOLUME
 from fusion_helm.expand.proxies import image_repository, image_version
 from fusion_helm.expand.router.model_names import model_names
+from fusion_helm.expand.router.ports import EVENTS_PORT, EVENTS_PORT_NAME, REPLAY_PORT, REPLAY_PORT_NAME
 from fusion_helm.expand.weights import HUB_TOKEN_VOLUME
 from fusion_helm.limits import count
 from fusion_helm.model import InferenceService, Role, Router, Scorer
@@ -38,10 +39,6 @@ if TYPE_CHECKING:
     from fusion_helm.expand.generations import PreciseIndex
     from fusion_helm.expand.pods import Change, Pod, RoleTemplates
 
-EVENTS_PORT = 5557
-EVENTS_PORT_NAME = "kv-events"
-REPLAY_PORT = 5558
-REPLAY_PORT_NAME = "kv-replay"
 TOPIC_PREFIX = "kv@"
 """The events' topic is ``kv@<pod>@<model>``: the picker subscribes to this prefix, and keys each block by
 the model name in the topic, the name its requests target."""
