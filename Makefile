@@ -117,7 +117,7 @@ bench-elastic: test-setup cluster-build
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_elastic.py
 
 ## bench-weights: a new replica's time to Ready with its weights on the model cache, against one that fetches
-## them from a hub on loopback as it starts: the real vLLM CPU build, BENCH_WEIGHTS_GB of weights (default 1)
+## them from a hub on loopback as it starts: the real vLLM CPU build, BENCH_WEIGHTS_GB of weights (default 4)
 ## (tests/bench_weights.py)
 bench-weights: test-setup engines-build
 	$(BIN)/python -m tests.sandbox $(BIN)/pytest -s -q -p no:cacheprovider tests/bench_weights.py

@@ -62,12 +62,11 @@ def options(venv: Path, engine: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-def tiny_model(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None = None) -> Path:
+def tiny_model(directory: Path, layers: int = 2, hidden: int = 128, shard: str = "", dtype: str = "") -> Path:
     """A Llama with random weights (by default 2 layers) and a word-level tokenizer, made here (no model hub);
-    SHARD: its weights' largest shard (transformers' max_shard_size)."""
-    sized = (str(layers), str(hidden), *((shard,) if shard else ()))
-    subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory),
-                    *(sized if (layers, hidden, shard) != (2, 128, None) else ())],
+    SHARD: its weights' largest shard (transformers' max_shard_size); DTYPE: theirs (float32 by default)."""
+    sized = [str(layers), str(hidden), shard, dtype] if (layers, hidden, shard, dtype) != (2, 128, "", "") else []
+    subprocess.run([str(VLLM / "bin" / "python"), str(ROOT / "tests" / "tiny_model.py"), str(directory), *sized],
                    check=True, capture_output=True, timeout=600)
     return directory
 

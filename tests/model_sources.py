@@ -31,24 +31,54 @@ class Hub:
 
     def repository(self, name: str, files: Mapping[str, bytes], large: Mapping[str, bytes]) -> str:
         """A model repository NAME (ORG/REPO) of FILES in git and LARGE ones in git-lfs, committed; its commit."""
-        folder = self.mirrors / "models" / name
-        folder.mkdir(parents=True)
-        subprocess.run(["git", "-C", str(folder), "init", "-q", "-b", "main"], check=True)
+        self._created(name)
         return self.commit(name, files, large)
+
+    def repository_moved(self, name: str, model: Path) -> str:
+        """A model repository NAME of the files under MODEL, committed, its .safetensors moved into git-lfs:
+        weights of many gigabytes are neither held in memory nor copied. Its commit."""
+        folder = self._created(name)
+        for source in sorted(model.rglob("*")):
+            path = str(source.relative_to(model))
+            if not source.is_file():
+                continue
+            if path.endswith(".safetensors"):
+                with source.open("rb") as content:
+                    oid = hashlib.file_digest(content, "sha256").hexdigest()
+                source.replace(self._in_lfs(folder, path, oid, source.stat().st_size))
+            else:
+                (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                (folder / path).write_bytes(source.read_bytes())
+        return self._committed(folder)
 
     def commit(self, name: str, files: Mapping[str, bytes], large: Mapping[str, bytes] | None = None) -> str:
         """FILES (and LARGE ones, in git-lfs) written into repository NAME and committed; the commit."""
         folder = self.mirrors / "models" / name
-        git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
         for path, content in files.items():
             (folder / path).parent.mkdir(parents=True, exist_ok=True)
             (folder / path).write_bytes(content)
         for path, content in (large or {}).items():
-            oid = hashlib.sha256(content).hexdigest()
-            (folder / path).write_text(LFS_POINTER.format(oid=oid, size=len(content)))
-            store = folder / ".git" / "lfs" / "objects" / oid[:2] / oid[2:4]
-            store.mkdir(parents=True, exist_ok=True)
-            (store / oid).write_bytes(content)
+            self._in_lfs(folder, path, hashlib.sha256(content).hexdigest(), len(content)).write_bytes(content)
+        return self._committed(folder)
+
+    def _created(self, name: str) -> Path:
+        folder = self.mirrors / "models" / name
+        folder.mkdir(parents=True)
+        subprocess.run(["git", "-C", str(folder), "init", "-q", "-b", "main"], check=True)
+        return folder
+
+    @staticmethod
+    def _in_lfs(folder: Path, path: str, oid: str, size: int) -> Path:
+        """PATH in FOLDER's work tree written as the git-lfs pointer to OID; where the object itself goes."""
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(LFS_POINTER.format(oid=oid, size=size))
+        store = folder / ".git" / "lfs" / "objects" / oid[:2] / oid[2:4]
+        store.mkdir(parents=True, exist_ok=True)
+        return store / oid
+
+    @staticmethod
+    def _committed(folder: Path) -> str:
+        git = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@localhost"]
         subprocess.run([*git, "add", "-A"], check=True)
         subprocess.run([*git, "commit", "-q", "-m", "weights"], check=True)
         return subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()

@@ -1,12 +1,13 @@
 """Build a tiny random-weight Llama model that a real vLLM (CPU build) can serve.
 
 Runs in the vLLM engine venv (ci/engines/build.sh); needs no model hub:
-    python tests/tiny_model.py DIR [LAYERS HIDDEN [SHARD]]
+    python tests/tiny_model.py DIR [LAYERS HIDDEN [SHARD [DTYPE]]]     (SHARD or DTYPE "": the default)
     python tests/tiny_model.py --adapter DIR BASE_NAME SEED      (a LoRA adapter of the default model)
 By default 2 layers, hidden 128, 2 attention heads of size 64 (vLLM's CPU attention kernels refuse
 head size 16), a WordLevel tokenizer of ~500 words; more layers and a wider hidden size make weights of
 the size a benchmark asks for (the MLP 4 times as wide, heads of 64), in safetensors shards of at most
-SHARD (transformers' max_shard_size, such as 500MB: a hub model's weights come as many shards).
+SHARD (transformers' max_shard_size, such as 500MB: a hub model's weights come as many shards), stored as
+DTYPE (float32 by default; bfloat16 as most hub models' weights are).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ CONTEXT_TOKENS = 512
 """The model's positions: the longest request it serves, prompt and output."""
 
 
-def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None = None) -> Path:
+def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None = None,
+          dtype: str = "float32") -> Path:
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -57,10 +59,12 @@ def build(directory: Path, layers: int = 2, hidden: int = 128, shard: str | None
         eos_token_id=vocab["</s>"],
         pad_token_id=vocab["<pad>"],
         tie_word_embeddings=False,
-        torch_dtype="float32",
+        torch_dtype=dtype,
     )
     torch.manual_seed(0)
-    model = LlamaForCausalLM(config).to(torch.float32)
+    # Made in DTYPE from the start: a model of gigabytes never exists in a wider type.
+    torch.set_default_dtype(getattr(torch, dtype))
+    model = LlamaForCausalLM(config)
     model.save_pretrained(directory, safe_serialization=True, **({"max_shard_size": shard} if shard else {}))
     return directory
 
@@ -91,7 +95,9 @@ def adapter(directory: Path, base_name: str, seed: int, rank: int = 8) -> Path:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--adapter"] and len(sys.argv) == 5:
         print(adapter(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
-    elif len(sys.argv) in (2, 4, 5):
-        print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:4]), *sys.argv[4:]))
+    elif len(sys.argv) in (2, 4, 5, 6):
+        shard, dtype = [*sys.argv[4:], "", ""][:2]
+        print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:4]), shard or None, dtype or "float32"))
     else:
-        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN [SHARD]] | tiny_model.py --adapter DIR BASE_NAME SEED")
+        sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN [SHARD [DTYPE]]]\n"
+                 "       tiny_model.py --adapter DIR BASE_NAME SEED")
