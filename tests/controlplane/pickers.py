@@ -21,13 +21,14 @@ from typing import Any
 
 import yaml
 
+from fusion_helm.expand.router import ports
 from tests import engines
 from tests.controlplane.builds import picker, picker_probe
 from tests.controlplane.cluster import Cluster, eventually
 from tests.controlplane.simulator import render_argv, render_servers
 
-GRPC_PORT, HEALTH_PORT, METRICS_PORT = 9002, 9003, 9090
-"""The ports the chart gives the picker; another picker running beside it is moved off them."""
+GRPC_PORT, HEALTH_PORT, METRICS_PORT = ports.PICKER_GRPC_PORT, ports.GRPC_HEALTH_PORT, ports.METRICS_PORT
+"""The ports the expansion gives the picker; another picker running beside it is moved off them."""
 CONFIG_LOADED = "loaded configuration from file/text successfully"
 DESTINATION, PREFILL_HOST = "x-gateway-destination-endpoint", "x-prefiller-host-port"
 """Where a picker answers with the endpoint it chose, and a prefill/decode picker with the prefill pod."""
