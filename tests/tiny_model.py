@@ -96,8 +96,10 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--adapter"] and len(sys.argv) == 5:
         print(adapter(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
     elif len(sys.argv) in (2, 4, 5, 6):
-        shard, dtype = [*sys.argv[4:], "", ""][:2]
-        print(build(Path(sys.argv[1]), *(int(arg) for arg in sys.argv[2:4]), shard or None, dtype or "float32"))
+        directory, *sized = sys.argv[1:]
+        layers, hidden = (int(sized[0]), int(sized[1])) if sized else (2, 128)
+        shard, dtype = [*sized[2:], "", ""][:2]
+        print(build(Path(directory), layers, hidden, shard or None, dtype or "float32"))
     else:
         sys.exit("usage: tiny_model.py DIR [LAYERS HIDDEN [SHARD [DTYPE]]]\n"
                  "       tiny_model.py --adapter DIR BASE_NAME SEED")
