@@ -38,18 +38,16 @@ class Hub:
         """A model repository NAME of the files under MODEL, committed, its .safetensors moved into git-lfs:
         weights of many gigabytes are neither held in memory nor copied. Its commit."""
         folder = self._created(name)
-        for source in sorted(model.rglob("*")):
+        small: dict[str, bytes] = {}
+        for source in sorted(path for path in model.rglob("*") if path.is_file()):
             path = str(source.relative_to(model))
-            if not source.is_file():
-                continue
             if path.endswith(".safetensors"):
                 with source.open("rb") as content:
                     oid = hashlib.file_digest(content, "sha256").hexdigest()
                 source.replace(self._in_lfs(folder, path, oid, source.stat().st_size))
             else:
-                (folder / path).parent.mkdir(parents=True, exist_ok=True)
-                (folder / path).write_bytes(source.read_bytes())
-        return self._committed(folder)
+                small[path] = source.read_bytes()
+        return self.commit(name, small)
 
     def commit(self, name: str, files: Mapping[str, bytes], large: Mapping[str, bytes] | None = None) -> str:
         """FILES (and LARGE ones, in git-lfs) written into repository NAME and committed; the commit."""
